@@ -1,0 +1,94 @@
+#pragma once
+// The kernel registry's vocabulary: what a kernel is, the algebraic properties rewrite rules may
+// rely on, and a call of a kernel with its parameters. Rules and validators consult properties,
+// never kernel names.
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/index_vector.hpp"
+#include "core/tile.hpp"
+
+namespace tra::kernels {
+
+// Parameters a kernel call may carry. Which ones a kernel reads is part of its documentation.
+struct KernelParams {
+    std::optional<double> factor;  // scale(factor)
+    std::string spec;              // einsum: tile-level contraction, e.g. "ik,kj->ij"
+    std::string join_op = "mul";   // einsum: scalar combination of the operands
+    std::string agg_op = "add";    // einsum: scalar reduction over summed labels
+
+    friend bool operator==(const KernelParams&, const KernelParams&) = default;
+};
+
+// Algebraic facts about a kernel, for the rewrite rules and the validator.
+struct KernelProperties {
+    bool associative = false;
+    bool commutative = false;
+    bool elementwise = false;             // out[i] depends only on in[i] of each operand
+    std::optional<double> identity;       // e with op(e, x) == x
+    std::optional<double> annihilator;    // z with op(z, x) == z
+    // Names of aggregation kernels g this kernel distributes over: f(g(a,b),c) == g(f(a,c),f(b,c)).
+    std::vector<std::string> distributes_over;
+    // The kernel reads whole rows (softmax_rows, row-wise argmin): the relation's tiles must
+    // span every column, i.e. key position 1 is always 0.
+    bool requires_whole_rows = false;
+    // The kernel reads where its tile sits in the relation (argmin's global index).
+    bool reads_tile_position = false;
+
+    // May fold a group's tiles in any order: the kernels an aggregation accepts.
+    bool aggregation() const { return associative && commutative; }
+};
+
+// Where the tile being processed sits: its key and the frontier of its relation, so kernels like
+// argmin can report global element indices (global index = key * bound + local index).
+struct TilePosition {
+    Key key;
+    Frontier frontier;
+};
+
+struct Kernel {
+    std::string name;
+    int arity = 1;  // 1: transform kernel; 2: join projection or aggregation
+    KernelProperties properties;
+    std::string summary;  // one line for `tra kernels` and docs
+
+    // Output bound for operands of these bounds; throws Error (without location) when the
+    // operands do not fit the kernel.
+    std::function<Shape(std::span<const Shape> operands, const KernelParams&)> output_shape;
+    // Computes the output tile. Operands share one dtype; the output has that dtype.
+    std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
+                       const TilePosition&)>
+        apply;
+};
+
+// A kernel together with the parameters of one use of it, e.g. scale(0.5).
+class KernelCall {
+public:
+    KernelCall() = default;
+    // Looks the name up in the registry; throws Error listing the known kernels if unknown.
+    KernelCall(const std::string& name, KernelParams params = {});
+
+    const Kernel& kernel() const { return *kernel_; }
+    const std::string& name() const { return kernel_->name; }
+    const KernelParams& params() const { return params_; }
+    const KernelProperties& properties() const { return kernel_->properties; }
+    int arity() const { return kernel_->arity; }
+
+    Shape output_shape(std::span<const Shape> operands) const;
+    Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
+    // "matmul", "scale(0.5)", "einsum(ik,kj->ij; join=mul, agg=add)"
+    std::string str() const;
+
+    friend bool operator==(const KernelCall& a, const KernelCall& b) {
+        return a.kernel_ == b.kernel_ && a.params_ == b.params_;
+    }
+
+private:
+    const Kernel* kernel_ = nullptr;
+    KernelParams params_;
+};
+
+}  // namespace tra::kernels

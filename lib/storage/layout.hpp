@@ -1,0 +1,24 @@
+#pragma once
+// How a tensor relation lies in one HDF5 dataset.
+// - Tensor layout (key arity == tile rank): the dense tensor of shape frontier * bound, chunked
+//   by the bound; the tile at key k is the block starting at k * bound.
+// - Relation layout (any other key arity): dataset shape frontier ++ bound, chunked by
+//   (1, ..., 1) ++ bound; the tile at key k is the block starting at k ++ (0, ..., 0).
+//   A key arity of 0 makes this just the bound: a single tile stored as a plain array.
+#include "core/relation.hpp"
+
+namespace tra::storage {
+
+struct RelationLayout {
+    Shape dataset_shape;
+    Shape chunk;       // the block one tile occupies
+    bool tensor = true;
+    std::size_t key_arity = 0;
+    Shape bound;
+
+    static RelationLayout of(const RelationType& type, const Frontier& frontier);
+    // First element of the tile's block in the dataset.
+    Shape origin(const Key& key) const;
+};
+
+}  // namespace tra::storage
