@@ -31,6 +31,9 @@ struct KernelProperties {
     std::optional<double> identity;       // e with op(e, x) == x
     std::optional<double> annihilator;    // z with op(z, x) == z
     // Names of aggregation kernels g this kernel distributes over: f(g(a,b),c) == g(f(a,c),f(b,c)).
+    // For binary kernels the registry lists g only when f distributes from both sides, i.e. also
+    // f(c,g(a,b)) == g(f(c,a),f(c,b)), so a rule may push g through either operand. For unary
+    // kernels it means f(g(a,b)) == g(f(a),f(b)).
     std::vector<std::string> distributes_over;
     // The kernel reads whole rows (softmax_rows, row-wise argmin): the relation's tiles must
     // span every column, i.e. key position 1 is always 0.
@@ -51,7 +54,9 @@ struct TilePosition {
 
 struct Kernel {
     std::string name;
-    int arity = 1;  // 1: transform kernel; 2: join projection or aggregation
+    // 1: transform kernel; 2: join projection or aggregation. einsum says 2 but takes 1 or 2
+    // operands depending on its spec: ask KernelCall::operand_count() for a call's real count.
+    int arity = 1;
     KernelProperties properties;
     std::string summary;  // one line for `tra kernels` and docs
 
@@ -69,14 +74,21 @@ class KernelCall {
 public:
     KernelCall() = default;
     // Looks the name up in the registry; throws Error listing the known kernels if unknown.
+    // For einsum it also checks the spec and join/agg operators, since they fix the arity.
     KernelCall(const std::string& name, KernelParams params = {});
 
     const Kernel& kernel() const { return *kernel_; }
     const std::string& name() const { return kernel_->name; }
     const KernelParams& params() const { return params_; }
     const KernelProperties& properties() const { return kernel_->properties; }
+    // The registry's arity; einsum's is 2 whatever its spec. Prefer operand_count().
     int arity() const { return kernel_->arity; }
+    // How many operands this call takes: the spec's operand count for einsum ("ij->ji": 1,
+    // "ik,kj->ij": 2), kernel().arity otherwise.
+    int operand_count() const;
 
+    // Both check the operand count against operand_count(); apply also checks that the
+    // operands share one dtype. They throw Error (without location) on misuse.
     Shape output_shape(std::span<const Shape> operands) const;
     Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
     // "matmul", "scale(0.5)", "einsum(ik,kj->ij; join=mul, agg=add)"
@@ -89,6 +101,7 @@ public:
 private:
     const Kernel* kernel_ = nullptr;
     KernelParams params_;
+    int operand_count_ = 0;  // derived from kernel_ and params_, so not part of equality
 };
 
 }  // namespace tra::kernels

@@ -7,8 +7,9 @@ namespace tra::storage {
 
 class AtomicOutput {
 public:
-    // Refuses (Error, BadInput) when `final_path` exists and `replace` is false, or its folder
-    // does not exist / is not writable.
+    // Refuses (Error, BadInput) when `final_path` exists and `replace` is false, is a folder, or
+    // its folder cannot be created (missing folders are made, like mkdir -p) or written. The temp
+    // name is "<final>.tmp-<pid>-<n>" in the same folder; nothing exists there until written.
     AtomicOutput(std::string final_path, bool replace);
     ~AtomicOutput();
     AtomicOutput(const AtomicOutput&) = delete;

@@ -23,7 +23,7 @@ struct GeneratorSpec {
     double hi = 1.0;
     std::uint64_t seed = 0;
 
-    std::string str() const;  // "uniform [-1, 1] seed 7"
+    std::string str() const;  // "uniform [-1, 1] seed 7", "constant 2.5", "arange [0, 1]"
 };
 
 // u in [0, 1) for (seed, index): SplitMix64 finalizer of seed * 0x9E3779B97F4A7C15 +

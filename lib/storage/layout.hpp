@@ -11,7 +11,7 @@ namespace tra::storage {
 
 struct RelationLayout {
     Shape dataset_shape;
-    Shape chunk;       // the block one tile occupies
+    Shape chunk;  // the block one tile occupies
     bool tensor = true;
     std::size_t key_arity = 0;
     Shape bound;

@@ -14,6 +14,7 @@ namespace tra::storage {
 struct DatasetInfo {
     DType dtype = DType::F64;
     Shape shape;
+    Shape chunk;  // the dataset's chunk dims; empty when it is not chunked (contiguous, scalar)
 };
 
 // Reads blocks of one dataset. Errors (missing file, missing dataset, an element type that is
@@ -27,7 +28,13 @@ public:
 
     const DatasetInfo& info() const;
     // The block of `extent` elements starting at `origin`, as a tile of the dataset's dtype.
+    // A rank-0 (scalar) dataset is read with empty origin and extent: a Shape{} tile of one
+    // element.
     Tile read_block(const Shape& origin, const Shape& extent) const;
+    // The block of `bound` elements at `origin`, where `bound` may have fewer dims than the
+    // dataset: the missing leading dims have extent 1. Returned with shape `bound`, so one call
+    // reads a tile in either layout: read_tile(layout.origin(key), layout.bound).
+    Tile read_tile(const Shape& origin, const Shape& bound) const;
 
 private:
     struct Handles;
@@ -35,7 +42,10 @@ private:
 };
 
 // Creates one dataset in a file (the file is created if absent, else opened read-write) and
-// writes blocks into it. Tiles must have the dataset's dtype.
+// writes blocks into it. Tiles must have the dataset's dtype. The chunk is clamped to the shape
+// (and shrunk below HDF5's 4 GiB chunk limit); empty and scalar datasets are not chunked.
+// Intermediate groups of a nested name ("/grp/C") are created. An existing dataset of that name
+// is an error (BadInput): outputs go to fresh files (AtomicOutput), never overwrite in place.
 class DatasetWriter {
 public:
     DatasetWriter(const std::string& path, const std::string& dataset, DType dtype,
@@ -44,6 +54,9 @@ public:
     DatasetWriter(DatasetWriter&&) noexcept;
     DatasetWriter& operator=(DatasetWriter&&) noexcept;
 
+    // Writes `tile` as the block at `origin`. A tile of lower rank than the dataset fills a block
+    // whose missing leading dims have extent 1 (a tile of a relation layout), so
+    // write_block(layout.origin(key), tile) works in either layout.
     void write_block(const Shape& origin, const Tile& tile);
     // Flushes and closes; errors here are reported, unlike in the destructor.
     void close();
@@ -53,7 +66,8 @@ private:
     std::unique_ptr<Handles> h_;
 };
 
-// Names of the datasets in a file (full paths such as "/A"), for `tra diff X.h5`.
+// Names of the datasets in a file (full paths such as "/A", "/grp/C"), recursive and sorted,
+// for `tra diff X.h5`.
 std::vector<std::string> list_datasets(const std::string& path);
 
 }  // namespace tra::storage

@@ -1,0 +1,35 @@
+#include "program_table.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace tra::cli {
+
+void print_program(std::ostream& out, const Program& p) {
+    std::vector<std::vector<std::string>> rows = {
+        {"relation", "operator", "inputs", "type", "frontier", "tuples", "bytes", "arguments"}};
+    for (const Node& n : p.nodes) {
+        std::string inputs;
+        for (NodeId in : n.inputs) inputs += (inputs.empty() ? "" : ",") + p.node(in).name;
+        rows.push_back({n.name + (n.needed ? "" : " (unused)"), operator_name(n.op),
+                        inputs.empty() ? "-" : inputs, n.type.str(), n.frontier.str(),
+                        std::to_string(n.tuples()), std::to_string(n.bytes()),
+                        operator_args(n.op)});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& r : rows)
+        for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    out << "workflow " << p.name << ": " << p.nodes.size() << " relations, " << p.outputs.size()
+        << " outputs, default dtype " << name_of(p.dtype) << "\n";
+    for (const auto& r : rows) {
+        for (std::size_t c = 0; c < r.size(); ++c) {
+            out << r[c];
+            if (c + 1 < r.size()) out << std::string(width[c] - r[c].size() + 2, ' ');
+        }
+        out << "\n";
+    }
+    for (const Output& o : p.outputs)
+        out << "output " << p.node(o.node).name << " -> " << o.file << ":" << o.dataset << "\n";
+}
+
+}  // namespace tra::cli

@@ -1,0 +1,22 @@
+#include <iostream>
+
+#include "program_table.hpp"
+#include "verbs.hpp"
+#include "workflow/workflow_loader.hpp"
+
+namespace tra::cli {
+
+void add_validate(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "validate", "Parse and type-check a workflow; print each relation's type, frontier, "
+                    "tuples and bytes");
+    auto path = std::make_shared<std::string>();
+    cmd->add_option("workflow", *path, "Workflow YAML file")->required();
+    cmd->callback([path, &exit_code] {
+        Program p = workflow::load_workflow(*path);
+        print_program(std::cout, p);
+        exit_code = 0;
+    });
+}
+
+}  // namespace tra::cli

@@ -1,0 +1,14 @@
+#pragma once
+// Each verb of the command line registers itself on the app and reports its exit code through
+// `exit_code` (0 ok, 1 result differs or run failed, 2 bad input).
+#include <CLI/CLI.hpp>
+
+namespace tra::cli {
+
+void add_validate(CLI::App& app, int& exit_code);
+void add_gen(CLI::App& app, int& exit_code);
+void add_run(CLI::App& app, int& exit_code);
+void add_diff(CLI::App& app, int& exit_code);
+void add_kernels(CLI::App& app, int& exit_code);
+
+}  // namespace tra::cli

@@ -1,0 +1,226 @@
+// einsum: a tile-level generalized contraction out[o] = agg over the other labels of
+// join(A[..], B[..]). Plain matrix products (join=mul, agg=add, up to transposes) go to BLAS;
+// everything else runs one odometer over all labels.
+#include <algorithm>
+
+#include "kernels/cpu_kernels.hpp"
+#include "kernels/scalar_ops.hpp"
+
+namespace tra::kernels::cpu {
+
+namespace {
+
+struct Spec {
+    std::string text;                 // as written, for messages
+    std::vector<std::string> inputs;  // labels of each operand
+    std::string output;
+};
+
+Spec parse_spec(const std::string& text) {
+    std::string s;
+    for (char c : text)
+        if (c != ' ') s += c;
+    if (s.empty()) throw Error("einsum needs a spec, e.g. einsum(ik,kj->ij)");
+    auto bad = [&](const std::string& why) {
+        return Error("einsum: bad spec '" + text + "': " + why);
+    };
+    std::size_t arrow = s.find("->");
+    if (arrow == std::string::npos || s.find("->", arrow + 2) != std::string::npos)
+        throw bad("expected one '->', e.g. ik,kj->ij");
+    Spec spec;
+    spec.text = text;
+    spec.output = s.substr(arrow + 2);
+    std::string lhs = s.substr(0, arrow);
+    for (std::size_t start = 0;;) {
+        std::size_t comma = lhs.find(',', start);
+        spec.inputs.push_back(lhs.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (spec.inputs.size() > 2)
+        throw bad("einsum takes 1 or 2 operands, got " + std::to_string(spec.inputs.size()));
+    auto check_labels = [&](const std::string& labels, const std::string& what) {
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            if (labels[i] < 'a' || labels[i] > 'z')
+                throw bad("labels are single lowercase letters, got '" +
+                          std::string(1, labels[i]) + "'");
+            if (labels.find(labels[i], i + 1) != std::string::npos)
+                throw bad("label '" + std::string(1, labels[i]) + "' repeats in " + what);
+        }
+    };
+    for (std::size_t i = 0; i < spec.inputs.size(); ++i)
+        check_labels(spec.inputs[i], "operand " + std::to_string(i + 1));
+    check_labels(spec.output, "the output");
+    for (char c : spec.output)
+        if (std::none_of(spec.inputs.begin(), spec.inputs.end(),
+                         [c](const std::string& in) { return in.find(c) != std::string::npos; }))
+            throw bad("output label '" + std::string(1, c) + "' appears in no operand");
+    return spec;
+}
+
+Spec checked_spec(const KernelParams& p) {
+    Spec spec = parse_spec(p.spec);
+    if (!with_scalar_op(p.join_op, [](auto) {}))
+        throw Error("einsum: unknown join '" + p.join_op + "' (mul, add, sub, div, max, min)");
+    if (p.agg_op != "add" && p.agg_op != "mul" && p.agg_op != "max" && p.agg_op != "min")
+        throw Error("einsum: unknown agg '" + p.agg_op + "' (add, mul, max, min)");
+    return spec;
+}
+
+// Every label once, output labels first, with its extent.
+struct Labels {
+    std::string names;
+    std::vector<std::int64_t> extents;
+};
+
+Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
+    expect_operand_count("einsum(" + spec.text + ")", ops.size(), spec.inputs.size());
+    Labels l;
+    l.names = spec.output;
+    for (const std::string& in : spec.inputs)
+        for (char c : in)
+            if (l.names.find(c) == std::string::npos) l.names += c;
+    l.extents.assign(l.names.size(), -1);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const std::string& in = spec.inputs[i];
+        if (ops[i].size() != in.size())
+            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " +
+                        ops[i].str() + " but '" + in + "' names " + std::to_string(in.size()) +
+                        " labels");
+        for (std::size_t d = 0; d < in.size(); ++d) {
+            std::int64_t& e = l.extents[l.names.find(in[d])];
+            if (e >= 0 && e != ops[i][d])
+                throw Error("einsum: label '" + std::string(1, in[d]) + "' has extents " +
+                            std::to_string(e) + " and " + std::to_string(ops[i][d]) + " in " +
+                            shapes_str(ops));
+            e = ops[i][d];
+        }
+    }
+    return l;
+}
+
+Shape einsum_shape(const Spec& spec, std::span<const Shape> ops) {
+    Labels l = label_extents(spec, ops);
+    Shape out;
+    for (std::size_t i = 0; i < spec.output.size(); ++i) out.push_back(l.extents[i]);
+    return out;
+}
+
+// Element strides of `labels` (an operand's or the output's) for every label in `all`; 0 for
+// labels the operand lacks, so one odometer walks all operands.
+std::vector<std::int64_t> strides_for(const std::string& labels, const Labels& all) {
+    std::vector<std::int64_t> strides(all.names.size(), 0);
+    std::int64_t s = 1;
+    for (std::size_t d = labels.size(); d-- > 0;) {
+        std::size_t i = all.names.find(labels[d]);
+        strides[i] = s;
+        s *= all.extents[i];
+    }
+    return strides;
+}
+
+struct TakeFirst {
+    template <class T>
+    T operator()(T a, T) const { return a; }
+};
+
+template <class T, class Join, class Agg>
+void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
+              const std::vector<std::int64_t>& sb, T* out, const std::vector<std::int64_t>& so,
+              Join join, Agg agg) {
+    std::size_t n = l.names.size();
+    for (std::int64_t e : l.extents)
+        if (e == 0) return;  // nothing to visit; out already holds the agg identity
+    std::vector<std::int64_t> idx(n, 0);
+    std::int64_t oa = 0, ob = 0, oo = 0;
+    T zero = 0;
+    for (;;) {
+        out[oo] = agg(out[oo], join(a[oa], b ? b[ob] : zero));
+        std::size_t d = n;
+        for (; d-- > 0;) {
+            oa += sa[d], ob += sb[d], oo += so[d];
+            if (++idx[d] < l.extents[d]) break;
+            oa -= sa[d] * idx[d], ob -= sb[d] * idx[d], oo -= so[d] * idx[d];
+            idx[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) return;
+    }
+}
+
+// A plain matrix product up to transposes: "ik,kj->ij", "ki,jk->ji", ... Sets the gemm
+// arguments so out[p][q] = sum_k L'[p][k] R'[k][q].
+bool as_gemm(const Spec& spec, const KernelParams& p, bool& swap, bool& trans_l, bool& trans_r) {
+    if (spec.inputs.size() != 2 || p.join_op != "mul" || p.agg_op != "add") return false;
+    const std::string &a = spec.inputs[0], &b = spec.inputs[1], &o = spec.output;
+    if (a.size() != 2 || b.size() != 2 || o.size() != 2) return false;
+    swap = a.find(o[0]) == std::string::npos;
+    const std::string& left = swap ? b : a;
+    const std::string& right = swap ? a : b;
+    if (left.find(o[0]) == std::string::npos || right.find(o[1]) == std::string::npos ||
+        left.find(o[1]) != std::string::npos || right.find(o[0]) != std::string::npos)
+        return false;
+    char k = left[0] == o[0] ? left[1] : left[0];
+    if (right.find(k) == std::string::npos || o.find(k) != std::string::npos) return false;
+    trans_l = left[0] == k;
+    trans_r = right[1] == k;
+    return true;
+}
+
+Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
+    Spec spec = checked_spec(p);
+    DType d = common_dtype("einsum", ops);
+    std::vector<Shape> shapes = shapes_of(ops);
+    Labels l = label_extents(spec, shapes);
+    Tile out(d, einsum_shape(spec, shapes));
+    bool swap = false, trans_l = false, trans_r = false;
+    visit_dtype(d, [&](auto t) {
+        using T = decltype(t);
+        T* o = out.data<T>();
+        if (as_gemm(spec, p, swap, trans_l, trans_r)) {
+            const Tile& left = *ops[swap ? 1 : 0];
+            const Tile& right = *ops[swap ? 0 : 1];
+            std::int64_t k = trans_l ? left.shape()[0] : left.shape()[1];
+            gemm<T>(trans_l, trans_r, out.shape()[0], out.shape()[1], k, left.data<T>(),
+                    right.data<T>(), o);
+            return;
+        }
+        std::fill(o, o + out.elements(), static_cast<T>(aggregation_identity(p.agg_op)));
+        const T* a = ops[0]->data<T>();
+        const T* b = ops.size() > 1 ? ops[1]->data<T>() : nullptr;
+        std::vector<std::int64_t> sa = strides_for(spec.inputs[0], l);
+        std::vector<std::int64_t> sb(l.names.size(), 0);
+        if (b) sb = strides_for(spec.inputs[1], l);
+        std::vector<std::int64_t> so = strides_for(spec.output, l);
+        auto run_agg = [&](auto join) {
+            with_scalar_op(p.agg_op, [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
+        };
+        if (b)
+            with_scalar_op(p.join_op, run_agg);
+        else
+            run_agg(TakeFirst{});
+    });
+    return out;
+}
+
+}  // namespace
+
+int einsum_operand_count(const KernelParams& params) {
+    return static_cast<int>(checked_spec(params).inputs.size());
+}
+
+Kernel einsum_kernel() {
+    Kernel k;
+    k.name = "einsum";
+    // Really 1 or 2 by params.spec; KernelCall::operand_count() tells which.
+    k.arity = 2;
+    k.summary = "tile contraction by params.spec (\"ik,kj->ij\"), join_op and agg_op";
+    k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {
+        return einsum_shape(checked_spec(p), ops);
+    };
+    k.apply = [](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
+        return einsum_apply(ops, p);
+    };
+    return k;
+}
+
+}  // namespace tra::kernels::cpu

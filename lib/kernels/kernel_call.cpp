@@ -1,0 +1,62 @@
+#include <charconv>
+
+#include "kernels/cpu_kernels.hpp"
+#include "kernels/registry.hpp"
+
+namespace tra::kernels {
+
+namespace {
+
+// Shortest text that reads back as the same double: "0.5", not "0.500000".
+std::string format_number(double x) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+    return ec == std::errc() ? std::string(buf, end) : std::to_string(x);
+}
+
+const Kernel& checked(const Kernel* k) {
+    if (!k) throw Error("kernel call has no kernel", {}, ErrorKind::Failed);
+    return *k;
+}
+
+}  // namespace
+
+KernelCall::KernelCall(const std::string& name, KernelParams params)
+    : kernel_(find_kernel(name)), params_(std::move(params)) {
+    if (!kernel_) {
+        std::string known;
+        for (const Kernel* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->name;
+        throw Error("unknown kernel '" + name + "'; known kernels: " + known);
+    }
+    operand_count_ = kernel_->name == "einsum" ? cpu::einsum_operand_count(params_)
+                                               : kernel_->arity;
+}
+
+int KernelCall::operand_count() const { return operand_count_; }
+
+Shape KernelCall::output_shape(std::span<const Shape> operands) const {
+    const Kernel& k = checked(kernel_);
+    auto want = static_cast<std::size_t>(operand_count_);
+    if (operands.size() != want) cpu::expect_operand_count(str(), operands.size(), want);
+    return k.output_shape(operands, params_);
+}
+
+Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition& where) const {
+    const Kernel& k = checked(kernel_);
+    auto want = static_cast<std::size_t>(operand_count_);
+    // str() only on the error path: apply runs once per tile.
+    if (operands.size() != want) cpu::expect_operand_count(str(), operands.size(), want);
+    cpu::common_dtype(k.name, operands);
+    return k.apply(operands, params_, where);
+}
+
+std::string KernelCall::str() const {
+    const Kernel& k = checked(kernel_);
+    if (k.name == "einsum")
+        return "einsum(" + params_.spec + "; join=" + params_.join_op +
+               ", agg=" + params_.agg_op + ")";
+    if (params_.factor) return k.name + "(" + format_number(*params_.factor) + ")";
+    return k.name;
+}
+
+}  // namespace tra::kernels

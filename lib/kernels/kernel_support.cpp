@@ -1,0 +1,42 @@
+#include "kernels/cpu_kernels.hpp"
+
+namespace tra::kernels::cpu {
+
+void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want) {
+    if (got != want)
+        throw Error(kernel + " takes " + std::to_string(want) +
+                    (want == 1 ? " operand" : " operands") + ", got " + std::to_string(got));
+}
+
+void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank) {
+    if (shape.size() != rank)
+        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " +
+                    shape.str());
+}
+
+DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands) {
+    if (operands.empty()) throw Error(kernel + ": no operands");
+    for (const Tile* t : operands)
+        if (!t) throw Error(kernel + ": missing operand tile");
+    DType d = operands[0]->dtype();
+    for (const Tile* t : operands)
+        if (t->dtype() != d)
+            throw Error(kernel + ": operands have different dtypes: " + name_of(d) + " and " +
+                        name_of(t->dtype()));
+    return d;
+}
+
+std::vector<Shape> shapes_of(std::span<const Tile* const> operands) {
+    std::vector<Shape> shapes;
+    shapes.reserve(operands.size());
+    for (const Tile* t : operands) shapes.push_back(t->shape());
+    return shapes;
+}
+
+std::string shapes_str(std::span<const Shape> shapes, const std::string& separator) {
+    std::string s;
+    for (std::size_t i = 0; i < shapes.size(); ++i) s += (i ? separator : "") + shapes[i].str();
+    return s;
+}
+
+}  // namespace tra::kernels::cpu

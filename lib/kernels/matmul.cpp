@@ -1,0 +1,112 @@
+// The four 2-D matrix products. Transposes are BLAS flags, never copies, so matmul_tn and
+// friends cost the same as matmul.
+#include <cblas.h>
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/cpu_kernels.hpp"
+
+namespace tra::kernels::cpu {
+
+namespace {
+
+blasint blas_extent(std::int64_t x) {
+    if (x > std::numeric_limits<blasint>::max())
+        throw Error("matrix extent " + std::to_string(x) + " is too large for BLAS",
+                    {}, ErrorKind::Failed);
+    return static_cast<blasint>(x);
+}
+
+struct Variant {
+    const char* name;
+    bool trans_a;
+    bool trans_b;
+    const char* summary;
+};
+
+constexpr Variant kVariants[] = {
+    {"matmul", false, false, "matrix product A B of 2-D tiles: [m, k] x [k, n] -> [m, n]"},
+    {"matmul_tn", true, false, "matrix product A^T B of 2-D tiles: [k, m] x [k, n] -> [m, n]"},
+    {"matmul_nt", false, true, "matrix product A B^T of 2-D tiles: [m, k] x [n, k] -> [m, n]"},
+    {"matmul_tt", true, true, "matrix product A^T B^T of 2-D tiles: [k, m] x [n, k] -> [m, n]"},
+};
+
+Shape product_shape(const Variant& v, std::span<const Shape> ops) {
+    expect_operand_count(v.name, ops.size(), 2);
+    const Shape& a = ops[0];
+    const Shape& b = ops[1];
+    if (a.size() != 2 || b.size() != 2)
+        throw Error(std::string(v.name) + ": operands must be 2-D, got " + shapes_str(ops));
+    std::int64_t m = v.trans_a ? a[1] : a[0];
+    std::int64_t ka = v.trans_a ? a[0] : a[1];
+    std::int64_t kb = v.trans_b ? b[1] : b[0];
+    std::int64_t n = v.trans_b ? b[0] : b[1];
+    if (ka != kb) throw Error(std::string(v.name) + ": inner extents differ: " + shapes_str(ops));
+    return Shape{m, n};
+}
+
+Kernel make_product(const Variant& v) {
+    Kernel k;
+    k.name = v.name;
+    k.arity = 2;
+    // Only plain matmul is associative: (A^T B)^T C = B^T A C differs from A^T (B^T C).
+    k.properties.associative = !v.trans_a && !v.trans_b;
+    // Every variant is linear in each operand, so sums pass through from either side.
+    k.properties.distributes_over = {"add"};
+    // No annihilator: a zero A does give a zero product, but of another shape than A for
+    // non-square tiles, so op(z, x) == z does not hold as the property states it.
+    k.summary = v.summary;
+    k.output_shape = [v](std::span<const Shape> ops, const KernelParams&) {
+        return product_shape(v, ops);
+    };
+    k.apply = [v](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
+        DType d = common_dtype(v.name, ops);
+        std::vector<Shape> shapes = shapes_of(ops);
+        Shape out_shape = product_shape(v, shapes);
+        std::int64_t inner = v.trans_a ? shapes[0][0] : shapes[0][1];
+        Tile out(d, out_shape);
+        visit_dtype(d, [&](auto t) {
+            using T = decltype(t);
+            gemm<T>(v.trans_a, v.trans_b, out_shape[0], out_shape[1], inner,
+                    ops[0]->data<T>(), ops[1]->data<T>(), out.data<T>());
+        });
+        return out;
+    };
+    return k;
+}
+
+}  // namespace
+
+template <class T>
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+          const T* a, const T* b, T* c) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+        std::fill(c, c + m * n, T(0));  // an empty sum; BLAS would be handed lda = 0
+        return;
+    }
+    blasint bm = blas_extent(m), bn = blas_extent(n), bk = blas_extent(k);
+    CBLAS_TRANSPOSE ta = trans_a ? CblasTrans : CblasNoTrans;
+    CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
+    blasint lda = trans_a ? bm : bk;
+    blasint ldb = trans_b ? bk : bn;
+    if constexpr (std::is_same_v<T, float>)
+        cblas_sgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0f, a, lda, b, ldb, 0.0f, c, bn);
+    else
+        cblas_dgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0, a, lda, b, ldb, 0.0, c, bn);
+}
+
+template void gemm<float>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const float*,
+                          const float*, float*);
+template void gemm<double>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const double*,
+                           const double*, double*);
+
+std::vector<Kernel> matmul_kernels() {
+    std::vector<Kernel> out;
+    for (const Variant& v : kVariants) out.push_back(make_product(v));
+    return out;
+}
+
+}  // namespace tra::kernels::cpu

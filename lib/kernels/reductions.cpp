@@ -1,0 +1,144 @@
+// Kernels that reshape or reduce a 2-D tile: row_sum, col_sum, softmax_rows, diag, transpose.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cpu_kernels.hpp"
+
+namespace tra::kernels::cpu {
+
+namespace {
+
+using ShapeFn = Shape (*)(const Shape&);
+// The kernel body for element type T; overloads for float and double come from one template.
+template <class T>
+using Body = void (*)(const T* in, T* out, std::int64_t rows, std::int64_t cols);
+
+struct MatrixKernel {
+    const char* name;
+    const char* summary;
+    ShapeFn shape;
+    Body<float> f32;
+    Body<double> f64;
+};
+
+Kernel make_matrix_kernel(const MatrixKernel& m, KernelProperties props) {
+    Kernel k;
+    k.name = m.name;
+    k.arity = 1;
+    k.properties = std::move(props);
+    k.summary = m.summary;
+    auto shape = [m](std::span<const Shape> ops) {
+        expect_operand_count(m.name, ops.size(), 1);
+        expect_rank(m.name, ops[0], 2);
+        return m.shape(ops[0]);
+    };
+    k.output_shape = [shape](std::span<const Shape> ops, const KernelParams&) {
+        return shape(ops);
+    };
+    k.apply = [m, shape](std::span<const Tile* const> ops, const KernelParams&,
+                         const TilePosition&) {
+        expect_operand_count(m.name, ops.size(), 1);
+        DType d = common_dtype(m.name, ops);
+        const Tile& in = *ops[0];
+        Tile out(d, shape(shapes_of(ops)));
+        std::int64_t rows = in.shape()[0], cols = in.shape()[1];
+        if (d == DType::F32)
+            m.f32(in.data<float>(), out.data<float>(), rows, cols);
+        else
+            m.f64(in.data<double>(), out.data<double>(), rows, cols);
+        return out;
+    };
+    return k;
+}
+
+template <class T>
+void row_sum(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+        T s = 0;
+        for (std::int64_t c = 0; c < cols; ++c) s += in[r * cols + c];
+        out[r] = s;
+    }
+}
+
+template <class T>
+void col_sum(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+    // Row by row so the inner loop walks both arrays contiguously; out starts zeroed.
+    for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < cols; ++c) out[c] += in[r * cols + c];
+}
+
+template <class T>
+void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const T* x = in + r * cols;
+        T* y = out + r * cols;
+        if (cols == 0) continue;
+        // Subtracting the row maximum keeps exp from overflowing; the result is unchanged.
+        T mx = *std::max_element(x, x + cols);
+        T sum = 0;
+        for (std::int64_t c = 0; c < cols; ++c) sum += (y[c] = std::exp(x[c] - mx));
+        for (std::int64_t c = 0; c < cols; ++c) y[c] /= sum;
+    }
+}
+
+template <class T>
+void diag(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+    for (std::int64_t i = 0; i < std::min(rows, cols); ++i) out[i] = in[i * cols + i];
+}
+
+template <class T>
+void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+    // Blocked so both the reads and the writes stay within a few cache lines per block.
+    constexpr std::int64_t B = 32;
+    for (std::int64_t r0 = 0; r0 < rows; r0 += B)
+        for (std::int64_t c0 = 0; c0 < cols; c0 += B)
+            for (std::int64_t r = r0; r < std::min(rows, r0 + B); ++r)
+                for (std::int64_t c = c0; c < std::min(cols, c0 + B); ++c)
+                    out[c * rows + r] = in[r * cols + c];
+}
+
+Shape row_shape(const Shape& s) { return Shape{s[0]}; }
+Shape col_shape(const Shape& s) { return Shape{s[1]}; }
+Shape same(const Shape& s) { return s; }
+Shape transposed(const Shape& s) { return Shape{s[1], s[0]}; }
+Shape diag_shape(const Shape& s) {
+    if (s[0] != s[1]) throw Error("diag: tile is not square: " + s.str());
+    return Shape{s[0]};
+}
+
+}  // namespace
+
+std::vector<Kernel> reduction_kernels() {
+    // Picking elements out commutes with every elementwise aggregation.
+    const std::vector<std::string> selection = {"add", "max", "min", "mul"};
+    std::vector<Kernel> out;
+
+    KernelProperties sums;
+    sums.distributes_over = {"add"};  // sums are linear
+    out.push_back(make_matrix_kernel({"row_sum", "sums each row of an [r, c] tile -> [r]",
+                                      row_shape, row_sum<float>, row_sum<double>},
+                                     sums));
+    out.push_back(make_matrix_kernel({"col_sum", "sums each column of an [r, c] tile -> [c]",
+                                      col_shape, col_sum<float>, col_sum<double>},
+                                     sums));
+
+    KernelProperties softmax;
+    softmax.requires_whole_rows = true;  // each row is normalised by its own total
+    out.push_back(make_matrix_kernel(
+        {"softmax_rows", "softmax of each row of an [r, c] tile (numerically stable)", same,
+         softmax_rows<float>, softmax_rows<double>},
+        softmax));
+
+    KernelProperties select;
+    select.distributes_over = selection;
+    out.push_back(make_matrix_kernel(
+        {"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag", diag_shape,
+         diag<float>, diag<double>},
+        select));
+    out.push_back(make_matrix_kernel({"transpose", "transpose of a 2-D tile: [r, c] -> [c, r]",
+                                      transposed, transpose<float>, transpose<double>},
+                                     select));
+    return out;
+}
+
+}  // namespace tra::kernels::cpu

@@ -1,0 +1,355 @@
+#include "storage/tensor_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "storage/hdf5_handle.hpp"
+
+namespace tra::storage {
+
+using detail::Hid;
+
+namespace {
+
+// HDF5 limits a chunk to 4 GiB.
+constexpr std::uint64_t kMaxChunkBytes = (std::uint64_t{1} << 32) - 1;
+
+std::string in_quotes(const std::string& s) {
+    return "'" + s + "'";
+}
+
+// Users may write "B" or "/B"; messages and listings always use the absolute form.
+std::string absolute_name(const std::string& dataset) {
+    return !dataset.empty() && dataset.front() == '/' ? dataset : "/" + dataset;
+}
+
+std::vector<hsize_t> hdims(const Shape& s) {
+    return std::vector<hsize_t>(s.begin(), s.end());
+}
+
+hid_t memory_type(DType d) {
+    return d == DType::F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+hid_t file_type(DType d) {
+    return d == DType::F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+}
+
+// Tolerates file systems without flock (Lustre, some NFS), where HDF5 1.10 would otherwise
+// refuse to open anything; HDF5_USE_FILE_LOCKING still overrides this.
+Hid access_plist() {
+    Hid fapl = detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
+    H5Pset_file_locking(fapl.get(), true, true);
+    return fapl;
+}
+
+Hid open_file(const std::string& path, unsigned flags) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw Error("cannot open HDF5 file " + in_quotes(path) + ": no such file");
+    if (std::filesystem::is_directory(path, ec))
+        throw Error("cannot open HDF5 file " + in_quotes(path) + ": it is a folder");
+    if (H5Fis_hdf5(path.c_str()) <= 0)
+        throw Error("cannot open HDF5 file " + in_quotes(path) + ": not an HDF5 file");
+    Hid fapl = access_plist();
+    Hid file = detail::file_id(H5Fopen(path.c_str(), flags, fapl.get()));
+    if (!file) {
+        const char* how = flags == H5F_ACC_RDONLY ? "" : " for writing";
+        throw Error("cannot open HDF5 file " + in_quotes(path) + how);
+    }
+    return file;
+}
+
+// True when every link along `name` exists. H5Lexists alone fails rather than answering "no"
+// when an intermediate group is missing, so walk the path one component at a time.
+bool link_exists(hid_t file, const std::string& name) {
+    std::size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = name.find('/', pos + 1);
+        const std::string prefix = name.substr(0, pos);
+        if (prefix.size() <= 1) continue;
+        if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    }
+    return true;
+}
+
+herr_t collect_dataset(hid_t, const char* name, const H5O_info_t* info, void* out) {
+    if (info->type == H5O_TYPE_DATASET)
+        static_cast<std::vector<std::string>*>(out)->push_back(absolute_name(name));
+    return 0;
+}
+
+std::vector<std::string> datasets_in(hid_t file, const std::string& path) {
+    std::vector<std::string> names;
+    if (H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, collect_dataset, &names, H5O_INFO_BASIC) < 0)
+        throw Error("cannot list the datasets in " + in_quotes(path));
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string missing_dataset_message(hid_t file, const std::string& path, const std::string& name) {
+    if (link_exists(file, name))
+        return in_quotes(name) + " in " + in_quotes(path) + " is not a dataset";
+    std::string has;
+    for (const auto& d : datasets_in(file, path)) has += (has.empty() ? "" : ", ") + d;
+    return "no dataset " + in_quotes(name) + " in " + in_quotes(path) +
+           (has.empty() ? " (it has no datasets)" : " (it has: " + has + ")");
+}
+
+// "int32", "uint8", "float16", "string": enough for a user to see what the file holds.
+std::string describe_type(hid_t type) {
+    const std::string bits = std::to_string(8 * H5Tget_size(type));
+    switch (H5Tget_class(type)) {
+        case H5T_INTEGER:
+            return (H5Tget_sign(type) == H5T_SGN_NONE ? "uint" : "int") + bits;
+        case H5T_FLOAT:
+            return "float" + bits;
+        case H5T_STRING:
+            return "string";
+        case H5T_COMPOUND:
+            return "compound";
+        case H5T_ENUM:
+            return "enum";
+        case H5T_ARRAY:
+            return "array";
+        case H5T_BITFIELD:
+            return "bitfield" + bits;
+        default:
+            return "non-numeric";
+    }
+}
+
+// Checks that the block [origin, origin + extent) lies inside `shape`.
+void check_block(const Shape& origin, const Shape& extent, const Shape& shape,
+                 const std::string& name, const std::string& path) {
+    bool ok = origin.size() == shape.size() && extent.size() == shape.size();
+    for (std::size_t i = 0; ok && i < shape.size(); ++i)
+        ok = origin[i] >= 0 && extent[i] >= 0 && origin[i] + extent[i] <= shape[i];
+    if (!ok)
+        throw Error("block at " + origin.str() + " of extent " + extent.str() +
+                    " does not fit dataset " + in_quotes(name) + " of shape " + shape.str() +
+                    " in " + in_quotes(path));
+}
+
+// The dataset's extent for a tile of shape `bound`: leading 1s up to the dataset's rank.
+Shape block_extent(const Shape& bound, std::size_t rank) {
+    Shape extent;
+    for (std::size_t i = bound.size(); i < rank; ++i) extent.push_back(1);
+    for (auto b : bound) extent.push_back(b);
+    return extent;
+}
+
+// Selects the block in the file and describes the tile's buffer; a scalar dataset takes
+// H5S_ALL because it has no hyperslabs.
+struct Selection {
+    Hid file_space;
+    Hid mem_space;
+    hid_t file() const { return file_space ? file_space.get() : H5S_ALL; }
+    hid_t mem() const { return mem_space ? mem_space.get() : H5S_ALL; }
+};
+
+Selection select_block(hid_t dataset, const Shape& origin, const Shape& extent) {
+    Selection s;
+    if (extent.empty()) return s;
+    s.file_space = detail::space_id(H5Dget_space(dataset));
+    const auto start = hdims(origin);
+    const auto count = hdims(extent);
+    if (!s.file_space || H5Sselect_hyperslab(s.file_space.get(), H5S_SELECT_SET, start.data(),
+                                             nullptr, count.data(), nullptr) < 0)
+        throw Error("cannot select a block in an HDF5 dataset", {}, ErrorKind::Failed);
+    s.mem_space =
+        detail::space_id(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+    return s;
+}
+
+// Chunk dims for a dataset: the tile's block, clamped to the shape and halved along its largest
+// dim until under HDF5's limit (a chunk is a storage detail; any size reads back the same).
+std::vector<hsize_t> chunk_dims(const Shape& shape, const Shape& chunk, DType dtype) {
+    std::vector<hsize_t> dims;
+    std::uint64_t bytes = size_of(dtype);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        dims.push_back(static_cast<hsize_t>(std::clamp<std::int64_t>(chunk[i], 1, shape[i])));
+        bytes *= dims.back();
+    }
+    while (bytes > kMaxChunkBytes) {
+        auto largest = std::max_element(dims.begin(), dims.end());
+        bytes = bytes / *largest * ((*largest + 1) / 2);
+        *largest = (*largest + 1) / 2;
+    }
+    return dims;
+}
+
+}  // namespace
+
+// ---- DatasetReader ----
+
+struct DatasetReader::Handles {
+    std::string path;
+    std::string name;
+    Hid file;
+    Hid dataset;
+    DatasetInfo info;
+};
+
+DatasetReader::DatasetReader(const std::string& path, const std::string& dataset)
+    : h_(std::make_unique<Handles>()) {
+    detail::silence_hdf5_errors();
+    h_->path = path;
+    h_->name = absolute_name(dataset);
+    h_->file = open_file(path, H5F_ACC_RDONLY);
+    h_->dataset = detail::dataset_id(H5Dopen2(h_->file.get(), h_->name.c_str(), H5P_DEFAULT));
+    if (!h_->dataset) throw Error(missing_dataset_message(h_->file.get(), path, h_->name));
+
+    Hid type = detail::type_id(H5Dget_type(h_->dataset.get()));
+    const bool is_float = type && H5Tget_class(type.get()) == H5T_FLOAT;
+    const std::size_t size = type ? H5Tget_size(type.get()) : 0;
+    if (is_float && size == 4)
+        h_->info.dtype = DType::F32;
+    else if (is_float && size == 8)
+        h_->info.dtype = DType::F64;
+    else
+        throw Error("dataset " + in_quotes(h_->name) + " in " + in_quotes(path) +
+                    " has element type " + (type ? describe_type(type.get()) : "unknown") +
+                    ", tra reads f32 or f64");
+
+    Hid space = detail::space_id(H5Dget_space(h_->dataset.get()));
+    const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
+    if (rank < 0 || H5Sget_simple_extent_type(space.get()) == H5S_NULL)
+        throw Error("dataset " + in_quotes(h_->name) + " in " + in_quotes(path) +
+                    " holds no array");
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+    H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    for (auto d : dims) h_->info.shape.push_back(static_cast<std::int64_t>(d));
+
+    Hid dcpl = detail::plist_id(H5Dget_create_plist(h_->dataset.get()));
+    if (dcpl && H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+        std::vector<hsize_t> chunk(dims.size());
+        H5Pget_chunk(dcpl.get(), rank, chunk.data());
+        for (auto c : chunk) h_->info.chunk.push_back(static_cast<std::int64_t>(c));
+    }
+}
+
+DatasetReader::~DatasetReader() = default;
+DatasetReader::DatasetReader(DatasetReader&&) noexcept = default;
+DatasetReader& DatasetReader::operator=(DatasetReader&&) noexcept = default;
+
+const DatasetInfo& DatasetReader::info() const {
+    return h_->info;
+}
+
+Tile DatasetReader::read_block(const Shape& origin, const Shape& extent) const {
+    return read_tile(origin, extent);
+}
+
+Tile DatasetReader::read_tile(const Shape& origin, const Shape& bound) const {
+    detail::silence_hdf5_errors();
+    const Shape extent = block_extent(bound, h_->info.shape.size());
+    check_block(origin, extent, h_->info.shape, h_->name, h_->path);
+    Tile tile(h_->info.dtype, bound);
+    if (tile.elements() == 0) return tile;
+    Selection sel = select_block(h_->dataset.get(), origin, extent);
+    if (H5Dread(h_->dataset.get(), memory_type(h_->info.dtype), sel.mem(), sel.file(), H5P_DEFAULT,
+                tile.raw()) < 0)
+        throw Error("cannot read the block at " + origin.str() + " of " + in_quotes(h_->name) +
+                        " in " + in_quotes(h_->path),
+                    {}, ErrorKind::Failed);
+    return tile;
+}
+
+// ---- DatasetWriter ----
+
+struct DatasetWriter::Handles {
+    std::string path;
+    std::string name;
+    DType dtype = DType::F64;
+    Shape shape;
+    Hid file;
+    Hid dataset;
+};
+
+DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset, DType dtype,
+                             const Shape& shape, const Shape& chunk)
+    : h_(std::make_unique<Handles>()) {
+    detail::silence_hdf5_errors();
+    h_->path = path;
+    h_->name = absolute_name(dataset);
+    h_->dtype = dtype;
+    h_->shape = shape;
+    if (chunk.size() != shape.size())
+        throw Error("chunk " + chunk.str() + " does not match the shape " + shape.str() + " of " +
+                    in_quotes(h_->name));
+
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+        h_->file = open_file(path, H5F_ACC_RDWR);
+    } else {
+        Hid fapl = access_plist();
+        h_->file = detail::file_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
+        if (!h_->file) throw Error("cannot create HDF5 file " + in_quotes(path));
+    }
+    if (link_exists(h_->file.get(), h_->name))
+        throw Error("dataset " + in_quotes(h_->name) + " already exists in " + in_quotes(path));
+
+    const auto dims = hdims(shape);
+    Hid space = detail::space_id(
+        shape.empty() ? H5Screate(H5S_SCALAR)
+                      : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+    Hid lcpl = detail::plist_id(H5Pcreate(H5P_LINK_CREATE));
+    H5Pset_create_intermediate_group(lcpl.get(), 1);
+    Hid dcpl = detail::plist_id(H5Pcreate(H5P_DATASET_CREATE));
+    // Scalars cannot be chunked and a chunk needs at least one element per dim.
+    if (!shape.empty() && shape.product() > 0) {
+        const auto cdims = chunk_dims(shape, chunk, dtype);
+        H5Pset_chunk(dcpl.get(), static_cast<int>(cdims.size()), cdims.data());
+    }
+    h_->dataset = detail::dataset_id(H5Dcreate2(h_->file.get(), h_->name.c_str(), file_type(dtype),
+                                                space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
+    if (!h_->dataset)
+        throw Error("cannot create dataset " + in_quotes(h_->name) + " of shape " + shape.str() +
+                    " in " + in_quotes(path));
+}
+
+DatasetWriter::~DatasetWriter() = default;
+DatasetWriter::DatasetWriter(DatasetWriter&&) noexcept = default;
+DatasetWriter& DatasetWriter::operator=(DatasetWriter&&) noexcept = default;
+
+void DatasetWriter::write_block(const Shape& origin, const Tile& tile) {
+    detail::silence_hdf5_errors();
+    if (!h_->dataset)
+        throw Error(
+            "dataset " + in_quotes(h_->name) + " in " + in_quotes(h_->path) + " is already closed",
+            {}, ErrorKind::Failed);
+    if (tile.dtype() != h_->dtype)
+        throw Error("cannot write an " + name_of(tile.dtype()) + " tile into " +
+                    name_of(h_->dtype) + " dataset " + in_quotes(h_->name) + " in " +
+                    in_quotes(h_->path));
+    const Shape extent = block_extent(tile.shape(), h_->shape.size());
+    check_block(origin, extent, h_->shape, h_->name, h_->path);
+    if (tile.elements() == 0) return;
+    Selection sel = select_block(h_->dataset.get(), origin, extent);
+    if (H5Dwrite(h_->dataset.get(), memory_type(h_->dtype), sel.mem(), sel.file(), H5P_DEFAULT,
+                 tile.raw()) < 0)
+        throw Error("cannot write the block at " + origin.str() + " of " + in_quotes(h_->name) +
+                        " in " + in_quotes(h_->path),
+                    {}, ErrorKind::Failed);
+}
+
+void DatasetWriter::close() {
+    detail::silence_hdf5_errors();
+    if (!h_) return;
+    const bool dataset_ok = h_->dataset.close();
+    const bool file_ok = h_->file.close();
+    if (!dataset_ok || !file_ok)
+        throw Error("cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path),
+                    {}, ErrorKind::Failed);
+}
+
+// ---- listing ----
+
+std::vector<std::string> list_datasets(const std::string& path) {
+    detail::silence_hdf5_errors();
+    Hid file = open_file(path, H5F_ACC_RDONLY);
+    return datasets_in(file.get(), path);
+}
+
+}  // namespace tra::storage

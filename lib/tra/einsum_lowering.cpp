@@ -1,0 +1,250 @@
+#include "tra/einsum_lowering.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace tra {
+
+namespace {
+
+std::string labels_error(const std::string& text, const std::string& why) {
+    return "einsum \"" + text + "\": " + why;
+}
+
+void check_labels(const std::string& text, const std::string& labels, const std::string& what) {
+    std::set<char> seen;
+    for (char c : labels) {
+        if (c < 'a' || c > 'z')
+            throw Error(labels_error(text, std::string("'") + c + "' in " + what +
+                                               " is not a label (labels are single lowercase "
+                                               "letters)"));
+        if (!seen.insert(c).second)
+            throw Error(labels_error(text, std::string("label '") + c + "' is repeated in " + what +
+                                               " (repeated labels within one operand are not "
+                                               "supported in v1)"));
+    }
+}
+
+std::string strip_spaces(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        if (c != ' ' && c != '\t') out += c;
+    return out;
+}
+
+std::size_t position_of(const std::string& labels, char c) { return labels.find(c); }
+
+}  // namespace
+
+EinsumSpec EinsumSpec::parse(const std::string& raw) {
+    const std::string text = strip_spaces(raw);
+    EinsumSpec spec;
+    const auto arrow = text.find("->");
+    const std::string lhs = text.substr(0, arrow);
+    if (lhs.empty()) throw Error(labels_error(raw, "no operands before '->'"));
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = lhs.find(',', start);
+        spec.operands.push_back(lhs.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    for (std::size_t i = 0; i < spec.operands.size(); ++i)
+        check_labels(raw, spec.operands[i], "operand " + std::to_string(i + 1));
+    if (arrow == std::string::npos) {
+        std::map<char, int> count;
+        for (const auto& op : spec.operands)
+            for (char c : op) ++count[c];
+        for (auto [c, n] : count)
+            if (n == 1) spec.output += c;
+    } else {
+        spec.output = text.substr(arrow + 2);
+        check_labels(raw, spec.output, "the output");
+        for (char c : spec.output) {
+            bool found = false;
+            for (const auto& op : spec.operands) found = found || op.find(c) != std::string::npos;
+            if (!found)
+                throw Error(labels_error(raw, std::string("output label '") + c +
+                                                  "' appears in no operand"));
+        }
+    }
+    return spec;
+}
+
+std::string EinsumSpec::str() const {
+    std::string s;
+    for (std::size_t i = 0; i < operands.size(); ++i) s += (i ? "," : "") + operands[i];
+    return s + "->" + output;
+}
+
+namespace {
+
+// Builds the nodes for one einsum step; `current` is the relation computed so far and `labels`
+// names its key positions (and, equally, its tile dimensions).
+class EinsumLowering {
+public:
+    EinsumLowering(ProgramBuilder& b, const std::string& name, const EinsumStep& step,
+                   const StepSource& src)
+        : b_(b), name_(name), step_(step), src_(src) {}
+
+    NodeId run() {
+        EinsumSpec spec;
+        try {
+            spec = EinsumSpec::parse(step_.spec);
+        } catch (const Error& e) {
+            throw e.located(src_.at("einsum"));
+        }
+        if (spec.operands.size() != step_.inputs.size())
+            throw Error("einsum \"" + step_.spec + "\" has " +
+                            std::to_string(spec.operands.size()) + " operand(s) but inputs names " +
+                            std::to_string(step_.inputs.size()),
+                        src_.at("inputs"));
+        check_operands(spec);
+        join_ = kernels::KernelCall(step_.join_op);
+        agg_ = kernels::KernelCall(step_.agg_op);
+        if (join_.operand_count() != 2 || !join_.properties().elementwise)
+            throw Error("join op '" + step_.join_op + "' is not an element-wise binary kernel",
+                        src_.at("join"));
+        if (!agg_.properties().aggregation() || !agg_.properties().elementwise)
+            throw Error("agg op '" + step_.agg_op +
+                            "' is not an associative, commutative element-wise kernel",
+                        src_.at("agg"));
+        const auto& d = join_.properties().distributes_over;
+        early_sums_ = std::find(d.begin(), d.end(), step_.agg_op) != d.end();
+
+        if (spec.operands.size() == 1) return single(spec);
+        std::string labels = spec.operands[0];
+        std::string current = step_.inputs[0];
+        for (std::size_t i = 1; i < spec.operands.size(); ++i) {
+            const bool last = i + 1 == spec.operands.size();
+            std::set<char> needed(spec.output.begin(), spec.output.end());
+            for (std::size_t j = i + 1; j < spec.operands.size(); ++j)
+                needed.insert(spec.operands[j].begin(), spec.operands[j].end());
+            auto [rel, lab] = join(current, labels, step_.inputs[i], spec.operands[i], needed, last,
+                                   spec.output, i);
+            current = rel;
+            labels = lab;
+        }
+        return b_.lookup(name_, src_.step);
+    }
+
+private:
+    void check_operands(const EinsumSpec& spec) {
+        std::map<char, std::pair<std::int64_t, std::int64_t>> extent;  // frontier, bound
+        std::map<char, std::string> first_user;
+        for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+            const Node& n = b_.node(b_.lookup(step_.inputs[i], src_.at("inputs")));
+            const std::string& labels = spec.operands[i];
+            if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() || !n.is_tensor())
+                throw Error("einsum operand " + n.name + " must be a plain tensor with " +
+                                std::to_string(labels.size()) + " dimensions (\"" + labels +
+                                "\"), but it is " + n.type.str() +
+                                (n.is_tensor() ? "" : " with holes or an uneven key"),
+                            src_.at("inputs"));
+            for (std::size_t d = 0; d < labels.size(); ++d) {
+                std::pair<std::int64_t, std::int64_t> e{n.frontier[d], n.type.bound[d]};
+                auto [it, fresh] = extent.emplace(labels[d], e);
+                if (fresh) {
+                    first_user[labels[d]] = n.name;
+                } else if (it->second != e) {
+                    throw Error(std::string("label '") + labels[d] + "' is tiled as " +
+                                    std::to_string(it->second.first) + " x " +
+                                    std::to_string(it->second.second) + " in " +
+                                    first_user[labels[d]] + " but as " + std::to_string(e.first) +
+                                    " x " + std::to_string(e.second) + " in " + n.name,
+                                src_.at("inputs"));
+                }
+            }
+        }
+    }
+
+    kernels::KernelCall tile_kernel(const std::string& spec) const {
+        kernels::KernelParams p;
+        p.spec = spec;
+        p.join_op = step_.join_op;
+        p.agg_op = step_.agg_op;
+        return kernels::KernelCall("einsum", p);
+    }
+
+    // Orders or sums `rel` (labels `have`, tiles already laid out as `want`) so its key is `want`.
+    NodeId finish(const std::string& rel, const std::string& have, const std::string& want,
+                  const std::string& out_name) {
+        if (have == want) return b_.lookup(rel, src_.step);
+        KeyPositions by;
+        for (char c : want) by.push_back(position_of(have, c));
+        NodeId id;
+        if (have.size() == want.size()) {
+            std::string key = "(";
+            for (std::size_t i = 0; i < by.size(); ++i)
+                key += (i ? ", k" : "k") + std::to_string(by[i]);
+            id = b_.add_rekey(out_name, rel, key + ")", src_);
+        } else {
+            id = b_.add_aggregate(out_name, rel, by, agg_, src_);
+        }
+        b_.set_lowered_from(id, name_);
+        return id;
+    }
+
+    NodeId single(const EinsumSpec& spec) {
+        const std::string& in = spec.operands[0];
+        const std::string& out = spec.output;
+        const bool more = in != out;
+        NodeId t = b_.add_transform(more ? name_ + ".tiles" : name_, step_.inputs[0],
+                                    tile_kernel(in + "->" + out), src_);
+        b_.set_lowered_from(t, name_);
+        if (!more) return t;
+        return finish(name_ + ".tiles", in, out, name_);
+    }
+
+    std::pair<std::string, std::string> join(const std::string& left, const std::string& lx,
+                                             const std::string& right, const std::string& ly,
+                                             const std::set<char>& needed, bool last,
+                                             const std::string& output, std::size_t step) {
+        KeyPositions lk, rk;
+        std::string key = lx;  // join output key: left ++ right without the shared labels
+        for (std::size_t j = 0; j < ly.size(); ++j) {
+            const auto p = position_of(lx, ly[j]);
+            if (p != std::string::npos) {
+                lk.push_back(p);
+                rk.push_back(j);
+            } else {
+                key += ly[j];
+            }
+        }
+        std::string result;  // labels the tiles keep, in the order the key will take
+        if (last) {
+            result = output;
+        } else if (early_sums_) {
+            for (char c : key)
+                if (needed.count(c)) result += c;
+        } else {
+            result = key;
+        }
+        const std::string suffix = std::to_string(step);
+        const std::string join_name = (last && result == key) ? name_ : name_ + ".join" + suffix;
+        NodeId j = b_.add_join(join_name, left, right, lk, rk, tile_kernel(lx + "," + ly + "->" + result),
+                               src_);
+        b_.set_lowered_from(j, name_);
+        if (result == key) return {join_name, key};
+        const std::string out_name = last ? name_ : name_ + ".sum" + suffix;
+        finish(join_name, key, result, out_name);
+        return {out_name, result};
+    }
+
+    ProgramBuilder& b_;
+    const std::string& name_;
+    const EinsumStep& step_;
+    const StepSource& src_;
+    kernels::KernelCall join_, agg_;
+    bool early_sums_ = false;
+};
+
+}  // namespace
+
+NodeId lower_einsum(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
+                    const StepSource& src) {
+    return EinsumLowering(builder, name, step, src).run();
+}
+
+}  // namespace tra

@@ -1,0 +1,31 @@
+#pragma once
+// Einstein notation to TRA, after the thesis (seed 001, section 3.1.3) with its errata fixed
+// (../shared/notes/thesis.md 1.4): operands are joined left to right on the labels they share;
+// each join applies a tile-level einsum kernel; labels no later operand or the output needs are
+// summed out by an aggregation with the agg op -- early only when the join op distributes over
+// the agg op (a property in the kernel registry), otherwise after the last join; a rekey orders
+// the key like the output when no aggregation does it already.
+//
+// Operands are plain tensors: key position d tiles array dimension d, and the relation carries
+// one label per position. Labels are single lowercase letters; "ik,kj" without "->" means the
+// labels that appear once, in alphabetical order (as in numpy).
+#include <string>
+#include <vector>
+
+#include "tra/program_builder.hpp"
+
+namespace tra {
+
+struct EinsumSpec {
+    std::vector<std::string> operands;  // one string of labels per operand
+    std::string output;
+
+    // Throws Error (no location) for malformed specs.
+    static EinsumSpec parse(const std::string& text);
+    std::string str() const;  // "ik,kj->ij"
+};
+
+NodeId lower_einsum(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
+                    const StepSource& src);
+
+}  // namespace tra

@@ -1,0 +1,62 @@
+#include "tra/program.hpp"
+
+#include <type_traits>
+
+namespace tra {
+
+namespace {
+std::string positions(const KeyPositions& p) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
+    return s + "]";
+}
+}  // namespace
+
+std::string operator_name(const Operator& op) {
+    static const char* names[] = {"input",     "join", "aggregate", "rekey",
+                                  "filter", "transform", "tile",      "concat"};
+    return names[op.index()];
+}
+
+std::string operator_args(const Operator& op) {
+    return std::visit(
+        [](const auto& o) -> std::string {
+            using T = std::decay_t<decltype(o)>;
+            if constexpr (std::is_same_v<T, InputOp>) {
+                if (o.source.generate) return "generate " + o.source.generate->str();
+                return "file " + o.source.file + ":" + o.source.dataset;
+            } else if constexpr (std::is_same_v<T, JoinOp>) {
+                return "on " + positions(o.left_keys) + "=" + positions(o.right_keys) + " kernel " +
+                       o.kernel.str();
+            } else if constexpr (std::is_same_v<T, AggregateOp>) {
+                return "by " + positions(o.by) + " kernel " + o.kernel.str();
+            } else if constexpr (std::is_same_v<T, RekeyOp>) {
+                return "key \"" + o.key.text() + "\"";
+            } else if constexpr (std::is_same_v<T, FilterOp>) {
+                return "where \"" + o.where.text() + "\"";
+            } else if constexpr (std::is_same_v<T, TransformOp>) {
+                return "kernel " + o.kernel.str();
+            } else if constexpr (std::is_same_v<T, TileOp>) {
+                return "dim " + std::to_string(o.dim) + " size " + std::to_string(o.size);
+            } else {
+                return "key_dim " + std::to_string(o.key_dim) + " array_dim " +
+                       std::to_string(o.array_dim);
+            }
+        },
+        op);
+}
+
+std::optional<NodeId> Program::find(const std::string& name) const {
+    for (NodeId i = 0; i < nodes.size(); ++i)
+        if (nodes[i].name == name) return i;
+    return std::nullopt;
+}
+
+std::vector<NodeId> Program::input_nodes() const {
+    std::vector<NodeId> ids;
+    for (NodeId i = 0; i < nodes.size(); ++i)
+        if (std::holds_alternative<InputOp>(nodes[i].op)) ids.push_back(i);
+    return ids;
+}
+
+}  // namespace tra

@@ -1,0 +1,113 @@
+#pragma once
+// A typed TRA program: a DAG of the seven TRA operators over named relations, each node carrying
+// its type R^(k,r,b), dtype, exact key set and frontier, inferred when the node was added
+// (see ProgramBuilder). Einsum steps appear here already lowered to join/aggregate/rekey/
+// transform nodes.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/relation.hpp"
+#include "kernels/kernel.hpp"
+#include "storage/generator.hpp"
+#include "tra/key_function.hpp"
+
+namespace tra {
+
+using NodeId = std::size_t;
+
+// Key positions, in order (join keys, group-by keys).
+using KeyPositions = std::vector<std::size_t>;
+
+// Where an input's tiles come from: an HDF5 dataset, or a generator (then `file`/`dataset`, if
+// given, are where `tra gen` writes it).
+struct InputSource {
+    std::string file;  // absolute or relative to the current directory
+    std::string dataset;
+    std::optional<storage::GeneratorSpec> generate;
+};
+
+struct InputOp {
+    Shape shape;
+    InputSource source;
+};
+// Output key = left key ++ right key without its join positions; tiles combined by `kernel`.
+struct JoinOp {
+    KeyPositions left_keys, right_keys;
+    kernels::KernelCall kernel;
+};
+// Groups by `by` (output key = those positions, in that order) and folds each group's tiles
+// with `kernel` in key order.
+struct AggregateOp {
+    KeyPositions by;
+    kernels::KernelCall kernel;
+};
+struct RekeyOp {
+    KeyFunction key;
+};
+struct FilterOp {
+    KeyFunction where;
+};
+struct TransformOp {
+    kernels::KernelCall kernel;
+};
+// Cuts each tile along array dimension `dim` into pieces of `size`; the piece index is appended
+// to the key.
+struct TileOp {
+    std::size_t dim;
+    std::int64_t size;
+};
+// Inverse of TILE: groups on every key position but `key_dim` and concatenates the group's tiles
+// along `array_dim` in the order of `key_dim`.
+struct ConcatOp {
+    std::size_t key_dim;
+    std::size_t array_dim;
+};
+
+using Operator =
+    std::variant<InputOp, JoinOp, AggregateOp, RekeyOp, FilterOp, TransformOp, TileOp, ConcatOp>;
+
+// "input", "join", "aggregate", "rekey", "filter", "transform", "tile", "concat".
+std::string operator_name(const Operator& op);
+// The operator's arguments in one line, e.g. "on [1]=[0] kernel matmul".
+std::string operator_args(const Operator& op);
+
+struct Node {
+    std::string name;            // the step's name, or "D.join" for a lowered einsum's parts
+    Operator op;
+    std::vector<NodeId> inputs;  // operands, in order
+    RelationType type;
+    KeySet keys;
+    Frontier frontier;
+    SourceLocation where;        // the step in the workflow
+    std::string lowered_from;    // the einsum step this node implements, if any
+    bool needed = false;         // some output depends on it
+
+    std::size_t tuples() const { return keys.size(); }
+    std::size_t bytes() const { return keys.size() * type.tile_bytes(); }
+    bool is_tensor() const { return type.key_arity == type.rank() && keys.is_box(type.key_arity); }
+};
+
+struct Output {
+    NodeId node;
+    std::string file;     // resolved: absolute or relative to the current directory
+    std::string dataset;  // e.g. "/C"
+    SourceLocation where;
+};
+
+class Program {
+public:
+    std::string name;
+    DType dtype = DType::F64;
+    std::vector<Node> nodes;  // topological: inputs precede users
+    std::vector<Output> outputs;
+
+    const Node& node(NodeId id) const { return nodes.at(id); }
+    std::optional<NodeId> find(const std::string& name) const;
+    std::vector<NodeId> input_nodes() const;
+};
+
+}  // namespace tra

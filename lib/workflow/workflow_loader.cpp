@@ -1,0 +1,290 @@
+#include "workflow/workflow_loader.hpp"
+
+#include <filesystem>
+#include <map>
+#include <regex>
+
+#include "storage/tensor_file.hpp"
+#include "tra/program_builder.hpp"
+#include "workflow/yaml_fields.hpp"
+
+namespace tra::workflow {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::set<std::string> kOperators = {"join",      "aggregate", "rekey",  "filter",
+                                          "transform", "tile",      "concat", "einsum"};
+
+void check_name(const std::string& name, const SourceLocation& where) {
+    static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+    if (!std::regex_match(name, identifier))
+        throw Error("'" + name + "' is not a valid name (letters, digits and _, not starting "
+                    "with a digit)", where);
+}
+
+std::string resolve(const std::string& folder, const std::string& path) {
+    if (path.empty() || fs::path(path).is_absolute()) return path;
+    return (fs::path(folder) / path).lexically_normal().string();
+}
+
+// "matmul", "scale(0.5)", or {name: einsum, spec: "ij->ji", join: mul, agg: add}.
+kernels::KernelCall parse_kernel(const Field& f) {
+    std::string name;
+    kernels::KernelParams params;
+    if (f.is_map()) {
+        f.allow_only({"name", "factor", "spec", "join", "agg"});
+        name = f.at("name").as_string();
+        if (f.has("factor")) params.factor = f.at("factor").as_double();
+        if (f.has("spec")) params.spec = f.at("spec").as_string();
+        if (f.has("join")) params.join_op = f.at("join").as_string();
+        if (f.has("agg")) params.agg_op = f.at("agg").as_string();
+    } else {
+        static const std::regex call(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(\s*([^)]*?)\s*\))?\s*)");
+        std::smatch m;
+        const std::string text = f.as_string();
+        if (!std::regex_match(text, m, call)) f.fail("expected a kernel such as matmul or scale(0.5)");
+        name = m[1];
+        if (m[2].matched) {
+            try {
+                std::size_t used = 0;
+                params.factor = std::stod(m[3].str(), &used);
+                if (used != m[3].str().size()) throw std::invalid_argument("trailing");
+            } catch (const std::exception&) {
+                f.fail("kernel parameter '" + m[3].str() + "' is not a number");
+            }
+        }
+    }
+    try {
+        return kernels::KernelCall(name, params);
+    } catch (const Error& e) {
+        throw e.located(f.where());
+    }
+}
+
+StepSource source_of(const Field& step) {
+    StepSource src{step.where(), {}};
+    for (const auto& [key, value] : step.entries()) src.fields[key] = value.where();
+    return src;
+}
+
+class WorkflowLoader {
+public:
+    WorkflowLoader(const std::string& path, const LoadOptions& options)
+        : path_(path), options_(options) {
+        folder_ = fs::path(path).parent_path().string();
+        if (folder_.empty()) folder_ = ".";
+        out_folder_ = options.output_dir.empty() ? folder_ : options.output_dir;
+    }
+
+    Program load() {
+        Field root(load_yaml(path_), path_, "");
+        if (!root.is_map()) root.fail("a workflow is a map with name, inputs, program, outputs");
+        root.allow_only({"name", "dtype", "inputs", "program", "outputs"});
+        DType dtype = DType::F64;
+        if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
+        ProgramBuilder b(root.at("name").as_string(), dtype);
+        if (root.has("inputs"))
+            for (const auto& [name, f] : root.at("inputs").entries()) add_input(b, name, f, dtype);
+        if (root.has("program")) add_steps(b, root.at("program"));
+        if (root.has("outputs"))
+            for (const auto& [name, f] : root.at("outputs").entries()) add_output(b, name, f);
+        return b.finish();
+    }
+
+private:
+    static DType parse_dtype_field(const Field& f) {
+        auto d = parse_dtype(f.as_string());
+        if (!d) f.fail("unknown dtype '" + f.as_string() + "' (expected f32 or f64)");
+        return *d;
+    }
+
+    void add_input(ProgramBuilder& b, const std::string& name, const Field& f, DType dtype) {
+        check_name(name, f.where());
+        if (!f.is_map()) f.fail("an input is a map with shape, tile and file or generate");
+        f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate"});
+        const Shape shape(f.at("shape").as_ints());
+        const Shape tile = f.has("tile") ? Shape(f.at("tile").as_ints()) : shape;
+        if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
+        InputSource source;
+        source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
+        if (f.has("generate")) {
+            source.generate = parse_generator(f.at("generate"));
+            source.file = resolve(out_folder_, f.has("file") ? f.at("file").as_string() : name + ".h5");
+        } else if (f.has("file")) {
+            source.file = resolve(folder_, f.at("file").as_string());
+        } else {
+            f.fail("input " + name + " needs a file (with dataset) or generate");
+        }
+        StepSource src = source_of(f);
+        const NodeId id = b.add_input(name, shape, tile, dtype, source, src);
+        if (!source.generate && options_.check_input_files) check_file(b.node(id), src);
+    }
+
+    static void check_file(const Node& n, const StepSource& src) {
+        const auto& source = std::get<InputOp>(n.op).source;
+        storage::DatasetInfo info;
+        try {
+            info = storage::DatasetReader(source.file, source.dataset).info();
+        } catch (const Error& e) {
+            throw e.located(src.at("file"));
+        }
+        const Shape& shape = std::get<InputOp>(n.op).shape;
+        if (info.dtype != n.type.dtype)
+            throw Error("dtype mismatch: the workflow says " + name_of(n.type.dtype) + " but " +
+                            source.file + ":" + source.dataset + " holds " + name_of(info.dtype),
+                        src.at("file"));
+        if (info.shape != shape)
+            throw Error("shape mismatch: the workflow says " + shape.str() + " but " + source.file +
+                            ":" + source.dataset + " is " + info.shape.str(),
+                        src.at("shape"));
+    }
+
+    static storage::GeneratorSpec parse_generator(const Field& f) {
+        f.allow_only({"uniform", "integers", "constant", "arange", "seed"});
+        storage::GeneratorSpec g;
+        if (f.has("seed")) {
+            const auto seed = f.at("seed").as_int();
+            if (seed < 0) f.at("seed").fail("seed must be non-negative");
+            g.seed = static_cast<std::uint64_t>(seed);
+        }
+        using Kind = storage::GeneratorSpec::Kind;
+        const std::pair<const char*, Kind> kinds[] = {{"uniform", Kind::Uniform},
+                                                      {"integers", Kind::Integers},
+                                                      {"arange", Kind::Arange}};
+        int found = 0;
+        for (auto [key, kind] : kinds)
+            if (f.has(key)) {
+                const Field range = f.at(key);
+                const auto values = range.elements();
+                if (values.size() != 2) range.fail(std::string(key) + " takes two numbers");
+                g.kind = kind;
+                g.lo = values[0].as_double();
+                g.hi = values[1].as_double();
+                if (kind != Kind::Arange && g.lo > g.hi) range.fail("the range is empty: lo > hi");
+                ++found;
+            }
+        if (f.has("constant")) {
+            g.kind = Kind::Constant;
+            g.lo = f.at("constant").as_double();
+            ++found;
+        }
+        if (found != 1) f.fail("generate needs exactly one of uniform, integers, constant, arange");
+        return g;
+    }
+
+    void add_steps(ProgramBuilder& b, const Field& program) {
+        if (program.is_null()) return;
+        // Names of all steps first, so a reference to a later step gets its own message.
+        std::map<std::string, SourceLocation> defined_at;
+        const auto steps = program.elements();
+        for (const Field& item : steps) {
+            if (!item.is_map() || item.node().size() != 1)
+                item.fail("each step is a map with one entry: NAME: {operator: ...}");
+            const auto [name, body] = item.entries().front();
+            check_name(name, body.where());
+            if (defined_at.count(name) || b.lookup_optional(name))
+                body.fail("duplicate name '" + name + "'");
+            defined_at[name] = body.where();
+        }
+        for (const Field& item : steps) {
+            const auto [name, body] = item.entries().front();
+            add_step(b, name, body, defined_at);
+            defined_at.erase(name);
+        }
+    }
+
+    // A name used by a step must already be defined: no forward references, hence no cycles.
+    static void check_defined(const std::string& used, const Field& f,
+                              const std::map<std::string, SourceLocation>& later) {
+        auto it = later.find(used);
+        if (it != later.end())
+            f.fail("'" + used + "' is defined later (line " + std::to_string(it->second.line) +
+                   "); a step may use only inputs and earlier steps");
+    }
+
+    void add_step(ProgramBuilder& b, const std::string& name, const Field& body,
+                  const std::map<std::string, SourceLocation>& later) {
+        if (!body.is_map()) body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
+        std::string op;
+        for (const auto& [key, value] : body.entries())
+            if (kOperators.count(key)) {
+                if (!op.empty()) body.fail("a step has one operator, but this one has " + op +
+                                           " and " + key);
+                op = key;
+            }
+        if (op.empty())
+            body.fail("no operator (expected one of: aggregate, concat, einsum, filter, join, "
+                      "rekey, tile, transform)");
+        const StepSource src = source_of(body);
+        auto operand = [&](const Field& f) {
+            const std::string used = f.as_string();
+            check_defined(used, f, later);
+            return used;
+        };
+        if (op == "join") {
+            body.allow_only({"join", "on", "kernel"});
+            const auto sides = body.at("join").elements();
+            if (sides.size() != 2) body.at("join").fail("join takes two relations: [LEFT, RIGHT]");
+            const auto on = body.at("on").elements();
+            if (on.size() != 2) body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
+            b.add_join(name, operand(sides[0]), operand(sides[1]), on[0].as_positions(),
+                       on[1].as_positions(), parse_kernel(body.at("kernel")), src);
+        } else if (op == "aggregate") {
+            body.allow_only({"aggregate", "by", "kernel"});
+            b.add_aggregate(name, operand(body.at("aggregate")), body.at("by").as_positions(),
+                            parse_kernel(body.at("kernel")), src);
+        } else if (op == "rekey") {
+            body.allow_only({"rekey", "key"});
+            b.add_rekey(name, operand(body.at("rekey")), body.at("key").as_string(), src);
+        } else if (op == "filter") {
+            body.allow_only({"filter", "where"});
+            b.add_filter(name, operand(body.at("filter")), body.at("where").as_string(), src);
+        } else if (op == "transform") {
+            body.allow_only({"transform", "kernel"});
+            b.add_transform(name, operand(body.at("transform")), parse_kernel(body.at("kernel")), src);
+        } else if (op == "tile") {
+            body.allow_only({"tile", "dim", "size"});
+            const auto dim = body.at("dim").as_int();
+            if (dim < 0) body.at("dim").fail("dim is non-negative");
+            b.add_tile(name, operand(body.at("tile")), static_cast<std::size_t>(dim),
+                       body.at("size").as_int(), src);
+        } else if (op == "concat") {
+            body.allow_only({"concat", "key_dim", "array_dim"});
+            const auto kd = body.at("key_dim").as_int(), ad = body.at("array_dim").as_int();
+            if (kd < 0) body.at("key_dim").fail("key_dim is non-negative");
+            if (ad < 0) body.at("array_dim").fail("array_dim is non-negative");
+            b.add_concat(name, operand(body.at("concat")), static_cast<std::size_t>(kd),
+                         static_cast<std::size_t>(ad), src);
+        } else {
+            body.allow_only({"einsum", "inputs", "join", "agg"});
+            EinsumStep step;
+            step.spec = body.at("einsum").as_string();
+            for (const Field& f : body.at("inputs").elements()) step.inputs.push_back(operand(f));
+            if (body.has("join")) step.join_op = body.at("join").as_string();
+            if (body.has("agg")) step.agg_op = body.at("agg").as_string();
+            b.add_einsum(name, step, src);
+        }
+    }
+
+    void add_output(ProgramBuilder& b, const std::string& name, const Field& f) {
+        if (!f.is_map()) f.fail("an output is a map with file (and dataset)");
+        f.allow_only({"file", "dataset"});
+        const std::string file = resolve(out_folder_, f.at("file").as_string());
+        const std::string dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
+        b.add_output(name, file, dataset, source_of(f));
+    }
+
+    std::string path_;
+    LoadOptions options_;
+    std::string folder_, out_folder_;
+};
+
+}  // namespace
+
+Program load_workflow(const std::string& path, const LoadOptions& options) {
+    return WorkflowLoader(path, options).load();
+}
+
+}  // namespace tra::workflow

@@ -1,0 +1,21 @@
+#pragma once
+// Workflow files (YAML, format v1, docs/workflow-format.md) to typed Programs. Every error names
+// file:line:column and the field, e.g. "wf.yaml:7:25: program[1].C.by: key position 3 is out of
+// range: AB has keys of 3 positions".
+#include <string>
+
+#include "tra/program.hpp"
+
+namespace tra::workflow {
+
+struct LoadOptions {
+    // Folder that relative output paths (and `tra gen` files) are resolved against instead of
+    // the workflow's own folder; inputs stay relative to the workflow.
+    std::string output_dir;
+    // Open HDF5 inputs to check their dtype and shape against the workflow.
+    bool check_input_files = true;
+};
+
+Program load_workflow(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace tra::workflow
