@@ -207,9 +207,10 @@ private:
     void add_step(ProgramBuilder& b, const std::string& name, const Field& body,
                   const std::map<std::string, SourceLocation>& later) {
         if (!body.is_map()) body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
-        std::string op;
+        // An einsum's `join:` names its scalar join op, not a join operator.
+        std::string op = body.has("einsum") ? "einsum" : "";
         for (const auto& [key, value] : body.entries())
-            if (kOperators.count(key)) {
+            if (kOperators.count(key) && !(op == "einsum" && (key == "einsum" || key == "join"))) {
                 if (!op.empty()) body.fail("a step has one operator, but this one has " + op +
                                            " and " + key);
                 op = key;

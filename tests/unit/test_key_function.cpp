@@ -322,7 +322,7 @@ TEST_CASE("deep expressions need more than the small stack") {
     CHECK(holds(pred, {1}));
 }
 
-TEST_CASE("a million keys evaluate quickly") {
+TEST_CASE("a million keys evaluate to the counted results") {
     KeyFunction diag = KeyFunction::parse("(i, j) -> i == j && (i + j) % 3 != 1", 2);
     KeyFunction swap = KeyFunction::parse("(i, j) -> (j / 2, i % 7)", 2);
     std::int64_t kept = 0, sum = 0;
