@@ -64,6 +64,15 @@ void check_operand_count(const kernels::KernelCall& k, int wanted, const std::st
                     where);
 }
 
+KeyFunction parse_key_function(const std::string& text, std::size_t arity,
+                               const SourceLocation& where) {
+    try {
+        return KeyFunction::parse(text, arity);
+    } catch (const Error& e) {
+        throw e.located(where);
+    }
+}
+
 void finish_node(Node& n) { n.frontier = n.keys.frontier(n.type.key_arity); }
 
 }  // namespace
@@ -195,12 +204,7 @@ NodeId ProgramBuilder::add_rekey(const std::string& name, const std::string& inp
                                  const std::string& key, const StepSource& src) {
     const NodeId in = lookup(input, src.at("rekey"));
     const Node& I = node(in);
-    KeyFunction f;
-    try {
-        f = KeyFunction::parse(key, I.type.key_arity);
-    } catch (const Error& e) {
-        throw e.located(src.at("key"));
-    }
+    const KeyFunction f = parse_key_function(key, I.type.key_arity, src.at("key"));
     if (f.is_predicate())
         throw Error("a rekey needs a key (a tuple of integers), but \"" + key + "\" is a condition",
                     src.at("key"));
@@ -229,12 +233,7 @@ NodeId ProgramBuilder::add_filter(const std::string& name, const std::string& in
                                   const std::string& where, const StepSource& src) {
     const NodeId in = lookup(input, src.at("filter"));
     const Node& I = node(in);
-    KeyFunction f;
-    try {
-        f = KeyFunction::parse(where, I.type.key_arity);
-    } catch (const Error& e) {
-        throw e.located(src.at("where"));
-    }
+    const KeyFunction f = parse_key_function(where, I.type.key_arity, src.at("where"));
     if (!f.is_predicate())
         throw Error("a filter needs a condition, but \"" + where + "\" computes a key",
                     src.at("where"));
