@@ -15,17 +15,21 @@ SourceLocation location(const std::string& file, const YAML::Mark& mark, const s
     return loc;
 }
 
-void reject_duplicate_keys(const YAML::Node& node, const std::string& file) {
+// Walks the whole document; `path` names the node as Field paths do ("program[1].C").
+void reject_duplicate_keys(const YAML::Node& node, const std::string& file,
+                           const std::string& path) {
     if (node.IsMap()) {
         std::set<std::string> seen;
         for (auto it = node.begin(); it != node.end(); ++it) {
             const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+            const std::string child = path.empty() ? key : path + "." + key;
             if (!seen.insert(key).second)
-                throw Error("duplicate key '" + key + "'", location(file, it->first.Mark(), ""));
-            reject_duplicate_keys(it->second, file);
+                throw Error("duplicate key '" + key + "'", location(file, it->first.Mark(), child));
+            reject_duplicate_keys(it->second, file, child);
         }
     } else if (node.IsSequence()) {
-        for (const auto& child : node) reject_duplicate_keys(child, file);
+        for (std::size_t i = 0; i < node.size(); ++i)
+            reject_duplicate_keys(node[i], file, path + "[" + std::to_string(i) + "]");
     }
 }
 
@@ -40,7 +44,7 @@ YAML::Node load_yaml(const std::string& path) {
     } catch (const YAML::Exception& e) {
         throw Error("malformed YAML: " + e.msg, location(path, e.mark, ""));
     }
-    reject_duplicate_keys(root, path);
+    reject_duplicate_keys(root, path, "");
     return root;
 }
 

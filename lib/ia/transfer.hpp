@@ -1,0 +1,76 @@
+#pragma once
+// What moving a relation between placements costs, in the two models tra reports
+// (docs/cost-model.md):
+//
+//   exact  (default) the tile payload received by sites that did not already hold the tuple,
+//          summed over sites:  sum_{k in K} |to.sites(k) \ from.sites(k)| * tile_bytes.
+//          Keys and count headers are reported apart as overhead_bytes (contract below).
+//          The runtime counts what it really receives by this same definition; the two must
+//          agree exactly, so this file is the contract, not an estimate.
+//   paper  the TRA paper's section 5.3: a bcast of f floats costs f * S, a shuffle costs f,
+//          whatever the source placement; kept so the paper's tables can be reproduced.
+//
+// Overhead contract (what a runtime sends besides tiles, and must count the same way):
+//   * kKeyValueBytes (8) per key position of every received tuple copy (keys travel as int64);
+//   * kCountHeaderBytes (8) per ordered (sender, receiver) pair, sender != receiver, that
+//     exchanges at least one tuple (the int64 tuple count that precedes the tuples).
+// Each received copy has one sender, chosen by sender_for(): holders[receiver mod |holders|]
+// over the ascending holder list, so replicated sources spread the sending work.
+//
+// Unknown placements: moving from Unknown throws tra::Error (Failed), because "nobody holds it"
+// would silently undercount. A planner that traced where the tuples of a remapped relation
+// really are passes them as a SiteMap instead. Moving to Unknown also throws.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/relation.hpp"
+#include "ia/placement.hpp"
+
+namespace tra::ia {
+
+inline constexpr std::int64_t kKeyValueBytes = 8;
+inline constexpr std::int64_t kCountHeaderBytes = 8;
+
+struct Transfer {
+    std::int64_t payload_bytes = 0;   // tile bytes received by sites that lacked the tuple
+    std::int64_t overhead_bytes = 0;  // keys and count headers, by the contract above
+    std::int64_t tuples_moved = 0;    // tuple copies received (one per receiving site)
+    std::int64_t pairs = 0;           // (sender, receiver) pairs exchanging >= 1 tuple
+    // Per site, what it receives (payload and overhead): the exchange buffers a memory model
+    // needs, and what each rank of the runtime checks against its own count.
+    std::vector<std::int64_t> received_payload, received_overhead;
+    std::vector<std::int64_t> sent_payload;  // per site, tile bytes it sends
+
+    std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
+};
+
+// Where each tuple of a relation is held: key -> sites (any order; treated as a set).
+using SiteMap = std::map<Key, std::vector<Site>>;
+
+// The SiteMap of a key set under a placement (throws for Unknown).
+SiteMap holders(const KeySet& keys, const Placement& placement, int sites);
+
+// The one site that sends a copy of a tuple to `receiver`: holders[receiver mod |holders|] of
+// the ascending holder list. Throws when nobody holds the tuple.
+Site sender_for(const std::vector<Site>& holders, Site receiver);
+
+// Moving a relation with these keys (each of key_arity positions, tiles of tile_bytes) from
+// one placement to another on `sites` sites. A bcast is a move to All, a shuffle a move to Part.
+Transfer exact_transfer(const KeySet& keys, std::size_t key_arity, std::size_t tile_bytes,
+                        const Placement& from, const Placement& to, int sites);
+// The same, from tuples whose current sites are known explicitly.
+Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t tile_bytes,
+                        const Placement& to, int sites);
+
+// Tile bytes each site holds when the relation has this placement (index = site).
+std::vector<std::int64_t> resident_bytes(const KeySet& keys, std::size_t tile_bytes,
+                                         const Placement& placement, int sites);
+
+// The paper's model, in floats: f = tuples * elements per tile (paper_floats).
+double paper_floats(std::int64_t tuples, std::int64_t tile_elements);
+double paper_bcast_cost(double floats, int sites);
+double paper_shuffle_cost(double floats);
+
+}  // namespace tra::ia

@@ -1,0 +1,155 @@
+// The exact transfer model (payload, overhead contract, senders, per-site counts), resident
+// bytes, and the paper's section 5.3 model reproducing Table 4 of the TRA paper.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/relation.hpp"
+#include "ia/placement.hpp"
+#include "ia/transfer.hpp"
+
+using namespace tra;
+using namespace tra::ia;
+using R = Placement::Replicate;
+
+namespace {
+
+constexpr std::size_t kTile = 8192;  // one 32x32 f64 tile
+const KeySet k4x4 = KeySet::box(Frontier{4, 4});
+
+Transfer move(const Placement& from, const Placement& to, int s) {
+    return exact_transfer(k4x4, 2, kTile, from, to, s);
+}
+
+}  // namespace
+
+TEST_CASE("bcast from Part sends S-1 copies of every tile", "[transfer]") {
+    for (int s : {2, 3}) {
+        INFO("S=" << s);
+        const auto t = move(Placement::part({0}), Placement::all(), s);
+        CHECK(t.payload_bytes == 16 * (s - 1) * 8192);
+        CHECK(t.tuples_moved == 16 * (s - 1));
+        // Every site holds a row of the 4x4, so every ordered pair exchanges tuples.
+        CHECK(t.pairs == s * (s - 1));
+        CHECK(t.overhead_bytes == 16 * (s - 1) * 2 * 8 + s * (s - 1) * 8);
+        CHECK(t.total_bytes() == t.payload_bytes + t.overhead_bytes);
+    }
+    // S = 3 per site: site 0 holds rows 0 and 3 (8 tiles) and receives the other 8.
+    const auto t = move(Placement::part({0}), Placement::all(), 3);
+    CHECK(t.received_payload == std::vector<std::int64_t>{8 * 8192, 12 * 8192, 12 * 8192});
+    CHECK(t.sent_payload == std::vector<std::int64_t>{16 * 8192, 8 * 8192, 8 * 8192});
+    CHECK(t.received_overhead ==
+          std::vector<std::int64_t>{8 * 16 + 2 * 8, 12 * 16 + 2 * 8, 12 * 16 + 2 * 8});
+}
+
+TEST_CASE("moves that send nothing", "[transfer]") {
+    for (int s = 1; s <= 4; ++s) {
+        INFO("S=" << s);
+        // bcast of an All relation.
+        CHECK(move(Placement::all(), Placement::all(), s).total_bytes() == 0);
+        // Shuffle of an All relation: every site already holds what it is assigned.
+        CHECK(move(Placement::all(), Placement::part({1}), s).total_bytes() == 0);
+        CHECK(move(Placement::all(), Placement::part({1, 0}), s).total_bytes() == 0);
+        // Shuffle to the placement it already has.
+        CHECK(move(Placement::part({0, 1}), Placement::part({0, 1}), s).total_bytes() == 0);
+        CHECK(move(Placement::part({}), Placement::part({}), s).pairs == 0);
+    }
+    const auto g = Placement::grid(0, 1, 2, 2, R::AlongRow);
+    CHECK(move(g, g, 4).total_bytes() == 0);
+    // Dropping replicas (replicated -> one copy) sends nothing either.
+    CHECK(move(g, Placement::grid(0, 1, 2, 2), 4).total_bytes() == 0);
+    // On one site nothing ever moves.
+    CHECK(move(Placement::part({0}), Placement::all(), 1).total_bytes() == 0);
+}
+
+TEST_CASE("Part[0] -> Part[1] moves exactly the tuples whose site changes", "[transfer]") {
+    // S = 2: (i, j) moves from site i mod 2 to j mod 2 iff i and j differ in parity:
+    // 8 of the 16 tuples, 4 in each direction.
+    const auto t = move(Placement::part({0}), Placement::part({1}), 2);
+    CHECK(t.tuples_moved == 8);
+    CHECK(t.payload_bytes == 8 * 8192);
+    CHECK(t.pairs == 2);
+    CHECK(t.overhead_bytes == 8 * 2 * 8 + 2 * 8);
+    CHECK(t.received_payload == std::vector<std::int64_t>{4 * 8192, 4 * 8192});
+    // S = 3: i mod 3 != j mod 3 for 16 - (4 + 1 + 1) = 10 tuples of the 4x4.
+    CHECK(move(Placement::part({0}), Placement::part({1}), 3).tuples_moved == 10);
+}
+
+TEST_CASE("replicated sources pick the sender by the contract", "[transfer]") {
+    // 1x2 grid replicated along its row on S = 3: every tuple on sites {0, 1}; site 2 gets
+    // each tuple from holders[2 mod 2] = site 0.
+    const auto g = Placement::grid(0, 1, 1, 2, R::AlongRow);
+    const auto t = move(g, Placement::all(), 3);
+    CHECK(t.tuples_moved == 16);
+    CHECK(t.sent_payload == std::vector<std::int64_t>{16 * 8192, 0, 0});
+    CHECK(t.pairs == 1);
+    CHECK(sender_for({0, 1}, 2) == 0);
+    CHECK(sender_for({3, 1}, 3) == 3);
+    CHECK(sender_for({1, 3, 1}, 2) == 1);
+    CHECK_THROWS_AS(sender_for({}, 0), Error);
+}
+
+TEST_CASE("grid enforcers for SUMMA", "[transfer]") {
+    // A 4x4 matrix on Part[0] over S = 4 moved to a 2x2 grid replicated along rows: tuple
+    // (i, k) must be on the 2 sites of grid row i mod 2, and was on site i mod 4.
+    const auto t = move(Placement::part({0}), Placement::grid(0, 1, 2, 2, R::AlongRow), 4);
+    // Grid row g = sites {2g, 2g+1}. Row i: holder i, targets grid row i mod 2:
+    //   i=0: {0,1} from 0 -> 1 copy;  i=1: {2,3} from 1 -> 2;  i=2: {0,1} from 2 -> 2;
+    //   i=3: {2,3} from 3 -> 1.  Four tiles per row: (1 + 2 + 2 + 1) * 4 = 24 copies.
+    CHECK(t.tuples_moved == 24);
+    CHECK(t.payload_bytes == 24 * 8192);
+}
+
+TEST_CASE("explicit holders and Unknown", "[transfer]") {
+    try {
+        move(Placement::unknown(), Placement::all(), 2);
+        FAIL("moving from Unknown must throw");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::Failed);
+    }
+    CHECK_THROWS_AS(move(Placement::all(), Placement::unknown(), 2), Error);
+    // A planner that traced a remapped relation passes where its tuples really are.
+    SiteMap held{{Key{0}, {1}}, {Key{1}, {1}}, {Key{2}, {0, 1}}};
+    const auto t = exact_transfer(held, 1, 100, Placement::part({0}), 2);
+    // Key 0 -> site 0 (from 1), key 1 stays on 1, key 2 already on 0.
+    CHECK(t.payload_bytes == 100);
+    CHECK(t.overhead_bytes == 8 + 8);
+    CHECK(holders(KeySet::box(Frontier{2}), Placement::part({0}), 2) ==
+          SiteMap{{Key{0}, {0}}, {Key{1}, {1}}});
+    CHECK_THROWS_AS(exact_transfer(held, 2, 100, Placement::all(), 2), Error);  // arity
+    CHECK_THROWS_AS(exact_transfer(SiteMap{{Key{0}, {5}}}, 1, 1, Placement::all(), 2), Error);
+}
+
+TEST_CASE("resident bytes per site", "[transfer]") {
+    CHECK(resident_bytes(k4x4, kTile, Placement::part({0}), 3) ==
+          std::vector<std::int64_t>{8 * 8192, 4 * 8192, 4 * 8192});
+    CHECK(resident_bytes(k4x4, kTile, Placement::all(), 2) ==
+          std::vector<std::int64_t>{16 * 8192, 16 * 8192});
+    CHECK(resident_bytes(k4x4, kTile, Placement::grid(0, 1, 2, 2, R::AlongColumn), 5) ==
+          std::vector<std::int64_t>{8 * 8192, 8 * 8192, 8 * 8192, 8 * 8192, 0});
+}
+
+TEST_CASE("paper model: f * S per bcast, f per shuffle, whatever the source", "[transfer]") {
+    CHECK(paper_floats(16, 32 * 32) == 16384.0);
+    CHECK(paper_bcast_cost(16384.0, 3) == 49152.0);
+    CHECK(paper_shuffle_cost(16384.0) == 16384.0);
+}
+
+TEST_CASE("paper model reproduces Table 4 of the TRA paper (s = 10)", "[transfer]") {
+    // BMM: bcast B (A row-partitioned; the final shuffle removed by R2-4).
+    // CMM: shuffle of the unaggregated join output, I*J per K block, s K blocks.
+    // RMM: shuffle of A replicated xDups = 5 times and B replicated yDups = 5 times.
+    struct Shape {
+        double i, k, j, bmm, cmm, rmm;
+    };
+    const int s = 10;
+    for (const Shape& m : {Shape{4e4, 4e4, 4e4, 1.6e10, 1.6e10, 1.6e10},
+                           Shape{1e4, 6.4e5, 1e4, 6.4e10, 1.0e9, 6.4e10},
+                           Shape{8e4, 1e4, 8e4, 8.0e9, 6.4e10, 8.0e9}}) {
+        const double a = m.i * m.k, b = m.k * m.j;
+        CHECK(paper_bcast_cost(b, s) == Approx(m.bmm));
+        CHECK(paper_shuffle_cost(m.i * m.j * s) == Approx(m.cmm));
+        CHECK(paper_shuffle_cost(5 * a) + paper_shuffle_cost(5 * b) == Approx(m.rmm));
+    }
+}
