@@ -1,0 +1,104 @@
+#include "ia/plan.hpp"
+
+#include <string>
+#include <variant>
+
+#include "core/error.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+std::string positions(const KeyPositions& p) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
+    return s + "]";
+}
+
+// "shuffle[0, 2]", "map x4", "local_join" -- the op with the argument that distinguishes it.
+std::string op_label(const IaNode& n) {
+    std::string s = op_name(n.op);
+    if (n.op == IaOp::Shuffle) s += positions(n.shuffle_dims);
+    if (n.op == IaOp::Map && n.map_arity != 1) s += " x" + std::to_string(n.map_arity);
+    return s;
+}
+
+std::string input_list(const IaNode& n) {
+    std::string s;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+        s += (i ? ", #" : " <- #") + std::to_string(n.inputs[i]);
+    return s;
+}
+
+}  // namespace
+
+std::string op_name(IaOp op) {
+    switch (op) {
+        case IaOp::Input: return "input";
+        case IaOp::Bcast: return "bcast";
+        case IaOp::Shuffle: return "shuffle";
+        case IaOp::LocalJoin: return "local_join";
+        case IaOp::LocalAggregate: return "local_aggregate";
+        case IaOp::LocalFilter: return "local_filter";
+        case IaOp::Map: return "map";
+    }
+    return "?";
+}
+
+std::string IaNode::str() const {
+    return "#" + std::to_string(id) + " " + op_label(*this) + input_list(*this) + " (origin " +
+           std::to_string(origin) + ") : " + placement.str();
+}
+
+Plan::Plan(const Program& program, int sites) : program_(&program), sites_(sites) {
+    if (sites < 1) throw Error("site count must be at least 1, got " + std::to_string(sites));
+}
+
+IaNodeId Plan::add(IaNode node) {
+    node.id = nodes_.size();
+    // Plan order is execution order, so an input must come first; checking here keeps every
+    // later traversal (validator, costs) a single forward pass.
+    for (IaNodeId in : node.inputs)
+        if (in >= node.id)
+            throw Error("IA node #" + std::to_string(node.id) + " uses #" + std::to_string(in) +
+                            ", which does not precede it",
+                        {}, ErrorKind::Failed);
+    if (node.origin >= program_->nodes.size())
+        throw Error("IA node #" + std::to_string(node.id) + " has no TRA origin " +
+                        std::to_string(node.origin),
+                    {}, ErrorKind::Failed);
+    nodes_.push_back(std::move(node));
+    return nodes_.back().id;
+}
+
+std::optional<IaNodeId> Plan::result(NodeId tra) const {
+    auto it = results_.find(tra);
+    if (it == results_.end()) return std::nullopt;
+    return it->second;
+}
+
+KeyPositions Plan::aggregate_by(const IaNode& n) const {
+    if (n.op == IaOp::LocalAggregate && n.logical) {
+        if (const auto* agg = std::get_if<AggregateOp>(&*n.logical)) return agg->by;
+        if (const auto* cat = std::get_if<ConcatOp>(&*n.logical)) {
+            // CONCAT groups on <key_dim>^c, in key order (Table 1).
+            KeyPositions by;
+            std::size_t arity = n.inputs.empty() ? 0 : origin(n.inputs[0]).type.key_arity;
+            for (std::size_t p = 0; p < arity; ++p)
+                if (p != cat->key_dim) by.push_back(p);
+            return by;
+        }
+    }
+    throw Error("IA node #" + std::to_string(n.id) + " is not a local aggregate with a group-by", {},
+                ErrorKind::Failed);
+}
+
+std::string Plan::str() const {
+    std::string s;
+    for (const IaNode& n : nodes_)
+        s += "#" + std::to_string(n.id) + " " + op_label(n) + " " + origin(n.id).name +
+             input_list(n) + " : " + n.placement.str() + "\n";
+    return s;
+}
+
+}  // namespace tra::ia

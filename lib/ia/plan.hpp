@@ -1,0 +1,104 @@
+#pragma once
+// An IA plan: the physical operators of the TRA paper's section 4 (thesis 3.2.2) as a DAG over a
+// typed TRA Program. Every IA node produces the relation of one TRA node (its `origin`): a local
+// operator computes it, an enforcer (bcast/shuffle) moves its input's relation, so types, key
+// sets and frontiers are never copied into the plan -- they are read from the Program, which
+// already holds them exactly. The plan adds only what is physical: where each relation lives
+// (Placement) and what producing it costs (NodeCost, filled by plan_costs).
+//
+//   input            a TRA input, read or generated in place by every site: free
+//   bcast            the same tuples, afterwards on every site (All)
+//   shuffle(d)       the same tuples, afterwards on Part(d) (d ordered)
+//   local_join       a TRA join run on each site over the tuples that site holds
+//   local_aggregate  a TRA aggregate (or concat) run per site: groups must not span sites
+//   local_filter     a TRA filter, tuple by tuple
+//   map              one input tuple -> `map_arity` output tuples: TRA rekey, transform, tile
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ia/placement.hpp"
+#include "ia/transfer.hpp"
+#include "tra/program.hpp"
+
+namespace tra::ia {
+
+using IaNodeId = std::size_t;
+
+enum class IaOp { Input, Bcast, Shuffle, LocalJoin, LocalAggregate, LocalFilter, Map };
+
+// "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map".
+std::string op_name(IaOp op);
+// Enforcers move data and nothing else; everything else is an operator that runs per site.
+inline bool is_enforcer(IaOp op) { return op == IaOp::Bcast || op == IaOp::Shuffle; }
+
+// What one IA node costs (docs/cost-model.md, "Plan costs"). Filled by annotate_costs.
+struct NodeCost {
+    bool annotated = false;
+    Transfer transfer;                   // enforcers: exact bytes moved; zero otherwise
+    double paper_floats = 0;             // the paper's 5.3 model: bcast f*S, shuffle f, else 0
+    std::vector<std::int64_t> resident;  // per site: tile bytes of this node's output
+    std::int64_t flops = 0;              // summed over sites (replicated work counts per copy)
+};
+
+struct IaNode {
+    IaNodeId id = 0;
+    IaOp op = IaOp::Input;
+    std::vector<IaNodeId> inputs;
+    NodeId origin = 0;                   // the TRA node whose relation this node produces
+    // The TRA operator a local op or map applies (the origin's op: JoinOp, AggregateOp, ConcatOp
+    // for a concat's aggregate, FilterOp, RekeyOp, TransformOp, TileOp); InputOp for inputs;
+    // empty for enforcers, which apply none.
+    std::optional<Operator> logical;
+    KeyPositions shuffle_dims;           // Shuffle: the ordered Part dims it produces
+    int map_arity = 1;                   // Map: output tuples per input tuple (tile: pieces)
+    Placement placement;                 // where the output lives
+    std::vector<std::string> rules;      // rules that produced the node; "compile" initially
+    NodeCost cost;
+
+    // "#3 shuffle[0, 2] <- #2 (origin 4) : Part[0, 2]" -- without names; Plan::str has them.
+    std::string str() const;
+};
+
+class Plan {
+public:
+    Plan(const Program& program, int sites);
+
+    const Program& program() const { return *program_; }
+    int sites() const { return sites_; }
+
+    // Appends `node`, giving it the next id; inputs must already exist. Returns the id.
+    IaNodeId add(IaNode node);
+    const IaNode& node(IaNodeId id) const { return nodes_.at(id); }
+    IaNode& node(IaNodeId id) { return nodes_.at(id); }
+    const std::vector<IaNode>& nodes() const { return nodes_; }
+    std::vector<IaNode>& nodes() { return nodes_; }
+    std::size_t size() const { return nodes_.size(); }
+
+    // The TRA node an IA node's relation belongs to.
+    const Node& origin(IaNodeId id) const { return program_->node(nodes_.at(id).origin); }
+
+    // The IA node holding the final relation of a TRA node (after its enforcers, if any).
+    void set_result(NodeId tra, IaNodeId ia) { results_[tra] = ia; }
+    std::optional<IaNodeId> result(NodeId tra) const;
+    const std::map<NodeId, IaNodeId>& results() const { return results_; }
+
+    // The group-by positions of a local aggregate: AggregateOp.by, or for a concat every key
+    // position of its input but key_dim. Throws Error (Failed) for other nodes. Takes the node,
+    // not an id, so a node can be checked before it is added.
+    KeyPositions aggregate_by(const IaNode& node) const;
+
+    // One line per node: "#3 shuffle[0, 2] AB <- #2 : Part[0, 2]".
+    std::string str() const;
+
+private:
+    const Program* program_;
+    int sites_;
+    std::vector<IaNode> nodes_;
+    std::map<NodeId, IaNodeId> results_;
+};
+
+}  // namespace tra::ia

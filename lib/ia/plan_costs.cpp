@@ -1,0 +1,156 @@
+#include "ia/plan_costs.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <variant>
+
+#include "core/error.hpp"
+#include "ia/transfer.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+
+// Einsum: "ik,kj->ij" -> 2 * i*k*j when some label is summed (a contraction); 0 otherwise,
+// since an elementwise einsum does one operation per element, not a multiply-add.
+std::int64_t einsum_flops(const std::string& spec, const Shape& left, const Shape& right) {
+    auto comma = spec.find(','), arrow = spec.find("->");
+    if (comma == std::string::npos || arrow == std::string::npos || comma > arrow) return 0;
+    std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
+                o = spec.substr(arrow + 2);
+    if (a.size() != left.size() || b.size() != right.size()) return 0;
+    std::map<char, std::int64_t> extent;
+    for (std::size_t i = 0; i < a.size(); ++i) extent[a[i]] = left[i];
+    for (std::size_t i = 0; i < b.size(); ++i) extent[b[i]] = right[i];
+    bool contracts = false;
+    for (char c : a)
+        if (b.find(c) != std::string::npos && o.find(c) == std::string::npos) contracts = true;
+    if (!contracts) return 0;
+    std::int64_t f = 2;
+    for (const auto& [label, n] : extent) f *= n;
+    return f;
+}
+
+// Where each tuple of node `n`'s output is, for nodes whose placement is Unknown.
+SiteMap traced_sites(const Plan& plan, const IaNode& n, const std::vector<SiteMap>& sites) {
+    bool tuple_wise = n.op == IaOp::Map || n.op == IaOp::LocalFilter;
+    if (!tuple_wise || n.inputs.size() != 1)
+        fail("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
+             plan.origin(n.id).name + "') are: its placement is Unknown");
+    const SiteMap& in = sites[n.inputs[0]];
+    const KeySet& out_keys = plan.origin(n.id).keys;
+    SiteMap out;
+    const auto* rekey = n.logical ? std::get_if<RekeyOp>(&*n.logical) : nullptr;
+    if (rekey) {
+        for (const auto& [k, s] : in) {
+            auto& dst = out[rekey->key.apply(k)];
+            dst.insert(dst.end(), s.begin(), s.end());
+        }
+        for (auto& [k, s] : out) {
+            std::sort(s.begin(), s.end());
+            s.erase(std::unique(s.begin(), s.end()), s.end());
+        }
+    } else if (n.logical && std::holds_alternative<TileOp>(*n.logical)) {
+        // The pieces of a tuple stay with it: drop the appended key position to find it.
+        for (const Key& k : out_keys) {
+            Key parent(std::vector<std::int64_t>(k.begin(), k.end() - 1));
+            out[k] = in.at(parent);
+        }
+    } else {  // filter, transform: same keys (a filter keeps a subset)
+        for (const Key& k : out_keys) out[k] = in.at(k);
+    }
+    return out;
+}
+
+std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
+    std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
+    for (const auto& [k, s] : map)
+        for (Site site : s) r.at(static_cast<std::size_t>(site)) += static_cast<std::int64_t>(tile_bytes);
+    return r;
+}
+
+std::int64_t node_flops(const Plan& plan, const IaNode& n) {
+    if (n.op != IaOp::LocalJoin || !n.logical) return 0;
+    const auto* join = std::get_if<JoinOp>(&*n.logical);
+    if (!join) return 0;
+    std::int64_t per_pair = join_kernel_flops(join->kernel, plan.origin(n.inputs[0]).type.bound,
+                                              plan.origin(n.inputs[1]).type.bound);
+    // One kernel call per output tuple copy: every site where a matching pair meets computes it.
+    std::int64_t copies = 0;
+    auto tile_bytes = static_cast<std::int64_t>(plan.origin(n.id).type.tile_bytes());
+    for (std::int64_t bytes : n.cost.resident) copies += tile_bytes ? bytes / tile_bytes : 0;
+    return per_pair * copies;
+}
+
+}  // namespace
+
+std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& left,
+                               const Shape& right) {
+    const std::string& name = kernel.name();
+    if (name == "einsum") return einsum_flops(kernel.params().spec, left, right);
+    if (name.rfind("matmul", 0) != 0 || left.size() != 2 || right.size() != 2) return 0;
+    // Whatever the transposes, the left tile holds m*k elements and the right k*n, and the
+    // contracted extent is the one the two name in common.
+    bool tl = name == "matmul_tn" || name == "matmul_tt";
+    bool tr = name == "matmul_nt" || name == "matmul_tt";
+    std::int64_t m = tl ? left[1] : left[0], k = tl ? left[0] : left[1];
+    std::int64_t n = tr ? right[0] : right[1];
+    return 2 * m * n * k;
+}
+
+PlanTotals annotate_costs(Plan& plan) {
+    const int S = plan.sites();
+    PlanTotals totals;
+    std::vector<SiteMap> sites(plan.size());
+    for (IaNode& n : plan.nodes()) {
+        const Node& origin = plan.origin(n.id);
+        const std::size_t tile_bytes = origin.type.tile_bytes();
+        NodeCost cost;
+        cost.annotated = true;
+        if (n.placement.kind() == Placement::Kind::Unknown) {
+            sites[n.id] = traced_sites(plan, n, sites);
+            cost.resident = resident_of(sites[n.id], tile_bytes, S);
+        } else {
+            sites[n.id] = holders(origin.keys, n.placement, S);
+            cost.resident = resident_bytes(origin.keys, tile_bytes, n.placement, S);
+        }
+        if (is_enforcer(n.op)) {
+            cost.transfer = exact_transfer(sites.at(n.inputs.at(0)), origin.type.key_arity,
+                                           tile_bytes, n.placement, S);
+            double f = paper_floats(static_cast<std::int64_t>(origin.tuples()),
+                                    origin.type.bound.product());
+            cost.paper_floats = n.op == IaOp::Bcast ? paper_bcast_cost(f, S) : paper_shuffle_cost(f);
+        }
+        n.cost = std::move(cost);
+        n.cost.flops = node_flops(plan, n);
+        totals.payload_bytes += n.cost.transfer.payload_bytes;
+        totals.overhead_bytes += n.cost.transfer.overhead_bytes;
+        totals.paper_floats += n.cost.paper_floats;
+        totals.flops += n.cost.flops;
+    }
+
+    // Peak: an output lives from its node to its last consumer (the end, for program results).
+    std::vector<IaNodeId> last_use(plan.size());
+    for (const IaNode& n : plan.nodes()) {
+        last_use[n.id] = std::max(last_use[n.id], n.id);
+        for (IaNodeId in : n.inputs) last_use[in] = std::max(last_use[in], n.id);
+    }
+    for (const Output& o : plan.program().outputs)
+        if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
+    totals.peak_per_site.assign(static_cast<std::size_t>(S), 0);
+    for (IaNodeId t = 0; t < plan.size(); ++t) {
+        std::vector<std::int64_t> live(static_cast<std::size_t>(S), 0);
+        for (IaNodeId i = 0; i <= t; ++i)
+            if (last_use[i] >= t)
+                for (std::size_t s = 0; s < live.size(); ++s) live[s] += plan.node(i).cost.resident[s];
+        for (std::size_t s = 0; s < live.size(); ++s)
+            totals.peak_per_site[s] = std::max(totals.peak_per_site[s], live[s]);
+    }
+    for (std::int64_t p : totals.peak_per_site) totals.peak_bytes = std::max(totals.peak_bytes, p);
+    return totals;
+}
+
+}  // namespace tra::ia

@@ -1,0 +1,50 @@
+#pragma once
+// Per-node and whole-plan costs of an IA plan (docs/cost-model.md, "Plan costs"):
+//
+//   transfer   exact bytes an enforcer moves: exact_transfer from where its input's tuples are
+//              to its output placement, over the origin's key set and tile bytes
+//   paper      the TRA paper's 5.3 model in floats: bcast f*S, shuffle f, f = tuples * tile
+//              elements (our key sets are exact, so tuples replaces the frontier product)
+//   resident   each site's tile bytes of every node's output (resident_bytes)
+//   peak       per site, the largest sum of resident bytes of outputs alive at once, in plan
+//              order: an output is allocated at its node and freed after its last consumer;
+//              outputs of the program stay to the end; exchange buffers are not counted
+//   flops      local joins with a matrix-product kernel: 2*m*n*k per tile pair, per site that
+//              computes the pair (replicated work counts per copy); everything else 0
+//
+// Where tuples are after a rekey (Unknown placement) is traced exactly: a map keeps each
+// tuple's site, so the output's SiteMap is the input's with the key function applied. This lets
+// a bcast or shuffle after a rekey be costed exactly instead of refused.
+#include <cstdint>
+#include <vector>
+
+#include "core/index_vector.hpp"
+#include "ia/plan.hpp"
+#include "kernels/kernel.hpp"
+
+namespace tra::ia {
+
+struct PlanTotals {
+    std::int64_t payload_bytes = 0;   // sum of enforcers' exact payload
+    std::int64_t overhead_bytes = 0;  // sum of enforcers' keys and count headers
+    double paper_floats = 0;          // sum of the paper model over enforcers
+    std::int64_t flops = 0;
+    std::vector<std::int64_t> peak_per_site;  // the peak model above, per site
+    std::int64_t peak_bytes = 0;              // max over sites
+
+    std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
+};
+
+// Flops of one application of a join kernel to tiles of these bounds: 2*m*n*k for matmul,
+// matmul_tn, matmul_nt, matmul_tt, and for a two-operand einsum with a contracted label
+// (2 * product of all label extents); 0 for every other kernel. TEMPORARY: kernels should
+// declare their own flop counts; until they do, this is the only place that knows kernel names.
+std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& left,
+                               const Shape& right);
+
+// Fills every node's NodeCost and returns the totals. Throws Error (Failed) when where a
+// node's tuples live cannot be determined (an Unknown placement not produced by a map chain);
+// validate() first to get BadInput reasons for invalid plans.
+PlanTotals annotate_costs(Plan& plan);
+
+}  // namespace tra::ia

@@ -1,0 +1,152 @@
+#include "ia/plan_validator.hpp"
+
+#include <algorithm>
+#include <string>
+#include <variant>
+
+#include "core/error.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+std::string positions(const KeyPositions& p) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
+    return s + "]";
+}
+
+PlacementInference invalid(std::string why) { return {std::nullopt, std::move(why)}; }
+PlacementInference valid(Placement p) { return {std::move(p), {}}; }
+
+// Index of `pos` within `by`, or nullopt.
+std::optional<std::size_t> index_in(const KeyPositions& by, std::size_t pos) {
+    auto it = std::find(by.begin(), by.end(), pos);
+    if (it == by.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - by.begin());
+}
+
+PlacementInference aggregate_placement(const Placement& in, const KeyPositions& by) {
+    switch (in.kind()) {
+        case Placement::Kind::All: return valid(Placement::all());
+        case Placement::Kind::Unknown:
+            return invalid("its input's placement is Unknown, so a group may span sites");
+        case Placement::Kind::Part: {
+            // Tuples of one group agree on `by`, hence on d when d is a subset of by: one site.
+            KeyPositions out;
+            for (std::size_t d : in.dims()) {
+                auto i = index_in(by, d);
+                if (!i)
+                    return invalid("its input is " + in.str() + " but key position " +
+                                   std::to_string(d) + " is not grouped on (by " +
+                                   positions(by) + "), so a group may span sites");
+                out.push_back(*i);
+            }
+            return valid(Placement::part(out));
+        }
+        case Placement::Kind::Grid: {
+            auto r = index_in(by, in.dims()[0]), c = index_in(by, in.dims()[1]);
+            if (in.replicated() || !r || !c)
+                return invalid("its input is " + in.str() + ", which does not keep each group (by " +
+                               positions(by) + ") on one site");
+            return valid(Placement::grid(*r, *c, in.grid_rows(), in.grid_cols()));
+        }
+    }
+    return invalid("unknown placement kind");
+}
+
+PlacementInference map_placement(const Placement& in, const Operator& op) {
+    // A rekey may send any key anywhere in key space while the tuple stays on its site, so the
+    // site can no longer be computed from the new key -- unless every site holds every tuple.
+    if (std::holds_alternative<RekeyOp>(op))
+        return valid(in.kind() == Placement::Kind::All ? Placement::all() : Placement::unknown());
+    // Transform keeps keys; tile appends a key position, so positions a placement reads stay.
+    if (std::holds_alternative<TransformOp>(op) || std::holds_alternative<TileOp>(op))
+        return valid(in);
+    return invalid("a map applies a rekey, transform or tile, not a " + operator_name(op));
+}
+
+std::size_t expected_inputs(IaOp op) {
+    switch (op) {
+        case IaOp::Input: return 0;
+        case IaOp::LocalJoin: return 2;
+        default: return 1;
+    }
+}
+
+}  // namespace
+
+PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
+    if (n.inputs.size() != expected_inputs(n.op))
+        return invalid("it has " + std::to_string(n.inputs.size()) + " inputs, " +
+                       op_name(n.op) + " takes " + std::to_string(expected_inputs(n.op)));
+    for (IaNodeId in : n.inputs)
+        if (in >= n.id) return invalid("input #" + std::to_string(in) + " does not precede it");
+    auto in_placement = [&](std::size_t i) -> const Placement& {
+        return plan.node(n.inputs[i]).placement;
+    };
+    if (!is_enforcer(n.op) && !n.logical) return invalid("it has no logical operator");
+    switch (n.op) {
+        case IaOp::Input:
+            if (n.placement.kind() == Placement::Kind::Unknown)
+                return invalid("an input must start in a known placement");
+            return valid(n.placement);
+        case IaOp::Bcast: return valid(Placement::all());
+        case IaOp::Shuffle: {
+            std::size_t arity = plan.program().node(n.origin).type.key_arity;
+            for (std::size_t d : n.shuffle_dims)
+                if (d >= arity)
+                    return invalid("shuffle position " + std::to_string(d) +
+                                   " is outside the key of arity " + std::to_string(arity));
+            return valid(Placement::part(n.shuffle_dims));
+        }
+        case IaOp::LocalJoin: {
+            const auto* join = std::get_if<JoinOp>(&*n.logical);
+            if (!join) return invalid("a local join must apply a TRA join");
+            const Placement &l = in_placement(0), &r = in_placement(1);
+            auto out = join_output_placement(l, join->left_keys, r, join->right_keys,
+                                             plan.origin(n.inputs[0]).type.key_arity);
+            if (!out)
+                return invalid("inputs are not co-located on the join keys: left " + l.str() +
+                               ", right " + r.str() + " joined on " + positions(join->left_keys) +
+                               " = " + positions(join->right_keys));
+            return valid(*out);
+        }
+        case IaOp::LocalAggregate: {
+            if (!std::holds_alternative<AggregateOp>(*n.logical) &&
+                !std::holds_alternative<ConcatOp>(*n.logical))
+                return invalid("a local aggregate must apply a TRA aggregate or concat");
+            return aggregate_placement(in_placement(0), plan.aggregate_by(n));
+        }
+        case IaOp::LocalFilter:
+            if (!std::holds_alternative<FilterOp>(*n.logical))
+                return invalid("a local filter must apply a TRA filter");
+            return valid(in_placement(0));  // a filter keeps each accepted tuple's site
+        case IaOp::Map: return map_placement(in_placement(0), *n.logical);
+    }
+    return invalid("unknown IA operator");
+}
+
+void validate(const Plan& plan) {
+    for (const IaNode& n : plan.nodes()) {
+        auto fail = [&](const std::string& why) {
+            throw Error("IA node #" + std::to_string(n.id) + " (" + op_name(n.op) +
+                            " producing '" + plan.origin(n.id).name + "'): " + why,
+                        {}, ErrorKind::BadInput);
+        };
+        for (IaNodeId in : n.inputs)
+            if (in < n.id && is_enforcer(n.op) && plan.node(in).origin != n.origin)
+                fail("an enforcer must move its input's relation (origin '" +
+                     plan.origin(in).name + "')");
+        const Placement& p = n.placement;
+        if (p.kind() == Placement::Kind::Grid && p.grid_rows() * p.grid_cols() > plan.sites())
+            fail("placement " + p.str() + " needs " + std::to_string(p.grid_rows() * p.grid_cols()) +
+                 " sites, the plan has " + std::to_string(plan.sites()));
+        PlacementInference inferred = infer_output_placement(plan, n);
+        if (!inferred.placement) fail(inferred.why);
+        if (!(*inferred.placement == p))
+            fail("it claims placement " + p.str() + " but produces " + inferred.placement->str());
+    }
+}
+
+}  // namespace tra::ia
