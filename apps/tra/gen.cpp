@@ -4,6 +4,7 @@
 
 #include "storage/atomic_output.hpp"
 #include "storage/generator.hpp"
+#include "storage/layout.hpp"
 #include "storage/tensor_file.hpp"
 #include "verbs.hpp"
 #include "workflow/workflow_loader.hpp"
@@ -46,12 +47,11 @@ void generate(const GenOptions& opt) {
         const auto& op = std::get<InputOp>(n.op);
         storage::DatasetWriter writer(files.at(op.source.file)->temp_path(), op.source.dataset,
                                       n.type.dtype, op.shape, n.type.bound);
-        for (const Key& k : n.keys) {
-            Shape origin(k.size());
-            for (std::size_t d = 0; d < k.size(); ++d) origin[d] = k[d] * n.type.bound[d];
-            writer.write_block(origin, storage::generate_tile(*op.source.generate, n.type.dtype,
-                                                              op.shape, n.type.bound, k));
-        }
+        const auto layout = storage::RelationLayout::of(n.type, n.frontier);
+        for (const Key& k : n.keys)
+            writer.write_block(layout.origin(k), storage::generate_tile(*op.source.generate,
+                                                                        n.type.dtype, op.shape,
+                                                                        n.type.bound, k));
         writer.close();
     }
     for (auto& [path, file] : files) file->commit();

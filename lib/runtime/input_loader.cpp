@@ -1,24 +1,29 @@
 #include "runtime/input_loader.hpp"
 
 #include "storage/generator.hpp"
-#include "storage/tensor_file.hpp"
+#include "storage/layout.hpp"
 
 namespace tra::runtime {
 
-Tile load_input_tile(const Node& input, const Key& key) {
+InputTiles::InputTiles(const Node& input) : input_(input) {
     const auto& op = std::get<InputOp>(input.op);
-    const Shape& bound = input.type.bound;
-    if (op.source.generate)
-        return storage::generate_tile(*op.source.generate, input.type.dtype, op.shape, bound, key);
-    storage::DatasetReader reader(op.source.file, op.source.dataset);
-    if (reader.info().dtype != input.type.dtype || reader.info().shape != op.shape)
+    if (op.source.generate) return;
+    reader_.emplace(op.source.file, op.source.dataset);
+    const auto& info = reader_->info();
+    if (info.dtype != input.type.dtype || info.shape != op.shape)
         throw Error("input " + input.name + ": " + op.source.file + ":" + op.source.dataset +
-                        " no longer matches the workflow (" + name_of(reader.info().dtype) + " " +
-                        reader.info().shape.str() + ")",
+                        " no longer matches the workflow (it holds " + name_of(info.dtype) + " " +
+                        info.shape.str() + ")",
                     input.where);
-    Shape origin(bound.size());
-    for (std::size_t d = 0; d < bound.size(); ++d) origin[d] = key[d] * bound[d];
-    return reader.read_block(origin, bound);
+}
+
+Tile InputTiles::tile(const Key& key) const {
+    const auto& op = std::get<InputOp>(input_.op);
+    if (!reader_)
+        return storage::generate_tile(*op.source.generate, input_.type.dtype, op.shape,
+                                      input_.type.bound, key);
+    return reader_->read_block(storage::RelationLayout::of(input_.type, input_.frontier).origin(key),
+                               input_.type.bound);
 }
 
 }  // namespace tra::runtime

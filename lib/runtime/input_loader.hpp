@@ -1,11 +1,25 @@
 #pragma once
-// Makes the tiles of a program's inputs: read from their HDF5 dataset or generated, tile by tile.
+// Makes the tiles of a program's input: read from its HDF5 dataset (opened once) or generated,
+// tile by tile, so a rank can make exactly the tiles it holds.
+#include <memory>
+#include <optional>
+
 #include "core/relation.hpp"
+#include "storage/tensor_file.hpp"
 #include "tra/program.hpp"
 
 namespace tra::runtime {
 
-// The tile at `key` of input node `input` (read or generated).
-Tile load_input_tile(const Node& input, const Key& key);
+class InputTiles {
+public:
+    // Opens the input's dataset (if it has one) and checks it still matches the workflow.
+    explicit InputTiles(const Node& input);
+
+    Tile tile(const Key& key) const;
+
+private:
+    const Node& input_;
+    std::optional<storage::DatasetReader> reader_;
+};
 
 }  // namespace tra::runtime

@@ -43,8 +43,8 @@ TensorRelation ReferenceEvaluator::compute(const Node& node) {
         [&](const auto& op) {
             using T = std::decay_t<decltype(op)>;
             if constexpr (std::is_same_v<T, InputOp>) {
-                for (const Key& k : KeySet::box(node.frontier))
-                    out.tuples.emplace(k, load_input_tile(node, k));
+                const InputTiles input(node);
+                for (const Key& k : node.keys) out.tuples.emplace(k, input.tile(k));
             } else if constexpr (std::is_same_v<T, JoinOp>) {
                 // Every pair of tuples whose join positions agree.
                 const auto &L = operand(0), &R = operand(1);
