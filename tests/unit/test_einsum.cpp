@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "core/error.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "storage/generator.hpp"
@@ -21,6 +22,10 @@ namespace fs = std::filesystem;
 using Kind = storage::GeneratorSpec::Kind;
 
 namespace {
+
+struct TempDir : testing::TempDir {
+    TempDir() : testing::TempDir("einsum") {}
+};
 
 StepSource at(const std::string& step) {
     StepSource s;
@@ -91,25 +96,6 @@ std::vector<std::string> node_ops(const Program& p) {
 }
 
 using Strings = std::vector<std::string>;
-
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        path_ = fs::temp_directory_path() /
-                ("tra-einsum-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
 
 }  // namespace
 

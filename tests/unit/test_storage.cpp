@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "core/error.hpp"
 #include "core/relation.hpp"
 #include "storage/atomic_output.hpp"
@@ -24,24 +25,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder per test case, removed afterwards.
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        path_ = fs::temp_directory_path() /
-                ("tra-storage-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
+struct TempDir : testing::TempDir {
+    TempDir() : testing::TempDir("storage") {}
 };
 
 // Element (global index) of the test tensors: its own row-major position, exact in f32 too.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "core/error.hpp"
 #include "storage/tensor_file.hpp"
 #include "workflow/workflow_loader.hpp"
@@ -20,31 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        static int counter = 0;
-        path_ = fs::temp_directory_path() /
-                ("tra-workflow-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string path(const std::string& name = "") const {
-        return name.empty() ? path_.string() : (path_ / name).string();
-    }
-    // Writes `text` to `name` and returns the path.
-    std::string write(const std::string& name, const std::string& text) const {
-        fs::create_directories((path_ / name).parent_path());
-        std::ofstream(path_ / name) << text;
-        return path(name);
-    }
-
-private:
-    fs::path path_;
+struct TempDir : testing::TempDir {
+    TempDir() : testing::TempDir("workflow") {}
 };
 
 // "FILE:LINE:COL" where COL is the (1-based) column of `needle` in line `line` of `text`.
