@@ -102,6 +102,7 @@ class Program {
 public:
     std::string name;
     DType dtype = DType::F64;
+    std::optional<int> sites;  // the workflow's `sites:`: default site count for planning
     std::vector<Node> nodes;  // topological: inputs precede users
     std::vector<Output> outputs;
 

@@ -30,6 +30,7 @@ struct EinsumStep {
 class ProgramBuilder {
 public:
     ProgramBuilder(std::string name, DType dtype);
+    void set_sites(int sites) { program_.sites = sites; }
 
     NodeId add_input(const std::string& name, const Shape& shape, const Shape& tile, DType dtype,
                      InputSource source, const StepSource& src);

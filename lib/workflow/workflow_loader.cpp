@@ -81,10 +81,15 @@ public:
     Program load() {
         Field root(load_yaml(path_), path_, "");
         if (!root.is_map()) root.fail("a workflow is a map with name, inputs, program, outputs");
-        root.allow_only({"name", "dtype", "inputs", "program", "outputs"});
+        root.allow_only({"name", "dtype", "sites", "inputs", "program", "outputs"});
         DType dtype = DType::F64;
         if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
         ProgramBuilder b(root.at("name").as_string(), dtype);
+        if (root.has("sites")) {
+            const auto sites = root.at("sites").as_int();
+            if (sites < 1) root.at("sites").fail("sites must be at least 1");
+            b.set_sites(static_cast<int>(sites));
+        }
         if (root.has("inputs"))
             for (const auto& [name, f] : root.at("inputs").entries()) add_input(b, name, f, dtype);
         if (root.has("program")) add_steps(b, root.at("program"));

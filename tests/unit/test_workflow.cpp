@@ -497,3 +497,13 @@ TEST_CASE("workflow errors: bad values", "[workflow][errors]") {
     const std::string p3 = dir.write("noname.yaml", t3);
     expect_error(p3, p3, "missing field 'name'");
 }
+
+TEST_CASE("workflow sites: optional, positive", "[workflow]") {
+    TempDir dir;
+    const std::string ok = dir.write("ok.yaml", "name: s\nsites: 4\ninputs:\n  A: {shape: [2], generate: {constant: 1}}\n");
+    CHECK(load_workflow(ok).sites == 4);
+    const std::string none = dir.write("none.yaml", "name: s\n");
+    CHECK_FALSE(load_workflow(none).sites.has_value());
+    const std::string bad = dir.write("bad.yaml", "name: s\nsites: 0\n");
+    CHECK_THROWS_WITH(load_workflow(bad), Catch::Contains("bad.yaml:2:8: sites: sites must be at least 1"));
+}
