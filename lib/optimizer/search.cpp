@@ -1,0 +1,222 @@
+#include "optimizer/search.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <variant>
+
+#include "core/error.hpp"
+#include "ia/plan_validator.hpp"
+#include "optimizer/emit.hpp"
+#include "optimizer/strategy.hpp"
+
+namespace tra::optimizer {
+
+using ia::Placement;
+using ia::Plan;
+
+std::vector<Placement> candidate_input_placements(const Program& program, NodeId input) {
+    std::size_t arity = program.node(input).type.key_arity;
+    if (arity == 0) return {Placement::part({})};
+    std::vector<Placement> out;
+    for (std::size_t d = 0; d < arity; ++d) out.push_back(Placement::part({d}));
+    return out;
+}
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names, const std::string& sep) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : sep) + n;
+    return out;
+}
+
+// Ranking key: exact payload, then paper floats, then a tie-break string. Exact bytes first
+// because they are what the runtime really moves; the paper model only breaks ties.
+bool cheaper(const ia::PlanTotals& a, const std::string& an, const ia::PlanTotals& b,
+             const std::string& bn) {
+    return std::tie(a.payload_bytes, a.paper_floats, an) <
+           std::tie(b.payload_bytes, b.paper_floats, bn);
+}
+
+class Searcher {
+public:
+    Searcher(const Program& program, int sites, const SearchOptions& options)
+        : program_(program), sites_(sites), options_(options) {
+        for (NodeId id = 0; id < program.nodes.size(); ++id)
+            if (program.node(id).needed) order_.push_back(id);
+        check_inputs();
+        check_pins();
+    }
+
+    std::vector<RankedPlan> run() {
+        // An upper bound on the combinations: every choice point times its option count.
+        double bound = 1;
+        for (NodeId id : order_) bound *= static_cast<double>(choices(id));
+        greedy_ = bound > static_cast<double>(options_.max_combinations);
+        walk(0, Plan(program_, sites_), {}, {});
+        check_pins_applied();
+        std::vector<RankedPlan> out;
+        for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
+        std::sort(out.begin(), out.end(), [](const RankedPlan& a, const RankedPlan& b) {
+            return cheaper(a.totals, a.name, b.totals, b.name);
+        });
+        if (out.size() > options_.top_k) out.erase(out.begin() + options_.top_k, out.end());
+        return out;
+    }
+
+private:
+    struct Candidate {
+        RankedPlan ranked;
+        std::string inputs;  // where inputs started: breaks ties between same-named plans
+    };
+
+    std::size_t choices(NodeId id) const {
+        const Node& n = program_.node(id);
+        if (std::holds_alternative<InputOp>(n.op))
+            return options_.input_placements.count(id)
+                       ? 1
+                       : candidate_input_placements(program_, id).size();
+        if (pinned_.count(id)) return 1;
+        return std::max<std::size_t>(1, strategies_for(n.op).size());
+    }
+
+    void check_inputs() const {
+        for (const auto& [id, placement] : options_.input_placements) {
+            if (id >= program_.nodes.size() ||
+                !std::holds_alternative<InputOp>(program_.node(id).op) ||
+                !program_.node(id).needed)
+                throw Error("a starting placement is given for node " + std::to_string(id) +
+                            ", which is not a needed input of the program");
+            if (placement.kind() == Placement::Kind::Unknown)
+                throw Error("input '" + program_.node(id).name +
+                            "' cannot start in an Unknown placement");
+        }
+    }
+
+    static std::string names_of(const std::vector<Strategy>& list) {
+        std::vector<std::string> names;
+        for (const auto& s : list) names.push_back(s.name);
+        return join_names(names, ", ");
+    }
+
+    void check_pins() {
+        for (const auto& [node, strategy] : options_.pins) {
+            auto id = program_.find(node);
+            if (!id || !program_.node(*id).needed || !has_strategies(program_.node(*id).op))
+                throw Error("cannot pin '" + node +
+                            "': it is not a needed join or aggregate of the program");
+            const auto& list = strategies_for(program_.node(*id).op);
+            bool known = std::any_of(list.begin(), list.end(),
+                                     [&](const Strategy& s) { return s.name == strategy; });
+            if (!known)
+                throw Error("cannot pin '" + node + "' to '" + strategy + "': the " +
+                            operator_name(program_.node(*id).op) + " strategies are " +
+                            names_of(list));
+            pinned_[*id] = strategy;
+        }
+    }
+
+    // A pinned strategy that applied in no combination: name what did apply.
+    void check_pins_applied() const {
+        for (const auto& [id, strategy] : pinned_) {
+            const auto& ok = applied_.count(id) ? applied_.at(id) : std::set<std::string>{};
+            if (ok.count(strategy)) continue;
+            std::vector<std::string> names(ok.begin(), ok.end());
+            throw Error("cannot pin '" + program_.node(id).name + "' to '" + strategy +
+                        "': it applies to no reachable placement of its inputs; strategies "
+                        "that apply: " +
+                        (names.empty() ? std::string("none") : join_names(names, ", ")));
+        }
+    }
+
+    void walk(std::size_t i, Plan plan, std::vector<std::string> parts, std::string inputs) {
+        if (i == order_.size()) return finish(std::move(plan), parts, inputs);
+        NodeId id = order_[i];
+        const Node& node = program_.node(id);
+        if (std::holds_alternative<InputOp>(node.op)) {
+            std::vector<Placement> starts;
+            if (auto f = options_.input_placements.find(id); f != options_.input_placements.end())
+                starts = {f->second};
+            else
+                starts = candidate_input_placements(program_, id);
+            if (greedy_) starts.resize(1);
+            for (const Placement& p : starts) {
+                Plan next = plan;
+                next.set_result(id, emit_input(next, id, p));
+                walk(i + 1, std::move(next), parts, inputs + node.name + "=" + p.str() + ";");
+            }
+            return;
+        }
+        if (!has_strategies(node.op)) {
+            plan.set_result(id, emit_table1(plan, id));
+            return walk(i + 1, std::move(plan), std::move(parts), std::move(inputs));
+        }
+        // Every strategy is tried on a copy, so the pin error can list those that applied.
+        std::vector<std::pair<std::string, Plan>> applicable;
+        for (const Strategy& s : strategies_for(node.op)) {
+            Plan next = plan;
+            auto r = s.apply(next, id);
+            if (!r) continue;
+            applied_[id].insert(s.name);
+            auto pin = pinned_.find(id);
+            if (pin != pinned_.end() && pin->second != s.name) continue;
+            next.set_result(id, *r);
+            applicable.emplace_back(s.name, std::move(next));
+        }
+        if (greedy_ && applicable.size() > 1) {
+            // Keep the strategy whose partial plan is cheapest (ties: strategy name).
+            std::size_t keep = 0;
+            ia::PlanTotals best_totals;
+            for (std::size_t k = 0; k < applicable.size(); ++k) {
+                Plan trial = applicable[k].second;
+                ia::PlanTotals t = ia::annotate_costs(trial);
+                if (k == 0 || cheaper(t, applicable[k].first, best_totals,
+                                      applicable[keep].first)) {
+                    keep = k;
+                    best_totals = t;
+                }
+            }
+            applicable = {std::move(applicable[keep])};
+        }
+        for (auto& [name, next] : applicable) {
+            auto p = parts;
+            p.push_back(node.name + "=" + name);
+            walk(i + 1, std::move(next), std::move(p), inputs);
+        }
+    }
+
+    void finish(Plan plan, const std::vector<std::string>& parts, const std::string& inputs) {
+        ia::validate(plan);  // strategies only emit validated nodes; this guards the whole
+        ia::PlanTotals totals = ia::annotate_costs(plan);
+        std::string name = parts.empty() ? std::string("table1") : join_names(parts, ",");
+        auto it = best_.find(name);
+        if (it != best_.end() && !cheaper(totals, inputs, it->second.ranked.totals,
+                                          it->second.inputs))
+            return;
+        Candidate c{RankedPlan{name, std::move(plan), std::move(totals)}, inputs};
+        if (it != best_.end())
+            it->second = std::move(c);
+        else
+            best_.emplace(name, std::move(c));
+    }
+
+    const Program& program_;
+    int sites_;
+    const SearchOptions& options_;
+    std::vector<NodeId> order_;
+    std::map<NodeId, std::string> pinned_;
+    std::map<NodeId, std::set<std::string>> applied_;
+    std::map<std::string, Candidate> best_;
+    bool greedy_ = false;
+};
+
+}  // namespace
+
+std::vector<RankedPlan> search_plans(const Program& program, int sites,
+                                     const SearchOptions& options) {
+    if (sites < 1) throw Error("the site count must be at least 1");
+    return Searcher(program, sites, options).run();
+}
+
+}  // namespace tra::optimizer

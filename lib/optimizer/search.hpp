@@ -1,0 +1,53 @@
+#pragma once
+// Whole-plan search: the cross product of strategies (strategy.hpp) over the program's joins and
+// aggregates, and of free starting placements of its inputs, each combination built into an IA
+// plan, validated, costed (annotate_costs), and ranked.
+//
+//   name      "AB=cmm,C=local": NODE=strategy for every needed join and aggregate, in program
+//             order. Plans with the same name differ only in where inputs start; only the
+//             cheapest of them is kept, so the returned plans have distinct names.
+//   order     exact payload bytes, then paper floats, then name: a total, deterministic order.
+//   inputs    each input not fixed by SearchOptions::input_placements may start in Part[d] for
+//             any single key position d (Part[] for key arity 0): reading in place is free, so
+//             the search may choose; one position each keeps the set small.
+//   pins      NODE -> strategy restricts that node to that strategy.
+//   cap       when the product of the choice counts (an upper bound on the combinations)
+//             exceeds max_combinations, the search is greedy instead: inputs start where
+//             input_placements says or in Part[0], and each join or aggregate in program order
+//             takes the applicable strategy that makes the partial plan cheapest (same order);
+//             it returns that one plan.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ia/placement.hpp"
+#include "ia/plan.hpp"
+#include "ia/plan_costs.hpp"
+
+namespace tra::optimizer {
+
+struct SearchOptions {
+    std::size_t top_k = 10;
+    std::map<std::string, std::string> pins;              // TRA node name -> strategy name
+    std::size_t max_combinations = 20000;
+    std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
+};
+
+struct RankedPlan {
+    std::string name;
+    ia::Plan plan;
+    ia::PlanTotals totals;
+};
+
+// The K best plans, best first. Throws Error (BadInput) for a pin on a node that is not a
+// needed join or aggregate, for a pinned strategy that the node's operator does not have or that
+// applies in no combination (the message names the node and the strategies that do apply),
+// and for an Unknown or misplaced fixed input placement.
+std::vector<RankedPlan> search_plans(const Program& program, int sites,
+                                     const SearchOptions& options = {});
+
+// The starting placements the search tries for an input node: Part[d] for each key position.
+std::vector<ia::Placement> candidate_input_placements(const Program& program, NodeId input);
+
+}  // namespace tra::optimizer

@@ -1,0 +1,104 @@
+#include "optimizer/strategy.hpp"
+
+#include <variant>
+
+#include "ia/plan_validator.hpp"
+#include "optimizer/emit.hpp"
+
+namespace tra::optimizer {
+
+using ia::IaNodeId;
+using ia::IaOp;
+using ia::Placement;
+using ia::Plan;
+
+namespace {
+
+const Node& tra_node(const Plan& plan, NodeId id) { return plan.program().node(id); }
+IaNodeId input(const Plan& plan, NodeId id, std::size_t i) {
+    return result_of(plan, tra_node(plan, id).inputs.at(i));
+}
+const JoinOp& join_op(const Plan& plan, NodeId id) {
+    return std::get<JoinOp>(tra_node(plan, id).op);
+}
+
+std::optional<IaNodeId> join(Plan& plan, NodeId id, std::optional<IaNodeId> left,
+                             std::optional<IaNodeId> right, const std::string& rule) {
+    if (!left || !right) return std::nullopt;
+    return emit_node(plan, IaOp::LocalJoin, id, {*left, *right}, rule, tra_node(plan, id).op);
+}
+
+bool is_all(const Plan& plan, IaNodeId n) {
+    return plan.node(n).placement.kind() == Placement::Kind::All;
+}
+
+std::optional<IaNodeId> bcast_left(Plan& plan, NodeId id) {
+    IaNodeId l = input(plan, id, 0), r = input(plan, id, 1);
+    if (is_all(plan, l)) return std::nullopt;
+    return join(plan, id, emit_bcast(plan, l, "R2-6:bcast-left"), r, "R2-6:bcast-left");
+}
+
+std::optional<IaNodeId> bcast_right(Plan& plan, NodeId id) {
+    IaNodeId l = input(plan, id, 0), r = input(plan, id, 1);
+    if (is_all(plan, r)) return std::nullopt;
+    auto rb = emit_bcast(plan, r, "R2-6:bcast-right");
+    return join(plan, id, l, rb, "R2-6:bcast-right");
+}
+
+std::optional<IaNodeId> cmm(Plan& plan, NodeId id) {
+    const JoinOp& op = join_op(plan, id);
+    IaNodeId l = input(plan, id, 0), r = input(plan, id, 1);
+    if (plan.node(l).placement == Placement::part(op.left_keys) &&
+        plan.node(r).placement == Placement::part(op.right_keys))
+        return std::nullopt;
+    auto ls = shuffle_unless_there(plan, l, op.left_keys, "R2-6:cmm");
+    auto rs = shuffle_unless_there(plan, r, op.right_keys, "R2-6:cmm");
+    return join(plan, id, ls, rs, "R2-6:cmm");
+}
+
+std::optional<IaNodeId> join_local(Plan& plan, NodeId id) {
+    return join(plan, id, input(plan, id, 0), input(plan, id, 1), "local");
+}
+
+// Whether the aggregate could run on its input where it is: the validator's rule, asked on a
+// trial node that is not added.
+bool aggregate_in_place(const Plan& plan, NodeId id, IaNodeId in) {
+    ia::IaNode trial;
+    trial.op = IaOp::LocalAggregate;
+    trial.origin = id;
+    trial.inputs = {in};
+    trial.logical = tra_node(plan, id).op;
+    trial.id = plan.size();
+    return ia::infer_output_placement(plan, trial).placement.has_value();
+}
+
+std::optional<IaNodeId> agg_shuffle(Plan& plan, NodeId id) {
+    IaNodeId in = input(plan, id, 0);
+    if (aggregate_in_place(plan, id, in)) return std::nullopt;
+    auto moved = emit_shuffle(plan, in, std::get<AggregateOp>(tra_node(plan, id).op).by, "shuffle");
+    if (!moved) return std::nullopt;
+    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, "shuffle", tra_node(plan, id).op);
+}
+
+std::optional<IaNodeId> agg_local(Plan& plan, NodeId id) {
+    return emit_node(plan, IaOp::LocalAggregate, id, {input(plan, id, 0)}, "R2-4",
+                     tra_node(plan, id).op);
+}
+
+}  // namespace
+
+const std::vector<Strategy>& strategies_for(const Operator& op) {
+    static const std::vector<Strategy> joins = {
+        {"bcast-left", bcast_left}, {"bcast-right", bcast_right}, {"cmm", cmm},
+        {"local", join_local}};
+    static const std::vector<Strategy> aggregates = {{"shuffle", agg_shuffle},
+                                                     {"local", agg_local}};
+    static const std::vector<Strategy> none;
+    if (std::holds_alternative<JoinOp>(op)) return joins;
+    if (std::holds_alternative<AggregateOp>(op)) return aggregates;
+    return none;
+}
+
+bool has_strategies(const Operator& op) { return !strategies_for(op).empty(); }
+
+}  // namespace tra::optimizer
