@@ -1,0 +1,304 @@
+// Reading plan files (docs/plan-format.md). A plan file is untrusted hand-editable input, so
+// every node is checked before it enters the ia::Plan (whose own checks are internal
+// invariants, ErrorKind::Failed) and the plan is validated node by node, so each error can be
+// placed at the node's line and column in the file.
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/content_hash.hpp"
+#include "core/error.hpp"
+#include "ia/plan_validator.hpp"
+#include "workflow/placement_text.hpp"
+#include "workflow/plan_file.hpp"
+#include "workflow/yaml_fields.hpp"
+
+namespace tra::workflow {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using ia::IaNode;
+using ia::IaNodeId;
+using ia::IaOp;
+
+const std::vector<IaOp> kOps = {IaOp::Input,          IaOp::Bcast,          IaOp::Shuffle,
+                                IaOp::LocalJoin,      IaOp::LocalAggregate, IaOp::LocalFilter,
+                                IaOp::Map};
+
+IaOp parse_op(const Field& f) {
+    const std::string text = f.as_string();
+    std::string names;
+    for (IaOp op : kOps) {
+        if (ia::op_name(op) == text) return op;
+        names += (names.empty() ? "" : ", ") + ia::op_name(op);
+    }
+    f.fail("unknown op '" + text + "' (expected one of: " + names + ")");
+}
+
+// The local IA operator that computes a TRA operator (Table 1); enforcers fit any origin.
+IaOp computing_op(const Operator& op) {
+    if (std::holds_alternative<InputOp>(op)) return IaOp::Input;
+    if (std::holds_alternative<JoinOp>(op)) return IaOp::LocalJoin;
+    if (std::holds_alternative<AggregateOp>(op) || std::holds_alternative<ConcatOp>(op))
+        return IaOp::LocalAggregate;
+    if (std::holds_alternative<FilterOp>(op)) return IaOp::LocalFilter;
+    return IaOp::Map;  // rekey, transform, tile
+}
+
+std::string names_of(const Program& program, const std::vector<NodeId>& ids) {
+    std::string s;
+    for (NodeId id : ids) s += (s.empty() ? "" : ", ") + program.node(id).name;
+    return s;
+}
+
+// Builds the ia::Plan from the file's nodes; one instance per load.
+class PlanReader {
+public:
+    PlanReader(const std::string& path, const LoadOptions& options)
+        : path_(path), options_(options) {}
+
+    LoadedPlan run() {
+        // load_yaml's own message speaks of workflows; say which kind of file is missing.
+        if (!std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
+        const Field doc(load_yaml(path_), path_, "");
+        check_format(doc);
+        doc.allow_only({"format", "name", "sites", "workflow", "nodes"});
+        const std::string name = doc.at("name").as_string();
+        const Field sites_field = doc.at("sites");
+        const std::int64_t sites = sites_field.as_int();
+        if (sites < 1 || sites > 1'000'000) sites_field.fail("sites must be between 1 and 1000000");
+
+        const Field wf = doc.at("workflow");
+        wf.allow_only({"path", "hash"});
+        const std::string workflow_path = resolve(wf.at("path"));
+        const std::string hash = check_hash(wf, workflow_path);
+        auto program = std::make_unique<const Program>(load_workflow(workflow_path, options_));
+
+        // The plan points at *program, which stays put when the unique_ptr moves.
+        ia::Plan plan(*program, static_cast<int>(sites));
+        const Field nodes = doc.at("nodes");
+        for (const Field& f : nodes.elements()) add_node(plan, f);
+        set_results(plan, nodes);
+        return LoadedPlan{std::move(program), std::move(plan), name, workflow_path, hash};
+    }
+
+private:
+    void check_format(const Field& doc) const {
+        if (!doc.is_map() || !doc.has("format"))
+            throw Error(std::string("not a plan file: it must start with 'format: ") +
+                            kPlanFormat + "' (docs/plan-format.md)",
+                        doc.where());
+        const Field f = doc.at("format");
+        if (f.as_string() != kPlanFormat)
+            f.fail("unsupported plan format '" + f.as_string() + "': this tra reads " +
+                   kPlanFormat);
+    }
+
+    // The workflow path, relative to the plan file's folder unless absolute.
+    std::string resolve(const Field& f) const {
+        const std::string p = f.as_string();
+        if (p.empty()) f.fail("the workflow path is empty");
+        if (fs::path(p).is_absolute()) return p;
+        const fs::path folder = fs::path(path_).parent_path();
+        return (folder / p).lexically_normal().string();
+    }
+
+    std::string check_hash(const Field& wf, const std::string& workflow_path) const {
+        const Field f = wf.at("hash");
+        const std::string recorded = f.as_string();
+        if (recorded.rfind("fnv1a64:", 0) != 0)
+            f.fail("unsupported hash '" + recorded + "' (expected fnv1a64:<16 hex digits>)");
+        std::string actual;
+        try {
+            actual = file_content_hash(workflow_path);
+        } catch (const Error&) {
+            throw Error("cannot read the plan's workflow '" + workflow_path + "'",
+                        wf.at("path").where());
+        }
+        if (actual != recorded)
+            f.fail("the workflow changed since the plan was made: '" + workflow_path +
+                   "' now has hash " + actual + ", the plan was made for " + recorded +
+                   "; make the plan again (tra plan ... -o) or restore the workflow");
+        return recorded;
+    }
+
+    // "node #3 (local_join producing 'AB')", as ia::validate names nodes.
+    static std::string label(IaNodeId id, IaOp op, const std::string& origin) {
+        return "node #" + std::to_string(id) + " (" + ia::op_name(op) + " producing '" + origin +
+               "')";
+    }
+
+    void add_node(ia::Plan& plan, const Field& f) const {
+        const Program& program = plan.program();
+        if (!f.is_map()) f.fail("a node is a map such as {id: 0, op: input, origin: A, ...}");
+        f.allow_only({"id", "op", "origin", "inputs", "dims", "arity", "placement", "rules",
+                      "does"});
+        IaNode n;
+        n.id = plan.size();
+        const Field id = f.at("id");
+        if (id.as_int() != static_cast<std::int64_t>(n.id))
+            id.fail("node ids are positions in the list: this is node #" + std::to_string(n.id) +
+                    ", not #" + std::to_string(id.as_int()) +
+                    " (renumber the nodes and the inputs that name them)");
+        n.op = parse_op(f.at("op"));
+        const Field origin = f.at("origin");
+        const std::string origin_name = origin.as_string();
+        const auto tra = program.find(origin_name);
+        if (!tra)
+            origin.fail("node #" + std::to_string(n.id) + ": unknown origin '" + origin_name +
+                        "': the workflow has no relation of that name (it has " +
+                        names_of(program, all_ids(program)) + ")");
+        n.origin = *tra;
+        const Node& node = program.node(n.origin);
+        const std::string who = label(n.id, n.op, origin_name);
+        auto fail_at = [&](const Field& where, const std::string& why) {
+            throw Error(who + ": " + why, where.where());
+        };
+
+        // The op must be the one that computes the origin's TRA operator, or an enforcer.
+        if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op))
+            fail_at(f.at("op"), "'" + origin_name + "' is a TRA " + operator_name(node.op) +
+                                    ", which " + ia::op_name(computing_op(node.op)) +
+                                    " computes (or bcast/shuffle move), not " +
+                                    ia::op_name(n.op));
+        if (!ia::is_enforcer(n.op)) n.logical = node.op;
+        read_inputs(plan, f, n, node, fail_at);
+        read_op_arguments(plan, f, n, node, fail_at);
+        if (f.has("rules")) n.rules = f.at("rules").as_strings();
+
+        if (f.has("placement")) {
+            const Field pf = f.at("placement");
+            auto p = parse_placement(pf.as_string());
+            if (!p)
+                fail_at(pf, "bad placement '" + pf.as_string() + "' (expected " +
+                                placement_syntax() + ")");
+            for (std::size_t d : p->dims())
+                if (d >= node.type.key_arity)
+                    fail_at(pf, "placement " + p->str() + " uses key position " +
+                                    std::to_string(d) + " but '" + origin_name + "' has keys of " +
+                                    std::to_string(node.type.key_arity) + " positions");
+            n.placement = *p;
+        } else if (n.op == IaOp::Input) {
+            fail_at(f, "an input node needs a placement (where each site reads its tuples)");
+        } else {
+            // Optional for computed nodes: what the inputs produce; validate() says why if none.
+            n.placement = ia::infer_output_placement(plan, n).placement.value_or(
+                ia::Placement::unknown());
+        }
+        plan.add(std::move(n));
+        // Validating after every node means a failure can only be this node's: its location is
+        // known without parsing the validator's message.
+        try {
+            ia::validate(plan);
+        } catch (const Error& e) {
+            throw Error(e.message(), f.where(), ErrorKind::BadInput);
+        }
+    }
+
+    static std::vector<NodeId> all_ids(const Program& program) {
+        std::vector<NodeId> ids(program.nodes.size());
+        for (NodeId i = 0; i < ids.size(); ++i) ids[i] = i;
+        return ids;
+    }
+
+    // Inputs must precede the node and hold the relations its operator consumes: an enforcer
+    // moves its own origin's relation; a local op reads its origin's TRA operands, in order.
+    template <typename Fail>
+    void read_inputs(const ia::Plan& plan, const Field& f, IaNode& n, const Node& node,
+                     Fail fail_at) const {
+        const Program& program = plan.program();
+        std::vector<Field> items;
+        if (f.has("inputs")) items = f.at("inputs").elements();
+        std::vector<NodeId> wanted;
+        if (ia::is_enforcer(n.op))
+            wanted = {n.origin};
+        else if (n.op != IaOp::Input)
+            wanted = node.inputs;
+        if (items.size() != wanted.size())
+            fail_at(f.has("inputs") ? f.at("inputs") : f,
+                    "takes " + std::to_string(wanted.size()) + " input(s)" +
+                        (wanted.empty() ? std::string()
+                                        : " holding " + names_of(program, wanted)) +
+                        ", got " + std::to_string(items.size()));
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const std::int64_t in = items[i].as_int();
+            if (in < 0 || static_cast<IaNodeId>(in) >= n.id)
+                fail_at(items[i], "input #" + std::to_string(in) +
+                                      " does not come before it (inputs name earlier node ids)");
+            const auto id = static_cast<IaNodeId>(in);
+            if (plan.node(id).origin != wanted[i])
+                fail_at(items[i], "input #" + std::to_string(id) + " holds '" +
+                                      plan.origin(id).name + "' but input " + std::to_string(i) +
+                                      " must hold '" + program.node(wanted[i]).name + "'");
+            n.inputs.push_back(id);
+        }
+    }
+
+    // dims (shuffle only) and arity (map only, fixed by the origin's operator).
+    template <typename Fail>
+    void read_op_arguments(const ia::Plan& plan, const Field& f, IaNode& n, const Node& node,
+                           Fail fail_at) const {
+        if (n.op == IaOp::Shuffle)
+            n.shuffle_dims = f.at("dims").as_positions();
+        else if (f.has("dims"))
+            fail_at(f.at("dims"), "dims belongs to shuffle nodes only");
+        if (n.op != IaOp::Map) {
+            if (f.has("arity")) fail_at(f.at("arity"), "arity belongs to map nodes only");
+            return;
+        }
+        // A tile map yields one tuple per piece; rekey and transform one per input tuple. The
+        // TRA operator fixes it, so a different value is an error rather than a choice.
+        int expected = 1;
+        if (const auto* tile = std::get_if<TileOp>(&node.op)) {
+            const std::int64_t extent = plan.program().node(node.inputs.at(0)).type.bound[tile->dim];
+            expected = static_cast<int>((extent + tile->size - 1) / tile->size);
+        }
+        n.map_arity = expected;
+        if (f.has("arity")) {
+            const Field a = f.at("arity");
+            if (a.as_int() != expected)
+                fail_at(a, "a map for TRA " + operator_name(node.op) + " '" + node.name +
+                               "' has arity " + std::to_string(expected) + ", not " +
+                               std::to_string(a.as_int()));
+        }
+    }
+
+    // The node computing each TRA relation is its result (enforcers only move it); every
+    // relation the workflow's outputs need must be computed exactly once.
+    static void set_results(ia::Plan& plan, const Field& nodes) {
+        const std::vector<Field> items = nodes.elements();
+        for (const IaNode& n : plan.nodes()) {
+            if (ia::is_enforcer(n.op)) continue;
+            if (auto before = plan.result(n.origin))
+                throw Error(label(n.id, n.op, plan.origin(n.id).name) + ": node #" +
+                                std::to_string(*before) + " already computes '" +
+                                plan.origin(n.id).name + "'",
+                            items[n.id].where());
+            plan.set_result(n.origin, n.id);
+        }
+        const Program& program = plan.program();
+        for (NodeId id = 0; id < program.nodes.size(); ++id)
+            if (program.node(id).needed && !plan.result(id))
+                nodes.fail("no node computes '" + program.node(id).name + "' (a TRA " +
+                           operator_name(program.node(id).op) +
+                           ", needed by the workflow's outputs): add a " +
+                           ia::op_name(computing_op(program.node(id).op)) + " node for it");
+    }
+
+    std::string path_;
+    const LoadOptions& options_;
+};
+
+}  // namespace
+
+LoadedPlan load_plan_file(const std::string& path, const LoadOptions& options) {
+    return PlanReader(path, options).run();
+}
+
+}  // namespace tra::workflow
