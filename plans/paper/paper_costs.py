@@ -4,7 +4,7 @@ local = 0) of the paper's plans, as pinned in plans/paper/README.md, for a paper
 
     /usr/bin/python3 plans/paper/paper_costs.py plans/paper/*.yaml plans/paper/scaled/*.yaml
 
-Reads each workflow's shapes, tiles and its `# sites: N` comment line and prints, per plan, the
+Reads each workflow's shapes, tiles and its `sites: N` field and prints, per plan, the
 exact integer cost the planner's `--cost paper` must report for the pinned plan, the term by term
 breakdown, and the paper's printed figure (Tables 4, 6, 9) where there is one. Independent of
 tra: it never runs it.
@@ -78,9 +78,9 @@ def plans(wf, s):
 def main(argv):
     for path in argv[1:]:
         text = open(path).read()
-        m = re.search(r"^# sites: (\d+)$", text, re.M)
+        m = re.search(r"^sites: (\d+)$", text, re.M)
         if not m:
-            print("%s: no '# sites: N' line" % path, file=sys.stderr)
+            print("%s: no 'sites: N' field" % path, file=sys.stderr)
             return 1
         s = int(m.group(1))
         wf = yaml.safe_load(text)

@@ -29,7 +29,7 @@ mkdir -p "$WORK"
 
 names="mm-general mm-common-k mm-two-large nn-large nn-wide ffnn-speech ffnn-xml"
 
-# Every paper experiment exists at full size and scaled, with a `# sites: N` line; nothing else.
+# Every paper experiment exists at full size and scaled, with a top-level `sites: N` field; nothing else.
 shopt -s nullglob
 expect=$(for n in $names; do echo "$n.yaml"; echo "scaled/$n.yaml"; done | sort)
 have=$(cd "$SRC/plans/paper" && for f in *.yaml scaled/*.yaml; do echo "$f"; done | sort)
@@ -37,7 +37,7 @@ have=$(cd "$SRC/plans/paper" && for f in *.yaml scaled/*.yaml; do echo "$f"; don
 
 for f in $have; do
     wf="$SRC/plans/paper/$f"
-    grep -Eq '^# sites: [0-9]+$' "$wf" || fail "$f has no '# sites: N' line"
+    grep -Eq '^sites: [0-9]+$' "$wf" || fail "$f has no 'sites: N' field"
     rc=0
     "$TRA" validate "$wf" > "$WORK/validate.log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] || { cat "$WORK/validate.log" >&2; fail "tra validate $f exited with $rc"; }
