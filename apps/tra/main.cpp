@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     tra::cli::add_validate(app, exit_code);
     tra::cli::add_gen(app, exit_code);
+    tra::cli::add_plan(app, exit_code);
+    tra::cli::add_explain(app, exit_code);
     tra::cli::add_run(app, exit_code);
     tra::cli::add_diff(app, exit_code);
     tra::cli::add_kernels(app, exit_code);

@@ -10,5 +10,11 @@ void add_gen(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_diff(CLI::App& app, int& exit_code);
 void add_kernels(CLI::App& app, int& exit_code);
+void add_plan(CLI::App& app, int& exit_code);
+void add_explain(CLI::App& app, int& exit_code);
+
+struct PlanRequest;
+// --sites, --plan, --memory-per-site, --input-placement: shared by plan and explain.
+void add_plan_request_options(CLI::App* cmd, PlanRequest& request);
 
 }  // namespace tra::cli

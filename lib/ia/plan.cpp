@@ -41,6 +41,8 @@ std::string op_name(IaOp op) {
         case IaOp::LocalAggregate: return "local_aggregate";
         case IaOp::LocalFilter: return "local_filter";
         case IaOp::Map: return "map";
+        case IaOp::Grid: return "grid";
+        case IaOp::PartialAggregate: return "partial_aggregate";
     }
     return "?";
 }
@@ -78,6 +80,16 @@ std::optional<IaNodeId> Plan::result(NodeId tra) const {
 }
 
 KeyPositions Plan::aggregate_by(const IaNode& n) const {
+    if (n.op == IaOp::LocalAggregate && n.logical && n.inputs.size() == 1 &&
+        n.inputs[0] < nodes_.size() && holds_partials(n.inputs[0])) {
+        // Combining partials: they already carry the aggregate's output key, so the groups are
+        // whole keys.
+        KeyPositions all(origin(n.inputs[0]).type.key_arity);
+        for (std::size_t p = 0; p < all.size(); ++p) all[p] = p;
+        return all;
+    }
+    if (n.op == IaOp::PartialAggregate && n.logical)
+        if (const auto* agg = std::get_if<AggregateOp>(&*n.logical)) return agg->by;
     if (n.op == IaOp::LocalAggregate && n.logical) {
         if (const auto* agg = std::get_if<AggregateOp>(&*n.logical)) return agg->by;
         if (const auto* cat = std::get_if<ConcatOp>(&*n.logical)) {
@@ -91,6 +103,16 @@ KeyPositions Plan::aggregate_by(const IaNode& n) const {
     }
     throw Error("IA node #" + std::to_string(n.id) + " is not a local aggregate with a group-by", {},
                 ErrorKind::Failed);
+}
+
+bool Plan::holds_partials(IaNodeId id) const {
+    // Walk back through shuffles: moving partials keeps them partials.
+    for (;;) {
+        const IaNode& n = nodes_.at(id);
+        if (n.op == IaOp::PartialAggregate) return true;
+        if (n.op != IaOp::Shuffle || n.inputs.size() != 1 || n.inputs[0] >= n.id) return false;
+        id = n.inputs[0];
+    }
 }
 
 std::string Plan::str() const {

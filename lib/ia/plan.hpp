@@ -9,8 +9,16 @@
 //   input            a TRA input, read or generated in place by every site: free
 //   bcast            the same tuples, afterwards on every site (All)
 //   shuffle(d)       the same tuples, afterwards on Part(d) (d ordered)
+//   grid             the same tuples, afterwards on the node's stored Grid placement (possibly
+//                    replicated along a grid axis): SUMMA's operand layouts (ia/grid_move.hpp)
 //   local_join       a TRA join run on each site over the tuples that site holds
 //   local_aggregate  a TRA aggregate (or concat) run per site: groups must not span sites
+//   partial_aggregate  a TRA aggregate run per site over what each site holds, groups MAY span
+//                    sites (R2-5): one partial per (group, site holding a tuple of it); its
+//                    placement is Unknown (ia/partials.hpp traces the holders). Only a shuffle
+//                    (to the groups' homes: a reduce) or the combining local_aggregate (input
+//                    holds partials, same origin: groups by every key position, folding the
+//                    partials by source site ascending) may consume partials.
 //   local_filter     a TRA filter, tuple by tuple
 //   map              one input tuple -> `map_arity` output tuples: TRA rekey, transform, tile
 #include <cstddef>
@@ -28,18 +36,24 @@ namespace tra::ia {
 
 using IaNodeId = std::size_t;
 
-enum class IaOp { Input, Bcast, Shuffle, LocalJoin, LocalAggregate, LocalFilter, Map };
+enum class IaOp {
+    Input, Bcast, Shuffle, LocalJoin, LocalAggregate, LocalFilter, Map, Grid, PartialAggregate
+};
 
-// "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map".
+// "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map", "grid".
 std::string op_name(IaOp op);
 // Enforcers move data and nothing else; everything else is an operator that runs per site.
-inline bool is_enforcer(IaOp op) { return op == IaOp::Bcast || op == IaOp::Shuffle; }
+inline bool is_enforcer(IaOp op) {
+    return op == IaOp::Bcast || op == IaOp::Shuffle || op == IaOp::Grid;
+}
 
 // What one IA node costs (docs/cost-model.md, "Plan costs"). Filled by annotate_costs.
 struct NodeCost {
     bool annotated = false;
     Transfer transfer;                   // enforcers: exact bytes moved; zero otherwise
     double paper_floats = 0;             // the paper's 5.3 model: bcast f*S, shuffle f, else 0
+    double paper_floats_aggregated = 0;  // the same, a shuffle of partials charged at the
+                                         // aggregated size as the paper does (plan_costs.hpp)
     std::vector<std::int64_t> resident;  // per site: tile bytes of this node's output
     std::int64_t flops = 0;              // summed over sites (replicated work counts per copy)
 };
@@ -86,10 +100,17 @@ public:
     std::optional<IaNodeId> result(NodeId tra) const;
     const std::map<NodeId, IaNodeId>& results() const { return results_; }
 
-    // The group-by positions of a local aggregate: AggregateOp.by, or for a concat every key
-    // position of its input but key_dim. Throws Error (Failed) for other nodes. Takes the node,
-    // not an id, so a node can be checked before it is added.
+    // The group-by positions of a local or partial aggregate: AggregateOp.by, or for a concat
+    // every key position of its input but key_dim; for a local aggregate combining partials
+    // (its input holds partials) every position 0..arity-1 of the partials' key. Throws Error
+    // (Failed) for other nodes. Takes the node, not an id, so a node can be checked before it is
+    // added.
     KeyPositions aggregate_by(const IaNode& node) const;
+
+    // Whether node `id`'s output holds partial results (several per key, at most one per site
+    // that computed it): a partial_aggregate, or a shuffle of partials. Derived from the ops, so
+    // a plan file needs no extra field.
+    bool holds_partials(IaNodeId id) const;
 
     // One line per node: "#3 shuffle[0, 2] AB <- #2 : Part[0, 2]".
     std::string str() const;

@@ -6,6 +6,8 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/grid_move.hpp"
+#include "ia/partials.hpp"
 #include "ia/transfer.hpp"
 
 namespace tra::ia {
@@ -36,6 +38,9 @@ std::int64_t einsum_flops(const std::string& spec, const Shape& left, const Shap
 
 // Where each tuple of node `n`'s output is, for nodes whose placement is Unknown.
 SiteMap traced_sites(const Plan& plan, const IaNode& n, const std::vector<SiteMap>& sites) {
+    // A partial aggregate leaves one partial per (group, site holding a tuple of the group).
+    if (n.op == IaOp::PartialAggregate)
+        return partial_holders(sites.at(n.inputs.at(0)), plan.aggregate_by(n));
     bool tuple_wise = n.op == IaOp::Map || n.op == IaOp::LocalFilter;
     if (!tuple_wise || n.inputs.size() != 1)
         fail("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
@@ -117,18 +122,34 @@ PlanTotals annotate_costs(Plan& plan) {
             sites[n.id] = holders(origin.keys, n.placement, S);
             cost.resident = resident_bytes(origin.keys, tile_bytes, n.placement, S);
         }
-        if (is_enforcer(n.op)) {
+        if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
+            // A reduce, not a move: every holder but the home sends its own partial
+            // (ia/partials.hpp). Paper model: the partial relation's floats, one count per
+            // partial; the paper itself charges the aggregated relation (paper_floats_aggregated).
+            const SiteMap& partials = sites.at(n.inputs.at(0));
+            cost.transfer =
+                exact_reduce(partials, origin.type.key_arity, tile_bytes, n.placement, S);
+            cost.resident = reduced_resident(partials, tile_bytes, n.placement, S);
+            const std::int64_t elements = origin.type.bound.product();
+            cost.paper_floats = paper_shuffle_cost(paper_floats(partial_count(partials), elements));
+            cost.paper_floats_aggregated = paper_shuffle_cost(
+                paper_floats(static_cast<std::int64_t>(origin.tuples()), elements));
+        } else if (is_enforcer(n.op)) {
             cost.transfer = exact_transfer(sites.at(n.inputs.at(0)), origin.type.key_arity,
                                            tile_bytes, n.placement, S);
             double f = paper_floats(static_cast<std::int64_t>(origin.tuples()),
                                     origin.type.bound.product());
-            cost.paper_floats = n.op == IaOp::Bcast ? paper_bcast_cost(f, S) : paper_shuffle_cost(f);
+            cost.paper_floats = n.op == IaOp::Bcast  ? paper_bcast_cost(f, S)
+                                : n.op == IaOp::Grid ? paper_grid_cost(f, n.placement)
+                                                     : paper_shuffle_cost(f);
+            cost.paper_floats_aggregated = cost.paper_floats;
         }
         n.cost = std::move(cost);
         n.cost.flops = node_flops(plan, n);
         totals.payload_bytes += n.cost.transfer.payload_bytes;
         totals.overhead_bytes += n.cost.transfer.overhead_bytes;
         totals.paper_floats += n.cost.paper_floats;
+        totals.paper_floats_aggregated += n.cost.paper_floats_aggregated;
         totals.flops += n.cost.flops;
     }
 

@@ -5,6 +5,9 @@
 //              to its output placement, over the origin's key set and tile bytes
 //   paper      the TRA paper's 5.3 model in floats: bcast f*S, shuffle f, f = tuples * tile
 //              elements (our key sets are exact, so tuples replaces the frontier product)
+//              a shuffle of partials (R2-5) has f = partials * tile elements (one count per
+//              partial; the paper charges the aggregated size: paper_floats_aggregated)
+//   reduce     a shuffle of partials costs exact_reduce (ia/partials.hpp), not exact_transfer
 //   resident   each site's tile bytes of every node's output (resident_bytes)
 //   peak       per site, the largest sum of resident bytes of outputs alive at once, in plan
 //              order: an output is allocated at its node and freed after its last consumer;
@@ -28,6 +31,10 @@ struct PlanTotals {
     std::int64_t payload_bytes = 0;   // sum of enforcers' exact payload
     std::int64_t overhead_bytes = 0;  // sum of enforcers' keys and count headers
     double paper_floats = 0;          // sum of the paper model over enforcers
+    // The same, with each shuffle of partials (pre-aggregation) charged the aggregated
+    // relation's floats as the paper does, instead of one count per partial: what the paper's
+    // Table 9 (TRA-DP) needs. Equal to paper_floats for plans without pre-aggregation.
+    double paper_floats_aggregated = 0;
     std::int64_t flops = 0;
     std::vector<std::int64_t> peak_per_site;  // the peak model above, per site
     std::int64_t peak_bytes = 0;              // max over sites

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/grid_move.hpp"
 
 namespace tra::ia {
 
@@ -74,6 +75,43 @@ std::size_t expected_inputs(IaOp op) {
     }
 }
 
+// Partial results (R2-5) are not a relation: a key has one partial per site that computed one.
+// Only a shuffle (the reduce to the groups' homes) and the local aggregate combining them may
+// read them; anything else would treat a partial as the group's value.
+std::optional<std::string> partials_problem(const Plan& plan, const IaNode& n) {
+    for (IaNodeId in : n.inputs) {
+        const bool partial = plan.holds_partials(in);
+        const bool same = plan.node(in).origin == n.origin;
+        const bool combines = n.op == IaOp::LocalAggregate && n.logical &&
+                              std::holds_alternative<AggregateOp>(*n.logical) && same;
+        // Partials move once, from where they were computed to their homes: costing a second
+        // move would need partial counts per site, which nothing needs.
+        if (partial && n.op == IaOp::Shuffle && plan.node(in).op != IaOp::PartialAggregate)
+            return "its input #" + std::to_string(in) +
+                   " holds partials already shuffled; shuffle them once, from the "
+                   "partial_aggregate";
+        if (partial && n.op != IaOp::Shuffle && !combines)
+            return "its input #" + std::to_string(in) +
+                   " holds partial results, which only a shuffle or the local_aggregate of the "
+                   "same relation (combining them) may consume";
+        if (!partial && same && n.op == IaOp::LocalAggregate)
+            return "a local aggregate reads its TRA operand, or partial results of its own "
+                   "relation; input #" + std::to_string(in) + " is neither";
+    }
+    if (n.op != IaOp::PartialAggregate) return std::nullopt;
+    if (!std::holds_alternative<AggregateOp>(*n.logical))
+        return "a partial aggregate must apply a TRA aggregate";
+    // A replicated tuple would be folded into a partial on every site holding it and then
+    // counted once per copy by the combine; an Unknown input may be replicated.
+    const Placement& in = plan.node(n.inputs[0]).placement;
+    if (in.kind() != Placement::Kind::Part &&
+        !(in.kind() == Placement::Kind::Grid && !in.replicated()))
+        return "its input is " + in.str() +
+               "; a partial aggregate needs each tuple on exactly one site (Part or an "
+               "unreplicated Grid)";
+    return std::nullopt;
+}
+
 }  // namespace
 
 PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
@@ -86,6 +124,7 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
         return plan.node(n.inputs[i]).placement;
     };
     if (!is_enforcer(n.op) && !n.logical) return invalid("it has no logical operator");
+    if (auto why = partials_problem(plan, n)) return invalid(*why);
     switch (n.op) {
         case IaOp::Input:
             if (n.placement.kind() == Placement::Kind::Unknown)
@@ -118,11 +157,21 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
                 return invalid("a local aggregate must apply a TRA aggregate or concat");
             return aggregate_placement(in_placement(0), plan.aggregate_by(n));
         }
+        case IaOp::PartialAggregate:
+            // Where a group's partials are depends on which input keys exist, not on the
+            // group's key values: no placement function describes it (ia/partials.hpp).
+            return valid(Placement::unknown());
         case IaOp::LocalFilter:
             if (!std::holds_alternative<FilterOp>(*n.logical))
                 return invalid("a local filter must apply a TRA filter");
             return valid(in_placement(0));  // a filter keeps each accepted tuple's site
         case IaOp::Map: return map_placement(in_placement(0), *n.logical);
+        case IaOp::Grid: {
+            // The target grid is a choice, not derivable from the input: it is stored on the node.
+            auto why = grid_move_problem(n.placement, plan.program().node(n.origin).type.key_arity);
+            if (why) return invalid(*why);
+            return valid(n.placement);
+        }
     }
     return invalid("unknown IA operator");
 }

@@ -11,6 +11,11 @@
 //   over Unknown     local_join and local_aggregate are rejected; local_filter and maps work
 //                    tuple by tuple, so they are valid anywhere (their output stays Unknown,
 //                    except that a rekey of an All relation is All)
+//   partial_aggregate  a TRA aggregate over an input with each tuple on one site (Part or an
+//                    unreplicated Grid); output placement Unknown (ia/partials.hpp)
+//   partials         (a partial_aggregate's output, or a shuffle of it) may be read only by a
+//                    shuffle, or by the local_aggregate of the same relation, which groups by
+//                    every key position and so needs them shuffled: Part -> the same Part
 //   any placement    a Grid needs grid_rows * grid_cols <= S
 //   and every node's stored placement equals the inferred one.
 #include <optional>

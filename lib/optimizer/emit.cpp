@@ -1,5 +1,6 @@
 #include "optimizer/emit.hpp"
 
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 
@@ -33,12 +34,33 @@ std::optional<IaNodeId> emit_node(Plan& plan, IaOp op, NodeId origin,
     return plan.add(std::move(n));
 }
 
+namespace {
+
+// An enforcer already in the plan that moves `in` the same way: two consumers needing the same
+// copy (a relation broadcast for two joins) share one node, so it runs and is charged once. The
+// node records every rule that asked for it.
+std::optional<IaNodeId> existing_enforcer(Plan& plan, IaOp op, IaNodeId in,
+                                          const KeyPositions& dims, const std::string& rule) {
+    for (ia::IaNode& n : plan.nodes()) {
+        if (n.op != op || n.inputs != std::vector<IaNodeId>{in} || n.shuffle_dims != dims)
+            continue;
+        if (std::find(n.rules.begin(), n.rules.end(), rule) == n.rules.end())
+            n.rules.push_back(rule);
+        return n.id;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<IaNodeId> emit_bcast(Plan& plan, IaNodeId in, const std::string& rule) {
+    if (auto shared = existing_enforcer(plan, IaOp::Bcast, in, {}, rule)) return shared;
     return emit_node(plan, IaOp::Bcast, plan.node(in).origin, {in}, rule);
 }
 
 std::optional<IaNodeId> emit_shuffle(Plan& plan, IaNodeId in, KeyPositions dims,
                                      const std::string& rule) {
+    if (auto shared = existing_enforcer(plan, IaOp::Shuffle, in, dims, rule)) return shared;
     return emit_node(plan, IaOp::Shuffle, plan.node(in).origin, {in}, rule, std::nullopt,
                      std::move(dims));
 }

@@ -18,7 +18,9 @@ std::optional<ia::IaNodeId> emit_node(ia::Plan& plan, ia::IaOp op, NodeId origin
                                       std::optional<Operator> logical = std::nullopt,
                                       KeyPositions shuffle_dims = {}, int map_arity = 1);
 
-// Enforcers on the relation produced by IA node `in` (their origin is in's origin).
+// Enforcers on the relation produced by IA node `in` (their origin is in's origin). An identical
+// enforcer already in the plan (same op, same input, same dims) is reused, not duplicated: a
+// relation broadcast for two joins is broadcast, and charged, once.
 std::optional<ia::IaNodeId> emit_bcast(ia::Plan& plan, ia::IaNodeId in, const std::string& rule);
 std::optional<ia::IaNodeId> emit_shuffle(ia::Plan& plan, ia::IaNodeId in, KeyPositions dims,
                                          const std::string& rule);

@@ -3,7 +3,9 @@
 #include <variant>
 
 #include "ia/plan_validator.hpp"
+#include "optimizer/aggregate_strategies.hpp"
 #include "optimizer/emit.hpp"
+#include "optimizer/join_grid.hpp"
 
 namespace tra::optimizer {
 
@@ -60,43 +62,16 @@ std::optional<IaNodeId> join_local(Plan& plan, NodeId id) {
     return join(plan, id, input(plan, id, 0), input(plan, id, 1), "local");
 }
 
-// Whether the aggregate could run on its input where it is: the validator's rule, asked on a
-// trial node that is not added.
-bool aggregate_in_place(const Plan& plan, NodeId id, IaNodeId in) {
-    ia::IaNode trial;
-    trial.op = IaOp::LocalAggregate;
-    trial.origin = id;
-    trial.inputs = {in};
-    trial.logical = tra_node(plan, id).op;
-    trial.id = plan.size();
-    return ia::infer_output_placement(plan, trial).placement.has_value();
-}
-
-std::optional<IaNodeId> agg_shuffle(Plan& plan, NodeId id) {
-    IaNodeId in = input(plan, id, 0);
-    if (aggregate_in_place(plan, id, in)) return std::nullopt;
-    auto moved = emit_shuffle(plan, in, std::get<AggregateOp>(tra_node(plan, id).op).by, "shuffle");
-    if (!moved) return std::nullopt;
-    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, "shuffle", tra_node(plan, id).op);
-}
-
-std::optional<IaNodeId> agg_local(Plan& plan, NodeId id) {
-    return emit_node(plan, IaOp::LocalAggregate, id, {input(plan, id, 0)}, "R2-4",
-                     tra_node(plan, id).op);
-}
-
 }  // namespace
 
-const std::vector<Strategy>& strategies_for(const Operator& op) {
+std::vector<Strategy> strategies_for(const Operator& op) {
     static const std::vector<Strategy> joins = {
         {"bcast-left", bcast_left}, {"bcast-right", bcast_right}, {"cmm", cmm},
-        {"local", join_local}};
-    static const std::vector<Strategy> aggregates = {{"shuffle", agg_shuffle},
-                                                     {"local", agg_local}};
-    static const std::vector<Strategy> none;
+        {"local", join_local},      {"grid", join_grid}};
     if (std::holds_alternative<JoinOp>(op)) return joins;
-    if (std::holds_alternative<AggregateOp>(op)) return aggregates;
-    return none;
+    // Per aggregate: the shuffle variants name its group-by positions.
+    if (const auto* agg = std::get_if<AggregateOp>(&op)) return aggregate_strategies(*agg);
+    return {};
 }
 
 bool has_strategies(const Operator& op) { return !strategies_for(op).empty(); }

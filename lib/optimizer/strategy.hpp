@@ -12,16 +12,14 @@
 //                  already in exactly that placement is not shuffled; not when neither side
 //                  needs a shuffle (that is `local`)
 //     local        local_join(L, R): the inputs are already co_located (ia/placement.hpp)
-//   aggregate
-//     shuffle      local_aggregate(shuffle[by](R))   not when the input is already suitable
-//     local        local_aggregate(R) (R2-4 corrected): the input is ALREADY Part(D) with D a
-//                  subset of `by`, All, or a Grid on two group-by positions
+//     grid         SUMMA on a 2-D process grid: L and R moved to replicated Grid placements
+//                  (optimizer/join_grid.hpp); not when both already are there (`local`)
+//   aggregate      shuffle, shuffle[p], preagg (R2-5), preagg[p], local: see
+//                  aggregate_strategies.hpp
 //
 // Every strategy only states the IA nodes; placements are inferred and checked by the validator's
 // rules (emit.hpp), so "applies" means exactly "the validator accepts the result".
-//
-// Not here (see docs/cost-model.md, "Strategies and search"): preagg (R2-5) needs an IA partial
-// aggregate whose groups span sites and a reduce-style transfer cost, which lib/ia lacks.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,12 +32,13 @@ struct Strategy {
     std::string name;
     // Appends the IA nodes of TRA node `id` to `plan` and returns its result node, or nullopt
     // when the strategy does not apply to the current placements of the node's inputs.
-    std::optional<ia::IaNodeId> (*apply)(ia::Plan& plan, NodeId id);
+    // A std::function: an aggregate's variants capture the group-by positions they shuffle on.
+    std::function<std::optional<ia::IaNodeId>(ia::Plan& plan, NodeId id)> apply;
 };
 
 // The strategies of a TRA node, in a fixed order; empty for nodes with a single rewrite (inputs,
-// filters, maps, concat).
-const std::vector<Strategy>& strategies_for(const Operator& op);
+// filters, maps, concat). By value: an aggregate's list depends on its group-by positions.
+std::vector<Strategy> strategies_for(const Operator& op);
 
 // Whether a TRA node is a choice point of the search (it has strategies).
 bool has_strategies(const Operator& op);

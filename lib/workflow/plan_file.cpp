@@ -29,7 +29,7 @@ using ia::IaOp;
 
 const std::vector<IaOp> kOps = {IaOp::Input,          IaOp::Bcast,          IaOp::Shuffle,
                                 IaOp::LocalJoin,      IaOp::LocalAggregate, IaOp::LocalFilter,
-                                IaOp::Map};
+                                IaOp::Map,            IaOp::Grid,           IaOp::PartialAggregate};
 
 IaOp parse_op(const Field& f) {
     const std::string text = f.as_string();
@@ -161,8 +161,11 @@ private:
             throw Error(who + ": " + why, where.where());
         };
 
-        // The op must be the one that computes the origin's TRA operator, or an enforcer.
-        if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op))
+        // The op must be the one that computes the origin's TRA operator, or an enforcer, or
+        // for an aggregate its partial aggregation (R2-5).
+        const bool partial = n.op == IaOp::PartialAggregate &&
+                             std::holds_alternative<AggregateOp>(node.op);
+        if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op) && !partial)
             fail_at(f.at("op"), "'" + origin_name + "' is a TRA " + operator_name(node.op) +
                                     ", which " + ia::op_name(computing_op(node.op)) +
                                     " computes (or bcast/shuffle move), not " +
@@ -207,6 +210,17 @@ private:
         return ids;
     }
 
+    // A local aggregate whose one input is an earlier node holding partials of its own relation
+    // combines them (R2-5) instead of reading its TRA operand.
+    static bool combines_partials(const ia::Plan& plan, const IaNode& n,
+                                  const std::vector<Field>& items) {
+        if (n.op != IaOp::LocalAggregate || items.size() != 1) return false;
+        const std::int64_t in = items[0].as_int();
+        if (in < 0 || static_cast<IaNodeId>(in) >= n.id) return false;
+        const auto id = static_cast<IaNodeId>(in);
+        return plan.node(id).origin == n.origin && plan.holds_partials(id);
+    }
+
     // Inputs must precede the node and hold the relations its operator consumes: an enforcer
     // moves its own origin's relation; a local op reads its origin's TRA operands, in order.
     template <typename Fail>
@@ -216,7 +230,7 @@ private:
         std::vector<Field> items;
         if (f.has("inputs")) items = f.at("inputs").elements();
         std::vector<NodeId> wanted;
-        if (ia::is_enforcer(n.op))
+        if (ia::is_enforcer(n.op) || combines_partials(plan, n, items))
             wanted = {n.origin};
         else if (n.op != IaOp::Input)
             wanted = node.inputs;
@@ -274,7 +288,8 @@ private:
     static void set_results(ia::Plan& plan, const Field& nodes) {
         const std::vector<Field> items = nodes.elements();
         for (const IaNode& n : plan.nodes()) {
-            if (ia::is_enforcer(n.op)) continue;
+            // Partials are not the relation: the local aggregate combining them computes it.
+            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate) continue;
             if (auto before = plan.result(n.origin))
                 throw Error(label(n.id, n.op, plan.origin(n.id).name) + ": node #" +
                                 std::to_string(*before) + " already computes '" +

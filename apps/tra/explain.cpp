@@ -1,0 +1,224 @@
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "ia/plan_costs.hpp"
+#include "json_writer.hpp"
+#include "plan_choice.hpp"
+#include "verbs.hpp"
+#include "workflow/plan_file.hpp"
+
+namespace tra::cli {
+
+namespace {
+
+struct ExplainOptions {
+    PlanRequest request;  // request.workflow holds the workflow or plan file
+    std::string format = "text";
+};
+
+bool is_plan_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    static const std::regex format_line(R"((^|\n)format:\s*"?tra-plan/)");
+    return std::regex_search(text.str(), format_line);
+}
+
+std::string op_label(const ia::IaNode& n) {
+    std::string s = ia::op_name(n.op);
+    if (n.op == ia::IaOp::Shuffle) {
+        s += "[";
+        for (std::size_t i = 0; i < n.shuffle_dims.size(); ++i)
+            s += (i ? ", " : "") + std::to_string(n.shuffle_dims[i]);
+        s += "]";
+    }
+    if (n.op == ia::IaOp::Map && n.map_arity > 1) s += " x" + std::to_string(n.map_arity);
+    return s;
+}
+
+std::string inputs_of(const ia::IaNode& n) {
+    std::string s;
+    for (auto in : n.inputs) s += (s.empty() ? "#" : ",#") + std::to_string(in);
+    return s.empty() ? "-" : s;
+}
+
+// What the node does in TRA terms: the origin's operator for local ops, nothing for enforcers.
+std::string does(const ia::Plan& plan, const ia::IaNode& n) {
+    if (ia::is_enforcer(n.op)) return "";
+    return operator_args(plan.origin(n.id).op);
+}
+
+std::int64_t resident_max(const ia::IaNode& n) {
+    return n.cost.resident.empty() ? 0 : *std::max_element(n.cost.resident.begin(), n.cost.resident.end());
+}
+
+std::string rules_of(const ia::IaNode& n) {
+    std::string s;
+    for (const auto& r : n.rules) s += (s.empty() ? "" : ",") + r;
+    return s;
+}
+
+void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name,
+                const ia::PlanTotals& t) {
+    out << "plan " << name << " of workflow " << plan.program().name << " on " << plan.sites()
+        << " sites\n";
+    out << "transfer: " << t.payload_bytes << " bytes payload (" << human_bytes(t.payload_bytes)
+        << ") + " << t.overhead_bytes << " bytes overhead; paper model " << t.paper_floats
+        << " floats; peak " << t.peak_bytes << " bytes per site (" << human_bytes(t.peak_bytes)
+        << "); " << t.flops << " flops\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"id", "operator", "inputs", "relation", "type", "frontier", "tuples", "placement",
+         "paper floats", "exact bytes", "overhead", "resident/site", "rules", "does"}};
+    for (const ia::IaNode& n : plan.nodes()) {
+        const Node& o = plan.origin(n.id);
+        char paper[32];
+        std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
+        rows.push_back({"#" + std::to_string(n.id), op_label(n), inputs_of(n), o.name, o.type.str(),
+                        o.frontier.str(), std::to_string(o.tuples()), n.placement.str(), paper,
+                        std::to_string(n.cost.transfer.payload_bytes),
+                        std::to_string(n.cost.transfer.overhead_bytes),
+                        std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+        for (std::size_t c = 0; c < row.size(); ++c)
+            out << row[c] << (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+        out << "\n";
+    }
+    for (const auto& [tra, ia] : plan.results())
+        for (const Output& o : plan.program().outputs)
+            if (o.node == tra)
+                out << "output " << plan.program().node(tra).name << " <- #" << ia << " -> "
+                    << o.file << ":" << o.dataset << "\n";
+}
+
+void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name,
+                const ia::PlanTotals& t) {
+    JsonWriter j(out);
+    j.begin_object()
+        .field("workflow", plan.program().name)
+        .field("plan", name)
+        .field("sites", plan.sites())
+        .field("paper_floats", t.paper_floats)
+        .field("exact_bytes", t.payload_bytes)
+        .field("overhead_bytes", t.overhead_bytes)
+        .field("peak_bytes_per_site", t.peak_bytes)
+        .field("flops", t.flops);
+    j.key("operators").begin_array();
+    for (const ia::IaNode& n : plan.nodes()) {
+        const Node& o = plan.origin(n.id);
+        std::vector<std::int64_t> inputs(n.inputs.begin(), n.inputs.end());
+        j.begin_object()
+            .field("id", n.id)
+            .field("op", ia::op_name(n.op))
+            .field("inputs", inputs)
+            .field("origin", o.name)
+            .field("tra_op", operator_name(o.op))
+            .field("does", does(plan, n))
+            .field("key_arity", o.type.key_arity)
+            .field("tile", o.type.bound.values())
+            .field("dtype", name_of(o.type.dtype))
+            .field("frontier", o.frontier.values())
+            .field("tuples", o.tuples())
+            .field("placement", n.placement.str());
+        if (n.op == ia::IaOp::Shuffle) {
+            std::vector<std::int64_t> dims(n.shuffle_dims.begin(), n.shuffle_dims.end());
+            j.field("dims", dims);
+        }
+        if (n.op == ia::IaOp::Map) j.field("arity", n.map_arity);
+        j.field("paper_floats", n.cost.paper_floats)
+            .field("exact_bytes", n.cost.transfer.payload_bytes)
+            .field("overhead_bytes", n.cost.transfer.overhead_bytes)
+            .field("resident_bytes_per_site", n.cost.resident)
+            .field("flops", n.cost.flops)
+            .field("rules", n.rules)
+            .end_object();
+    }
+    j.end_array().end_object();
+}
+
+std::string dot_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '\n')
+            out += "\\n";
+        else
+            out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    }
+    return out;
+}
+
+void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name) {
+    out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on "
+        << plan.sites() << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
+    for (const ia::IaNode& n : plan.nodes()) {
+        const Node& o = plan.origin(n.id);
+        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + "\n" + o.name + " " +
+                            o.type.str() + "\n" + n.placement.str();
+        if (ia::is_enforcer(n.op))
+            label += "\nexact " + std::to_string(n.cost.transfer.payload_bytes) + " B";
+        out << "  n" << n.id << " [label=\"" << dot_escape(label) << "\""
+            << (ia::is_enforcer(n.op) ? ", style=filled, fillcolor=\"#ffe0b0\"" : "") << "];\n";
+        for (auto in : n.inputs) out << "  n" << in << " -> n" << n.id << ";\n";
+    }
+    out << "}\n";
+}
+
+void explain(const ExplainOptions& opt) {
+    std::unique_ptr<workflow::LoadedPlan> loaded;
+    RankedPlans ranked;
+    const ia::Plan* plan = nullptr;
+    std::string name;
+    ia::PlanTotals totals;
+    if (is_plan_file(opt.request.workflow)) {
+        loaded = std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
+        if (opt.request.sites && *opt.request.sites != loaded->plan.sites())
+            throw Error("the plan file is for " + std::to_string(loaded->plan.sites()) +
+                        " sites, not " + std::to_string(*opt.request.sites));
+        totals = ia::annotate_costs(loaded->plan);
+        plan = &loaded->plan;
+        name = loaded->name;
+    } else {
+        ranked = rank_plans(opt.request);
+        const auto& chosen = choose_plan(ranked, opt.request.plan);
+        plan = &chosen.plan;
+        name = chosen.name;
+        totals = chosen.totals;
+    }
+    if (opt.request.memory_per_site && totals.peak_bytes > *opt.request.memory_per_site)
+        throw Error("plan " + name + " needs " + std::to_string(totals.peak_bytes) +
+                    " bytes per site, have " + std::to_string(*opt.request.memory_per_site));
+    if (opt.format == "json")
+        print_json(std::cout, *plan, name, totals);
+    else if (opt.format == "dot")
+        print_dot(std::cout, *plan, name);
+    else
+        print_text(std::cout, *plan, name, totals);
+}
+
+}  // namespace
+
+void add_explain(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "explain", "Show one plan operator by operator: placement, type, frontier and predicted "
+                   "cost of each IA operator (from a workflow, or a plan file from tra plan -o)");
+    auto opt = std::make_shared<ExplainOptions>();
+    cmd->add_option("source", opt->request.workflow, "Workflow or plan file (YAML)")->required();
+    add_plan_request_options(cmd, opt->request);
+    cmd->add_option("--cost", opt->request.cost, "Model that ranks the plans --plan N counts in")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
+    cmd->add_option("--format", opt->format, "text, json or dot (Graphviz)")
+        ->check(CLI::IsMember({"text", "json", "dot"}));
+    cmd->callback([opt, &exit_code] {
+        explain(*opt);
+        exit_code = 0;
+    });
+}
+
+}  // namespace tra::cli

@@ -1,0 +1,112 @@
+#include <iostream>
+
+#include "json_writer.hpp"
+#include "plan_choice.hpp"
+#include "verbs.hpp"
+#include "workflow/plan_file.hpp"
+
+namespace tra::cli {
+
+namespace {
+
+struct PlanOptions {
+    PlanRequest request;
+    std::string format = "text";
+    std::string output;
+};
+
+void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req) {
+    out << "workflow " << r.program->name << " on " << r.sites << " sites: " << r.plans.size()
+        << " plan(s), cheapest first by the " << cost_name(req.cost) << " model\n";
+    std::vector<std::vector<std::string>> rows = {{"rank", "name", "paper floats", "exact bytes",
+                                                   "overhead bytes", "peak bytes/site", "flops"}};
+    for (std::size_t i = 0; i < r.plans.size(); ++i) {
+        const auto& t = r.plans[i].totals;
+        char paper[32];
+        std::snprintf(paper, sizeof paper, "%.0f", t.paper_floats);
+        rows.push_back({std::to_string(i + 1), r.plans[i].name, paper,
+                        std::to_string(t.payload_bytes) + " (" + human_bytes(t.payload_bytes) + ")",
+                        std::to_string(t.overhead_bytes),
+                        std::to_string(t.peak_bytes) + " (" + human_bytes(t.peak_bytes) + ")",
+                        std::to_string(t.flops)});
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+        for (std::size_t c = 0; c < row.size(); ++c)
+            out << row[c] << (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+        out << "\n";
+    }
+    for (const auto& d : r.dropped)
+        out << "dropped " << d.name << ": needs " << d.peak_bytes << " bytes per site, have "
+            << *req.memory_per_site << "\n";
+}
+
+void print_json(std::ostream& out, const RankedPlans& r, const PlanRequest& req) {
+    JsonWriter j(out);
+    j.begin_object().field("workflow", req.workflow).field("sites", r.sites);
+    j.field("cost", cost_name(req.cost)).key("plans").begin_array();
+    for (std::size_t i = 0; i < r.plans.size(); ++i) {
+        const auto& t = r.plans[i].totals;
+        j.begin_object()
+            .field("rank", i + 1)
+            .field("name", r.plans[i].name)
+            .field("paper_floats", t.paper_floats)
+            .field("exact_bytes", t.payload_bytes)
+            .field("overhead_bytes", t.overhead_bytes)
+            .field("peak_bytes_per_site", t.peak_bytes)
+            .field("flops", t.flops)
+            .end_object();
+    }
+    j.end_array().key("dropped").begin_array();
+    for (const auto& d : r.dropped)
+        j.begin_object().field("name", d.name).field("peak_bytes_per_site", d.peak_bytes).end_object();
+    j.end_array().end_object();
+}
+
+}  // namespace
+
+void add_plan_request_options(CLI::App* cmd, PlanRequest& req) {
+    cmd->add_option("--sites", req.sites, "Number of sites (MPI ranks); default: the workflow's sites:")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--plan", req.plan,
+                    "A rank (1 = cheapest) or pins NODE=strategy[,NODE=strategy...], e.g. C=cmm");
+    cmd->add_option("--memory-per-site", req.memory_per_site,
+                    "Drop plans whose predicted peak bytes per site exceed this");
+    cmd->add_option("--input-placement", req.input_placements,
+                    "Fix where an input starts, e.g. A=Part[1] (repeatable)");
+}
+
+void add_plan(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "plan", "List the candidate distributed (IA) plans of a workflow with their predicted "
+                "transfer, peak memory per site and flops, cheapest first");
+    auto opt = std::make_shared<PlanOptions>();
+    cmd->add_option("workflow", opt->request.workflow, "Workflow YAML file")->required();
+    add_plan_request_options(cmd, opt->request);
+    cmd->add_option("--top", opt->request.top, "How many plans to list (default 10)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--cost", opt->request.cost, "Rank by the exact (bytes) or paper (floats) model")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
+    cmd->add_option("--format", opt->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("-o,--output", opt->output,
+                    "Write the first plan (or the one --plan picks) as a plan file");
+    cmd->callback([opt, &exit_code] {
+        const RankedPlans ranked = rank_plans(opt->request);
+        if (opt->format == "json")
+            print_json(std::cout, ranked, opt->request);
+        else
+            print_table(std::cout, ranked, opt->request);
+        if (!opt->output.empty()) {
+            const auto& chosen = choose_plan(ranked, opt->request.plan);
+            workflow::save_plan_file(opt->output, chosen.plan, opt->request.workflow, chosen.name);
+            if (opt->format != "json")
+                std::cout << "wrote plan " << chosen.name << " to " << opt->output << "\n";
+        }
+        exit_code = 0;
+    });
+}
+
+}  // namespace tra::cli

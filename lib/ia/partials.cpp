@@ -1,0 +1,106 @@
+#include "ia/partials.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+
+// The one site of `key` under a placement that must not replicate.
+Site home_of(const Key& key, const Placement& to, int sites) {
+    if (to.kind() != Placement::Kind::Part &&
+        !(to.kind() == Placement::Kind::Grid && !to.replicated()))
+        fail("partials can only be reduced to one site per group (Part or an unreplicated Grid), "
+             "not to " + to.str());
+    return to.home(key, sites);
+}
+
+std::size_t index(Site s, int sites) {
+    if (s < 0 || s >= sites)
+        fail("site " + std::to_string(s) + " is outside 0.." + std::to_string(sites - 1));
+    return static_cast<std::size_t>(s);
+}
+
+}  // namespace
+
+SiteMap partial_holders(const SiteMap& input, const KeyPositions& by) {
+    SiteMap out;
+    for (const auto& [key, held] : input) {
+        Key group;
+        for (std::size_t p : by) {
+            if (p >= key.size())
+                fail("group-by position " + std::to_string(p) + " is outside key " + key.str());
+            group.push_back(key[p]);
+        }
+        auto& sites = out[group];
+        sites.insert(sites.end(), held.begin(), held.end());
+    }
+    for (auto& [group, sites] : out) {
+        std::sort(sites.begin(), sites.end());
+        sites.erase(std::unique(sites.begin(), sites.end()), sites.end());
+    }
+    return out;
+}
+
+bool spans_sites(const SiteMap& partials) {
+    return std::any_of(partials.begin(), partials.end(),
+                       [](const auto& entry) { return entry.second.size() > 1; });
+}
+
+std::int64_t partial_count(const SiteMap& partials) {
+    std::int64_t n = 0;
+    for (const auto& [group, sites] : partials) n += static_cast<std::int64_t>(sites.size());
+    return n;
+}
+
+Transfer exact_reduce(const SiteMap& partials, std::size_t key_arity, std::size_t tile_bytes,
+                      const Placement& to, int sites) {
+    if (sites < 1) fail("site count must be at least 1, got " + std::to_string(sites));
+    const auto n = static_cast<std::size_t>(sites);
+    const auto tile = static_cast<std::int64_t>(tile_bytes);
+    const auto key_bytes = static_cast<std::int64_t>(key_arity) * kKeyValueBytes;
+    Transfer t;
+    t.received_payload.assign(n, 0);
+    t.received_overhead.assign(n, 0);
+    t.sent_payload.assign(n, 0);
+    std::set<std::pair<Site, Site>> pairs;  // (sender, receiver)
+    for (const auto& [group, held] : partials) {
+        if (group.size() != key_arity)
+            fail("group " + group.str() + " has " + std::to_string(group.size()) +
+                 " positions, expected " + std::to_string(key_arity));
+        const Site home = home_of(group, to, sites);
+        for (Site sender : held) {
+            index(sender, sites);  // validate
+            if (sender == home) continue;  // the home's own partial stays
+            t.payload_bytes += tile;
+            t.tuples_moved += 1;
+            t.received_payload[index(home, sites)] += tile;
+            t.received_overhead[index(home, sites)] += key_bytes;
+            t.sent_payload[index(sender, sites)] += tile;
+            pairs.emplace(sender, home);
+        }
+    }
+    t.pairs = static_cast<std::int64_t>(pairs.size());
+    for (const auto& [sender, receiver] : pairs)
+        t.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
+    for (auto b : t.received_overhead) t.overhead_bytes += b;
+    return t;
+}
+
+std::vector<std::int64_t> reduced_resident(const SiteMap& partials, std::size_t tile_bytes,
+                                           const Placement& to, int sites) {
+    std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
+    for (const auto& [group, held] : partials)
+        r.at(index(home_of(group, to, sites), sites)) +=
+            static_cast<std::int64_t>(held.size()) * static_cast<std::int64_t>(tile_bytes);
+    return r;
+}
+
+}  // namespace tra::ia

@@ -1,0 +1,105 @@
+#include "optimizer/aggregate_strategies.hpp"
+
+#include <algorithm>
+#include <string>
+#include <variant>
+
+#include "ia/partials.hpp"
+#include "ia/plan_validator.hpp"
+#include "optimizer/emit.hpp"
+
+namespace tra::optimizer {
+
+using ia::IaNodeId;
+using ia::IaOp;
+using ia::Plan;
+
+namespace {
+
+const Node& tra_node(const Plan& plan, NodeId id) { return plan.program().node(id); }
+const KeyPositions& group_by(const Plan& plan, NodeId id) {
+    return std::get<AggregateOp>(tra_node(plan, id).op).by;
+}
+IaNodeId operand(const Plan& plan, NodeId id) {
+    return result_of(plan, tra_node(plan, id).inputs.at(0));
+}
+
+std::string with_position(const std::string& name, std::size_t p) {
+    return name + "[" + std::to_string(p) + "]";
+}
+
+// Whether the aggregate could run on its input where it is: the validator's rule, asked on a
+// trial node that is not added.
+bool aggregate_in_place(const Plan& plan, NodeId id, IaNodeId in) {
+    ia::IaNode trial;
+    trial.op = IaOp::LocalAggregate;
+    trial.origin = id;
+    trial.inputs = {in};
+    trial.logical = tra_node(plan, id).op;
+    trial.id = plan.size();
+    return ia::infer_output_placement(plan, trial).placement.has_value();
+}
+
+// `on`: positions of the aggregate's input key, a subset of by.
+std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyPositions& on,
+                                               const std::string& rule) {
+    IaNodeId in = operand(plan, id);
+    if (aggregate_in_place(plan, id, in)) return std::nullopt;
+    auto moved = emit_shuffle(plan, in, on, rule);
+    if (!moved) return std::nullopt;
+    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);
+}
+
+// `on`: positions of the aggregate's OUTPUT key (the partials carry it).
+std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& on,
+                                     const std::string& rule) {
+    IaNodeId in = operand(plan, id);
+    auto partial = emit_node(plan, IaOp::PartialAggregate, id, {in}, rule, tra_node(plan, id).op);
+    if (!partial) return std::nullopt;  // the input may hold a tuple on several sites
+    // Worth a node only when some group really is on several sites (exact keys, not frontier).
+    const auto& input = plan.node(in);
+    auto where = ia::holders(plan.origin(in).keys, input.placement, plan.sites());
+    if (!ia::spans_sites(ia::partial_holders(where, group_by(plan, id)))) return std::nullopt;
+    auto moved = emit_shuffle(plan, *partial, on, rule);
+    if (!moved) return std::nullopt;
+    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);
+}
+
+std::optional<IaNodeId> agg_local(Plan& plan, NodeId id) {
+    return emit_node(plan, IaOp::LocalAggregate, id, {operand(plan, id)}, "R2-4",
+                     tra_node(plan, id).op);
+}
+
+}  // namespace
+
+std::vector<Strategy> aggregate_strategies(const AggregateOp& op) {
+    const KeyPositions by = op.by;
+    KeyPositions all_out(by.size());
+    for (std::size_t i = 0; i < by.size(); ++i) all_out[i] = i;
+    // Single positions only when they differ from the full list.
+    const std::size_t singles = by.size() >= 2 ? by.size() : 0;
+
+    std::vector<Strategy> out;
+    out.push_back({"shuffle", [by](Plan& plan, NodeId id) {
+                       return shuffle_then_aggregate(plan, id, by, "shuffle");
+                   }});
+    for (std::size_t i = 0; i < singles; ++i) {
+        const std::string name = with_position("shuffle", by[i]);
+        out.push_back({name, [p = by[i], name](Plan& plan, NodeId id) {
+                           return shuffle_then_aggregate(plan, id, {p}, name);
+                       }});
+    }
+    out.push_back({"preagg", [all_out](Plan& plan, NodeId id) {
+                       return preaggregate(plan, id, all_out, "R2-5:preagg");
+                   }});
+    for (std::size_t i = 0; i < singles; ++i) {
+        const std::string name = with_position("preagg", by[i]);
+        out.push_back({name, [i, name](Plan& plan, NodeId id) {
+                           return preaggregate(plan, id, {i}, "R2-5:" + name);
+                       }});
+    }
+    out.push_back({"local", agg_local});
+    return out;
+}
+
+}  // namespace tra::optimizer
