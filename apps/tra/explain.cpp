@@ -105,6 +105,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("plan", name)
         .field("sites", plan.sites())
         .field("paper_floats", t.paper_floats)
+        .field("paper_floats_aggregated", t.paper_floats_aggregated)
         .field("exact_bytes", t.payload_bytes)
         .field("overhead_bytes", t.overhead_bytes)
         .field("peak_bytes_per_site", t.peak_bytes)

@@ -54,7 +54,10 @@ public:
         double bound = 1;
         for (NodeId id : order_) bound *= static_cast<double>(choices(id));
         greedy_ = bound > static_cast<double>(options_.max_combinations);
-        walk(0, Plan(program_, sites_), {}, {});
+        if (greedy_)
+            beam();
+        else
+            walk(0, State{Plan(program_, sites_), {}, {}});
         check_pins_applied();
         std::vector<RankedPlan> out;
         for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
@@ -130,60 +133,89 @@ private:
         }
     }
 
-    void walk(std::size_t i, Plan plan, std::vector<std::string> parts, std::string inputs) {
-        if (i == order_.size()) return finish(std::move(plan), parts, inputs);
-        NodeId id = order_[i];
+    // A partial plan: the choices made so far for order_[0..i).
+    struct State {
+        Plan plan;
+        std::vector<std::string> parts;
+        std::string inputs;
+    };
+
+    // Every way to extend `state` by node order_[i]: starting placements for an input, the
+    // single Table 1 rewrite, or each applicable (and, if pinned, the pinned) strategy.
+    std::vector<State> expand(const State& state, std::size_t i) {
+        const NodeId id = order_[i];
         const Node& node = program_.node(id);
+        std::vector<State> out;
         if (std::holds_alternative<InputOp>(node.op)) {
             std::vector<Placement> starts;
             if (auto f = options_.input_placements.find(id); f != options_.input_placements.end())
                 starts = {f->second};
             else
                 starts = candidate_input_placements(program_, id);
-            if (greedy_) starts.resize(1);
             for (const Placement& p : starts) {
-                Plan next = plan;
-                next.set_result(id, emit_input(next, id, p));
-                walk(i + 1, std::move(next), parts, inputs + node.name + "=" + p.str() + ";");
+                State next = state;
+                next.plan.set_result(id, emit_input(next.plan, id, p));
+                next.inputs += node.name + "=" + p.str() + ";";
+                out.push_back(std::move(next));
             }
-            return;
+            return out;
         }
         if (!has_strategies(node.op)) {
-            plan.set_result(id, emit_table1(plan, id));
-            return walk(i + 1, std::move(plan), std::move(parts), std::move(inputs));
+            State next = state;
+            next.plan.set_result(id, emit_table1(next.plan, id));
+            out.push_back(std::move(next));
+            return out;
         }
         // Every strategy is tried on a copy, so the pin error can list those that applied.
-        std::vector<std::pair<std::string, Plan>> applicable;
         for (const Strategy& s : strategies_for(node.op)) {
-            Plan next = plan;
-            auto r = s.apply(next, id);
+            State next = state;
+            auto r = s.apply(next.plan, id);
             if (!r) continue;
             applied_[id].insert(s.name);
             auto pin = pinned_.find(id);
             if (pin != pinned_.end() && pin->second != s.name) continue;
-            next.set_result(id, *r);
-            applicable.emplace_back(s.name, std::move(next));
+            next.plan.set_result(id, *r);
+            next.parts.push_back(node.name + "=" + s.name);
+            out.push_back(std::move(next));
         }
-        if (greedy_ && applicable.size() > 1) {
-            // Keep the strategy whose partial plan is cheapest (ties: strategy name).
-            std::size_t keep = 0;
-            ia::PlanTotals best_totals;
-            for (std::size_t k = 0; k < applicable.size(); ++k) {
-                Plan trial = applicable[k].second;
-                ia::PlanTotals t = ia::annotate_costs(trial);
-                if (k == 0 || cheaper(t, applicable[k].first, best_totals,
-                                      applicable[keep].first)) {
-                    keep = k;
-                    best_totals = t;
+        return out;
+    }
+
+    // Beam search for programs with too many combinations to enumerate: after each node, keep
+    // the beam_width partial plans that are cheapest so far (same order as whole plans).
+    // Partial costs are exact for what is already placed, so the beam only misjudges choices
+    // whose price shows up later; a wider beam trades planning time for fewer such misses.
+    void beam() {
+        std::vector<State> states;
+        states.push_back(State{Plan(program_, sites_), {}, {}});
+        for (std::size_t i = 0; i < order_.size(); ++i) {
+            std::vector<State> next;
+            for (const State& s : states)
+                for (State& e : expand(s, i)) next.push_back(std::move(e));
+            if (next.size() > options_.beam_width) {
+                std::vector<std::pair<ia::PlanTotals, std::size_t>> cost;
+                for (std::size_t k = 0; k < next.size(); ++k) {
+                    Plan trial = next[k].plan;
+                    cost.emplace_back(ia::annotate_costs(trial), k);
                 }
+                std::stable_sort(cost.begin(), cost.end(), [&](const auto& a, const auto& b) {
+                    return cheaper(a.first, join_names(next[a.second].parts, ",") + next[a.second].inputs,
+                                   b.first, join_names(next[b.second].parts, ",") + next[b.second].inputs);
+                });
+                std::vector<State> kept;
+                for (std::size_t k = 0; k < options_.beam_width; ++k)
+                    kept.push_back(std::move(next[cost[k].second]));
+                next = std::move(kept);
             }
-            applicable = {std::move(applicable[keep])};
+            states = std::move(next);
         }
-        for (auto& [name, next] : applicable) {
-            auto p = parts;
-            p.push_back(node.name + "=" + name);
-            walk(i + 1, std::move(next), std::move(p), inputs);
-        }
+        for (State& s : states) finish(std::move(s.plan), s.parts, s.inputs);
+    }
+
+    // Exhaustive enumeration, depth first.
+    void walk(std::size_t i, const State& state) {
+        if (i == order_.size()) return finish(state.plan, state.parts, state.inputs);
+        for (const State& next : expand(state, i)) walk(i + 1, next);
     }
 
     void finish(Plan plan, const std::vector<std::string>& parts, const std::string& inputs) {

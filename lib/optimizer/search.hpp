@@ -12,10 +12,10 @@
 //             the search may choose; one position each keeps the set small.
 //   pins      NODE -> strategy restricts that node to that strategy.
 //   cap       when the product of the choice counts (an upper bound on the combinations)
-//             exceeds max_combinations, the search is greedy instead: inputs start where
-//             input_placements says or in Part[0], and each join or aggregate in program order
-//             takes the applicable strategy that makes the partial plan cheapest (same order);
-//             it returns that one plan.
+//             exceeds max_combinations, the search is a beam search instead: nodes are taken
+//             in program order and after each one only the beam_width cheapest partial plans
+//             (exact costs of what is placed so far, same order) are extended. It returns up
+//             to beam_width plans and may miss the optimum when a choice pays off only later.
 #include <cstddef>
 #include <map>
 #include <string>
@@ -31,6 +31,7 @@ struct SearchOptions {
     std::size_t top_k = 10;
     std::map<std::string, std::string> pins;              // TRA node name -> strategy name
     std::size_t max_combinations = 20000;
+    std::size_t beam_width = 32;  // partial plans kept per step beyond max_combinations
     std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
 };
 

@@ -290,19 +290,23 @@ TEST_CASE("search: deterministic order by payload, paper floats, name", "[search
     }
 }
 
-TEST_CASE("search: over the cap the search is greedy and returns one valid plan", "[search]") {
+TEST_CASE("search: over the cap the search is a beam search", "[search]") {
     Program p = matmul(3, 4, 5);
     SearchOptions o;
     o.max_combinations = 1;
+    o.beam_width = 1;
     auto plans = search_plans(p, 3, o);
     REQUIRE(plans.size() == 1);
     CHECK_NOTHROW(validate(plans[0].plan));
-    // Inputs start in Part[0]; greedy costs each partial plan, so at the join cmm (8 of A's 12
-    // tuples move at S = 3) beats bcast-left (24 copies) and bcast-right (40), and C must then
-    // move partial products: preagg (30 partials) beats shuffle (40 of AB's 60 tuples),
+    // A beam of one is greedy: inputs tie at cost 0 and keep Part[0]; at the join cmm (8 of A's
+    // 12 tuples move at S = 3) beats bcast-left (24 copies) and bcast-right (40), and C must
+    // then move partial products: preagg (30 partials) beats shuffle (40 of AB's 60 tuples),
     // shuffle[0] (40) and shuffle[2] (39). 38 tiles in all -- myopic: the exhaustive optimum
     // starts B on Part[j] and broadcasts A (24 copies), leaving C local.
     CHECK(plans[0].name == "AB=cmm,C=preagg");
     CHECK(plans[0].totals.payload_bytes == 38 * kTile);
+    // A wider beam keeps the partial plans that pay off later and finds that optimum.
+    o.beam_width = 32;
+    CHECK(search_plans(p, 3, o)[0].totals.payload_bytes == 24 * kTile);
     CHECK(search_plans(p, 3)[0].totals.payload_bytes == 24 * kTile);
 }
