@@ -62,13 +62,14 @@ std::string rules_of(const ia::IaNode& n) {
 }
 
 void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name,
-                const ia::PlanTotals& t) {
+                const ia::PlanTotals& t, const optimizer::RewriteLog& rewrites) {
     out << "plan " << name << " of workflow " << plan.program().name << " on " << plan.sites()
         << " sites\n";
     out << "transfer: " << t.payload_bytes << " bytes payload (" << human_bytes(t.payload_bytes)
         << ") + " << t.overhead_bytes << " bytes overhead; paper model " << t.paper_floats
         << " floats; peak " << t.peak_bytes << " bytes per site (" << human_bytes(t.peak_bytes)
         << "); " << t.flops << " flops\n";
+    for (const auto& r : rewrites) out << "rewrite: " << r.str() << "\n";
     std::vector<std::vector<std::string>> rows = {
         {"id", "operator", "inputs", "relation", "type", "frontier", "tuples", "placement",
          "paper floats", "exact bytes", "overhead", "resident/site", "rules", "does"}};
@@ -176,6 +177,7 @@ void explain(const ExplainOptions& opt) {
     const ia::Plan* plan = nullptr;
     std::string name;
     ia::PlanTotals totals;
+    optimizer::RewriteLog rewrites;
     if (is_plan_file(opt.request.workflow)) {
         loaded = std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
         if (opt.request.sites && *opt.request.sites != loaded->plan.sites())
@@ -190,6 +192,7 @@ void explain(const ExplainOptions& opt) {
         plan = &chosen.plan;
         name = chosen.name;
         totals = chosen.totals;
+        rewrites = ranked.rewrites;
     }
     if (opt.request.memory_per_site && totals.peak_bytes > *opt.request.memory_per_site)
         throw Error("plan " + name + " needs " + std::to_string(totals.peak_bytes) +
@@ -199,7 +202,7 @@ void explain(const ExplainOptions& opt) {
     else if (opt.format == "dot")
         print_dot(std::cout, *plan, name);
     else
-        print_text(std::cout, *plan, name, totals);
+        print_text(std::cout, *plan, name, totals, rewrites);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "optimizer/logical_rewrites.hpp"
 #include "workflow/placement_text.hpp"
 #include "workflow/workflow_loader.hpp"
 
@@ -80,7 +81,12 @@ std::string human_bytes(double bytes) {
 
 RankedPlans rank_plans(const PlanRequest& request) {
     RankedPlans ranked;
-    ranked.program = std::make_unique<Program>(workflow::load_workflow(request.workflow));
+    // Logical rewrites (filter fusion and push-down) never raise a cost, so they run before the
+    // search; their log (RewriteResult::log) is for explain to list.
+    optimizer::RewriteResult rewritten =
+        optimizer::apply_logical_rewrites(workflow::load_workflow(request.workflow));
+    ranked.program = std::make_unique<Program>(std::move(rewritten.program));
+    ranked.rewrites = std::move(rewritten.log);
     const Program& p = *ranked.program;
     if (request.sites) {
         ranked.sites = *request.sites;

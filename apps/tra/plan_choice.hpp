@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/logical_rewrites.hpp"
 #include "optimizer/search.hpp"
 #include "tra/program.hpp"
 
@@ -34,6 +35,7 @@ struct RankedPlans {
     int sites = 0;
     std::vector<optimizer::RankedPlan> plans;  // best first under the request's cost model
     std::vector<DroppedPlan> dropped;          // over the memory budget, cheapest first
+    optimizer::RewriteLog rewrites;            // logical rewrites applied before the search
 };
 
 // Plans the workflow. `--plan` pins (NODE=strategy,...) restrict the search; a rank does not.

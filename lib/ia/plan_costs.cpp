@@ -37,15 +37,15 @@ std::int64_t einsum_flops(const std::string& spec, const Shape& left, const Shap
 }
 
 // Where each tuple of node `n`'s output is, for nodes whose placement is Unknown.
-SiteMap traced_sites(const Plan& plan, const IaNode& n, const std::vector<SiteMap>& sites) {
+SiteMap traced_sites(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
     // A partial aggregate leaves one partial per (group, site holding a tuple of the group).
     if (n.op == IaOp::PartialAggregate)
-        return partial_holders(sites.at(n.inputs.at(0)), plan.aggregate_by(n));
+        return partial_holders(*sites.at(n.inputs.at(0)), plan.aggregate_by(n));
     bool tuple_wise = n.op == IaOp::Map || n.op == IaOp::LocalFilter;
     if (!tuple_wise || n.inputs.size() != 1)
         fail("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
              plan.origin(n.id).name + "') are: its placement is Unknown");
-    const SiteMap& in = sites[n.inputs[0]];
+    const SiteMap& in = *sites.at(n.inputs[0]);
     const KeySet& out_keys = plan.origin(n.id).keys;
     SiteMap out;
     const auto* rekey = n.logical ? std::get_if<RekeyOp>(&*n.logical) : nullptr;
@@ -106,27 +106,24 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
     return 2 * m * n * k;
 }
 
-PlanTotals annotate_costs(Plan& plan) {
+PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
     const int S = plan.sites();
     PlanTotals totals;
-    std::vector<SiteMap> sites(plan.size());
-    for (IaNode& n : plan.nodes()) {
+    for (IaNodeId id = cache.holders.size(); id < plan.size(); ++id) {
+        IaNode& n = plan.node(id);
         const Node& origin = plan.origin(n.id);
         const std::size_t tile_bytes = origin.type.tile_bytes();
         NodeCost cost;
         cost.annotated = true;
-        if (n.placement.kind() == Placement::Kind::Unknown) {
-            sites[n.id] = traced_sites(plan, n, sites);
-            cost.resident = resident_of(sites[n.id], tile_bytes, S);
-        } else {
-            sites[n.id] = holders(origin.keys, n.placement, S);
-            cost.resident = resident_bytes(origin.keys, tile_bytes, n.placement, S);
-        }
+        auto held = std::make_shared<SiteMap>(n.placement.kind() == Placement::Kind::Unknown
+                                                  ? traced_sites(plan, n, cache.holders)
+                                                  : holders(origin.keys, n.placement, S));
+        cost.resident = resident_of(*held, tile_bytes, S);
         if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
             // A reduce, not a move: every holder but the home sends its own partial
             // (ia/partials.hpp). Paper model: the partial relation's floats, one count per
             // partial; the paper itself charges the aggregated relation (paper_floats_aggregated).
-            const SiteMap& partials = sites.at(n.inputs.at(0));
+            const SiteMap& partials = *cache.holders.at(n.inputs.at(0));
             cost.transfer =
                 exact_reduce(partials, origin.type.key_arity, tile_bytes, n.placement, S);
             cost.resident = reduced_resident(partials, tile_bytes, n.placement, S);
@@ -135,7 +132,7 @@ PlanTotals annotate_costs(Plan& plan) {
             cost.paper_floats_aggregated = paper_shuffle_cost(
                 paper_floats(static_cast<std::int64_t>(origin.tuples()), elements));
         } else if (is_enforcer(n.op)) {
-            cost.transfer = exact_transfer(sites.at(n.inputs.at(0)), origin.type.key_arity,
+            cost.transfer = exact_transfer(*cache.holders.at(n.inputs.at(0)), origin.type.key_arity,
                                            tile_bytes, n.placement, S);
             double f = paper_floats(static_cast<std::int64_t>(origin.tuples()),
                                     origin.type.bound.product());
@@ -144,6 +141,7 @@ PlanTotals annotate_costs(Plan& plan) {
                                                      : paper_shuffle_cost(f);
             cost.paper_floats_aggregated = cost.paper_floats;
         }
+        cache.holders.push_back(std::move(held));
         n.cost = std::move(cost);
         n.cost.flops = node_flops(plan, n);
         totals.payload_bytes += n.cost.transfer.payload_bytes;
@@ -152,6 +150,13 @@ PlanTotals annotate_costs(Plan& plan) {
         totals.paper_floats_aggregated += n.cost.paper_floats_aggregated;
         totals.flops += n.cost.flops;
     }
+    return totals;
+}
+
+PlanTotals annotate_costs(Plan& plan) {
+    const int S = plan.sites();
+    CostCache cache;
+    PlanTotals totals = annotate_new_costs(plan, cache);
 
     // Peak: an output lives from its node to its last consumer (the end, for program results).
     std::vector<IaNodeId> last_use(plan.size());

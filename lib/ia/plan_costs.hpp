@@ -19,6 +19,7 @@
 // tuple's site, so the output's SiteMap is the input's with the key function applied. This lets
 // a bcast or shuffle after a rekey be costed exactly instead of refused.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/index_vector.hpp"
@@ -53,5 +54,17 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
 // node's tuples live cannot be determined (an Unknown placement not produced by a map chain);
 // validate() first to get BadInput reasons for invalid plans.
 PlanTotals annotate_costs(Plan& plan);
+
+// What incremental costing remembers: where the tuples of every costed node are, shared so
+// that copies of a partial plan (the search's beam) copy pointers, not maps.
+struct CostCache {
+    using Holders = std::vector<std::shared_ptr<const SiteMap>>;
+    Holders holders;  // one per node already costed, in plan order
+};
+
+// Costs only the nodes added since `cache` was last used (nodes before them keep their
+// NodeCost) and returns the sum of the new nodes' transfer, paper floats and flops; the peak is
+// not computed (it needs the whole plan: annotate_costs).
+PlanTotals annotate_new_costs(Plan& plan, CostCache& cache);
 
 }  // namespace tra::ia

@@ -57,7 +57,7 @@ public:
         if (greedy_)
             beam();
         else
-            walk(0, State{Plan(program_, sites_), {}, {}});
+            walk(0, State{Plan(program_, sites_), {}, {}, {}, {}});
         check_pins_applied();
         std::vector<RankedPlan> out;
         for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
@@ -138,6 +138,8 @@ private:
         Plan plan;
         std::vector<std::string> parts;
         std::string inputs;
+        ia::CostCache cache;    // beam only: where the costed nodes' tuples are
+        ia::PlanTotals so_far;  // beam only: transfer of the nodes costed so far
     };
 
     // Every way to extend `state` by node order_[i]: starting placements for an input, the
@@ -187,24 +189,27 @@ private:
     // whose price shows up later; a wider beam trades planning time for fewer such misses.
     void beam() {
         std::vector<State> states;
-        states.push_back(State{Plan(program_, sites_), {}, {}});
+        states.push_back(State{Plan(program_, sites_), {}, {}, {}, {}});
         for (std::size_t i = 0; i < order_.size(); ++i) {
             std::vector<State> next;
             for (const State& s : states)
                 for (State& e : expand(s, i)) next.push_back(std::move(e));
+            // Cost only what each extension added; the earlier nodes' costs do not change.
+            for (State& e : next) {
+                const ia::PlanTotals added = ia::annotate_new_costs(e.plan, e.cache);
+                e.so_far.payload_bytes += added.payload_bytes;
+                e.so_far.paper_floats += added.paper_floats;
+            }
             if (next.size() > options_.beam_width) {
-                std::vector<std::pair<ia::PlanTotals, std::size_t>> cost;
-                for (std::size_t k = 0; k < next.size(); ++k) {
-                    Plan trial = next[k].plan;
-                    cost.emplace_back(ia::annotate_costs(trial), k);
-                }
-                std::stable_sort(cost.begin(), cost.end(), [&](const auto& a, const auto& b) {
-                    return cheaper(a.first, join_names(next[a.second].parts, ",") + next[a.second].inputs,
-                                   b.first, join_names(next[b.second].parts, ",") + next[b.second].inputs);
+                std::vector<std::pair<std::string, std::size_t>> order;
+                for (std::size_t k = 0; k < next.size(); ++k)
+                    order.emplace_back(join_names(next[k].parts, ",") + next[k].inputs, k);
+                std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+                    return cheaper(next[a.second].so_far, a.first, next[b.second].so_far, b.first);
                 });
                 std::vector<State> kept;
                 for (std::size_t k = 0; k < options_.beam_width; ++k)
-                    kept.push_back(std::move(next[cost[k].second]));
+                    kept.push_back(std::move(next[order[k].second]));
                 next = std::move(kept);
             }
             states = std::move(next);

@@ -103,6 +103,9 @@ public:
     std::string name;
     DType dtype = DType::F64;
     std::optional<int> sites;  // the workflow's `sites:`: default site count for planning
+    // Logical rewrites applied to the workflow's program, in order ("R1-6 at F"); empty for a
+    // program exactly as written. Plan files record it so they reload the same program.
+    std::vector<std::string> rewrites;
     std::vector<Node> nodes;  // topological: inputs precede users
     std::vector<Output> outputs;
 

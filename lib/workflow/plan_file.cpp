@@ -15,6 +15,8 @@
 #include "ia/plan_validator.hpp"
 #include "workflow/placement_text.hpp"
 #include "workflow/plan_file.hpp"
+
+#include "optimizer/logical_rewrites.hpp"
 #include "workflow/yaml_fields.hpp"
 
 namespace tra::workflow {
@@ -63,12 +65,28 @@ public:
     PlanReader(const std::string& path, const LoadOptions& options)
         : path_(path), options_(options) {}
 
+    // The workflow's program as the plan saw it: `tra plan` plans after the logical rewrites,
+    // and the file lists those it applied; the same rewrites must apply again.
+    Program program_of(const Field& doc, const std::string& workflow_path) const {
+        Program program = load_workflow(workflow_path, options_);
+        if (!doc.has("rewrites")) return program;
+        const Field listed = doc.at("rewrites");
+        Program rewritten = optimizer::apply_logical_rewrites(program).program;
+        if (rewritten.rewrites != listed.as_strings()) {
+            std::string applied;
+            for (const auto& r : rewritten.rewrites) applied += (applied.empty() ? "" : ", ") + r;
+            listed.fail("the plan was made after other logical rewrites than this tra applies (" +
+                        (applied.empty() ? std::string("none") : applied) + ")");
+        }
+        return rewritten;
+    }
+
     LoadedPlan run() {
         // load_yaml's own message speaks of workflows; say which kind of file is missing.
         if (!std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
         const Field doc(load_yaml(path_), path_, "");
         check_format(doc);
-        doc.allow_only({"format", "name", "sites", "workflow", "nodes"});
+        doc.allow_only({"format", "name", "sites", "rewrites", "workflow", "nodes"});
         const std::string name = doc.at("name").as_string();
         const Field sites_field = doc.at("sites");
         const std::int64_t sites = sites_field.as_int();
@@ -78,7 +96,7 @@ public:
         wf.allow_only({"path", "hash"});
         const std::string workflow_path = resolve(wf.at("path"));
         const std::string hash = check_hash(wf, workflow_path);
-        auto program = std::make_unique<const Program>(load_workflow(workflow_path, options_));
+        auto program = std::make_unique<const Program>(program_of(doc, workflow_path));
 
         // The plan points at *program, which stays put when the unique_ptr moves.
         ia::Plan plan(*program, static_cast<int>(sites));

@@ -122,8 +122,14 @@ void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string&
             << " floats; peak " << totals->peak_bytes << " B per site\n";
     out << "format: " << kPlanFormat << "\n"
         << "name: " << yaml_quoted(plan_name) << "\n"
-        << "sites: " << plan.sites() << "\n"
-        << "workflow:\n"
+        << "sites: " << plan.sites() << "\n";
+    if (!plan.program().rewrites.empty()) {
+        out << "rewrites: [";
+        for (std::size_t i = 0; i < plan.program().rewrites.size(); ++i)
+            out << (i ? ", " : "") << yaml_quoted(plan.program().rewrites[i]);
+        out << "]\n";
+    }
+    out << "workflow:\n"
         << "  path: " << yaml_quoted(workflow_reference(workflow_path, plan_path)) << "\n"
         << "  hash: " << yaml_quoted(hash) << "\n"
         << "nodes:\n";

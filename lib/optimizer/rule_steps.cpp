@@ -1,0 +1,107 @@
+#include "optimizer/rule_steps.hpp"
+
+#include <type_traits>
+
+#include "tra/program_builder.hpp"
+
+namespace tra::optimizer {
+
+std::size_t Steps::index(const std::string& name) const {
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].name == name) return i;
+    throw Error("internal: no step named '" + name + "'", {}, ErrorKind::Failed);
+}
+
+std::size_t Steps::uses(const std::string& name) const {
+    std::size_t n = 0;
+    for (const Step& s : steps)
+        for (const std::string& in : s.inputs) n += in == name;
+    for (const StepOutput& o : outputs) n += o.relation == name;
+    return n;
+}
+
+bool Steps::is_output(const std::string& name) const {
+    for (const StepOutput& o : outputs)
+        if (o.relation == name) return true;
+    return false;
+}
+
+void Steps::redirect(const std::string& from, const std::string& to) {
+    for (Step& s : steps)
+        for (std::string& in : s.inputs)
+            if (in == from) in = to;
+}
+
+std::string Steps::fresh_name(const std::string& base) const {
+    auto taken = [&](const std::string& n) {
+        for (const Step& s : steps)
+            if (s.name == n) return true;
+        return false;
+    };
+    if (!taken(base)) return base;
+    for (int i = 2;; ++i)
+        if (!taken(base + "." + std::to_string(i))) return base + "." + std::to_string(i);
+}
+
+Steps to_steps(const Program& p) {
+    Steps out{p.name, p.dtype, p.sites, {}, {}};
+    for (const Node& n : p.nodes) {
+        Step s{n.name, n.op, {}, n.where, n.lowered_from, n.type};
+        for (NodeId in : n.inputs) s.inputs.push_back(p.node(in).name);
+        out.steps.push_back(std::move(s));
+    }
+    for (const Output& o : p.outputs)
+        out.outputs.push_back({p.node(o.node).name, o.file, o.dataset, o.where});
+    return out;
+}
+
+Program build_steps(const Steps& steps) {
+    ProgramBuilder b(steps.name, steps.dtype);
+    if (steps.sites) b.set_sites(*steps.sites);
+    for (const Step& s : steps.steps) {
+        StepSource src;
+        src.step = s.where;
+        const NodeId id = std::visit(
+            [&](const auto& op) -> NodeId {
+                using T = std::decay_t<decltype(op)>;
+                if constexpr (std::is_same_v<T, InputOp>)
+                    return b.add_input(s.name, op.shape, s.input_type.bound, s.input_type.dtype,
+                                       op.source, src);
+                else if constexpr (std::is_same_v<T, JoinOp>)
+                    return b.add_join(s.name, s.inputs.at(0), s.inputs.at(1), op.left_keys,
+                                      op.right_keys, op.kernel, src);
+                else if constexpr (std::is_same_v<T, AggregateOp>)
+                    return b.add_aggregate(s.name, s.inputs.at(0), op.by, op.kernel, src);
+                else if constexpr (std::is_same_v<T, RekeyOp>)
+                    return b.add_rekey(s.name, s.inputs.at(0), op.key.text(), src);
+                else if constexpr (std::is_same_v<T, FilterOp>)
+                    return b.add_filter(s.name, s.inputs.at(0), op.where.text(), src);
+                else if constexpr (std::is_same_v<T, TransformOp>)
+                    return b.add_transform(s.name, s.inputs.at(0), op.kernel, src);
+                else if constexpr (std::is_same_v<T, TileOp>)
+                    return b.add_tile(s.name, s.inputs.at(0), op.dim, op.size, src);
+                else
+                    return b.add_concat(s.name, s.inputs.at(0), op.key_dim, op.array_dim, src);
+            },
+            s.op);
+        if (!s.lowered_from.empty()) b.set_lowered_from(id, s.lowered_from);
+    }
+    for (const StepOutput& o : steps.outputs) {
+        StepSource src;
+        src.step = o.where;
+        b.add_output(o.relation, o.file, o.dataset, src);
+    }
+    return b.finish();
+}
+
+Step filter_step(std::string name, const std::string& input, std::size_t arity,
+                 const std::string& where, SourceLocation at) {
+    return Step{std::move(name),
+                FilterOp{KeyFunction::parse(where, arity)},
+                {input},
+                std::move(at),
+                "",
+                {}};
+}
+
+}  // namespace tra::optimizer

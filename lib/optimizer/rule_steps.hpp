@@ -1,0 +1,57 @@
+#pragma once
+// The untyped form of a Program that logical rewrite rules edit: a list of steps (operator,
+// operand names, where it was written), in topological order. A rule never writes a type, key
+// set or frontier itself; `build_steps` replays the list through a fresh ProgramBuilder, so every
+// rewritten node is re-inferred exactly as if the workflow had said it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tra/program.hpp"
+
+namespace tra::optimizer {
+
+struct Step {
+    std::string name;
+    Operator op;  // as in the Program; a filter's or rekey's text is re-parsed when built
+    std::vector<std::string> inputs;
+    SourceLocation where;
+    std::string lowered_from;
+    RelationType input_type;  // inputs only: the tile bound and dtype to declare
+};
+
+struct StepOutput {
+    std::string relation;
+    std::string file, dataset;
+    SourceLocation where;
+};
+
+struct Steps {
+    std::string name;
+    DType dtype = DType::F64;
+    std::optional<int> sites;
+    std::vector<Step> steps;
+    std::vector<StepOutput> outputs;
+
+    // Index of the step called `name`; throws Error (Failed) when there is none.
+    std::size_t index(const std::string& name) const;
+    // How many operands (of steps and outputs) read `name`; join(X, X) counts twice.
+    std::size_t uses(const std::string& name) const;
+    bool is_output(const std::string& name) const;
+    // Points every operand reading `from` (steps only, not outputs) at `to`.
+    void redirect(const std::string& from, const std::string& to);
+    // `base` if no step has that name, else base.2, base.3, ...
+    std::string fresh_name(const std::string& base) const;
+};
+
+Steps to_steps(const Program& program);
+
+// Rebuilds the typed program. Throws Error like ProgramBuilder when a step does not type-check
+// (e.g. a pushed-down predicate that divides by zero on a key it now sees).
+Program build_steps(const Steps& steps);
+
+// Step for a filter of `input` by positional predicate text `where` (parsed for `arity`).
+Step filter_step(std::string name, const std::string& input, std::size_t arity,
+                 const std::string& where, SourceLocation at);
+
+}  // namespace tra::optimizer
