@@ -1,0 +1,127 @@
+#include "runtime/exchange.hpp"
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace tra::runtime {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+
+std::size_t message_bytes(std::size_t tuples, const RelationType& type) {
+    return sizeof(std::int64_t) + tuples * (type.key_arity * sizeof(std::int64_t) + type.tile_bytes());
+}
+
+int mpi_count(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(INT_MAX))
+        fail("an exchange message of " + std::to_string(bytes) +
+             " bytes exceeds what one MPI message carries in this version (2 GiB)");
+    return static_cast<int>(bytes);
+}
+
+void put(std::vector<char>& buf, std::size_t& at, const void* data, std::size_t n) {
+    if (n) std::memcpy(buf.data() + at, data, n);
+    at += n;
+}
+
+}  // namespace
+
+ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
+                       const std::vector<std::vector<OutgoingTuple>>& send,
+                       const std::vector<std::vector<Key>>& expect,
+                       const std::function<void(int, Key, Tile)>& deliver) {
+    int me = 0, size = 0;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    const auto n = static_cast<std::size_t>(size);
+    if (send.size() != n || expect.size() != n) fail("exchange: one list per rank expected");
+    const std::size_t tile_bytes = type.tile_bytes();
+    ExchangeStats stats;
+
+    std::vector<std::vector<char>> out(n), in(n);
+    std::vector<MPI_Request> requests;
+    std::vector<std::size_t> sources;  // the rank each receive request (the first ones) is from
+    for (std::size_t s = 0; s < n; ++s) {
+        if (static_cast<int>(s) == me || expect[s].empty()) continue;
+        in[s].resize(message_bytes(expect[s].size(), type));
+        stats.buffer_bytes += static_cast<std::int64_t>(in[s].size());
+        sources.push_back(s);
+        requests.emplace_back();
+        MPI_Irecv(in[s].data(), mpi_count(in[s].size()), MPI_BYTE, static_cast<int>(s), tag, comm,
+                  &requests.back());
+    }
+    for (std::size_t d = 0; d < n; ++d) {
+        if (static_cast<int>(d) == me || send[d].empty()) continue;
+        auto& buf = out[d];
+        buf.resize(message_bytes(send[d].size(), type));
+        stats.buffer_bytes += static_cast<std::int64_t>(buf.size());
+        std::size_t at = 0;
+        const auto count = static_cast<std::int64_t>(send[d].size());
+        put(buf, at, &count, sizeof count);
+        for (const auto& [key, tile] : send[d]) {
+            if (key->size() != type.key_arity || tile->dtype() != type.dtype ||
+                tile->shape() != type.bound)
+                fail("exchange: tuple " + key->str() + " does not have the relation's type " +
+                     type.str());
+            for (std::size_t i = 0; i < key->size(); ++i) {
+                const std::int64_t v = (*key)[i];
+                put(buf, at, &v, sizeof v);
+            }
+            put(buf, at, tile->raw(), tile_bytes);
+        }
+        requests.emplace_back();
+        MPI_Isend(buf.data(), mpi_count(buf.size()), MPI_BYTE, static_cast<int>(d), tag, comm,
+                  &requests.back());
+    }
+    std::vector<MPI_Status> statuses(requests.size());
+    if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()) !=
+        MPI_SUCCESS)
+        fail("exchange: MPI_Waitall failed");
+    for (auto& buf : out) std::vector<char>().swap(buf);
+    for (std::size_t r = 0; r < sources.size(); ++r) {
+        int got = 0;
+        MPI_Get_count(&statuses[r], MPI_BYTE, &got);
+        if (static_cast<std::size_t>(got) != in[sources[r]].size())
+            fail("exchange: rank " + std::to_string(sources[r]) + " sent " + std::to_string(got) +
+                 " bytes, the plan says " + std::to_string(in[sources[r]].size()));
+    }
+
+    for (std::size_t s = 0; s < n; ++s) {
+        if (in[s].empty()) continue;
+        const auto& buf = in[s];
+        std::size_t at = 0;
+        std::int64_t count = 0;
+        std::memcpy(&count, buf.data(), sizeof count);
+        at += sizeof count;
+        stats.overhead_bytes += static_cast<std::int64_t>(sizeof count);
+        if (count != static_cast<std::int64_t>(expect[s].size()))
+            fail("exchange: rank " + std::to_string(s) + " sent " + std::to_string(count) +
+                 " tuples, the plan says " + std::to_string(expect[s].size()));
+        for (const Key& want : expect[s]) {
+            Key key;
+            for (std::size_t i = 0; i < type.key_arity; ++i) {
+                std::int64_t v = 0;
+                std::memcpy(&v, buf.data() + at, sizeof v);
+                at += sizeof v;
+                key.push_back(v);
+            }
+            stats.overhead_bytes += static_cast<std::int64_t>(type.key_arity * sizeof(std::int64_t));
+            if (key != want)
+                fail("exchange: rank " + std::to_string(s) + " sent tuple " + key.str() +
+                     " where the plan says " + want.str());
+            Tile tile(type.dtype, type.bound);
+            if (tile_bytes) std::memcpy(tile.raw(), buf.data() + at, tile_bytes);
+            at += tile_bytes;
+            stats.payload_bytes += static_cast<std::int64_t>(tile_bytes);
+            deliver(static_cast<int>(s), std::move(key), std::move(tile));
+        }
+        if (at != buf.size()) fail("exchange: a message from rank " + std::to_string(s) + " has trailing bytes");
+    }
+    return stats;
+}
+
+}  // namespace tra::runtime

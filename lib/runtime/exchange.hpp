@@ -1,0 +1,42 @@
+#pragma once
+// One exchange of tuples between ranks (docs/runtime.md, "Exchange protocol"). Both sides know,
+// from the plan, exactly which tuples travel from which sender to which receiver, so there is no
+// size negotiation: each (sender, receiver) pair that exchanges at least one tuple carries one
+// point-to-point message
+//
+//     [int64 count] then count times: [key_arity int64 key values][tile bytes]
+//
+// and nothing else travels. The receiver checks the count and every key against what it expects
+// and counts, from what it really received, the payload (tile bytes) and the overhead (8 bytes
+// per key position per tuple, 8 bytes per message for the count): exactly the contract of
+// lib/ia/transfer.hpp.
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+#include "core/relation.hpp"
+
+namespace tra::runtime {
+
+struct ExchangeStats {
+    std::int64_t payload_bytes = 0;   // tile bytes received
+    std::int64_t overhead_bytes = 0;  // key values and count headers received
+    std::int64_t buffer_bytes = 0;    // send + receive buffers held at once
+};
+
+using OutgoingTuple = std::pair<const Key*, const Tile*>;
+
+// send[d]: the tuples this rank sends to rank d, in the order the receiver expects them;
+// expect[s]: the keys this rank receives from rank s, in order. Every tile must have the
+// relation's dtype and bound. deliver(source, key, tile) is called for each received tuple, by
+// source rank ascending, then in message order. Throws Error (Failed) when a message is not what
+// the plan says (wrong size, count or key).
+ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
+                       const std::vector<std::vector<OutgoingTuple>>& send,
+                       const std::vector<std::vector<Key>>& expect,
+                       const std::function<void(int, Key, Tile)>& deliver);
+
+}  // namespace tra::runtime

@@ -1,0 +1,54 @@
+#pragma once
+// Runs an IA plan on the ranks of an MPI communicator, one rank per site (docs/runtime.md).
+// Every rank calls execute() with the same plan (same nodes, placements and costs). Each rank
+// holds, per IA node output, the tuples the node's placement (lib/ia/placement.hpp, the one
+// implementation the cost model uses) puts on its site; enforcers exchange tuples by the
+// transfer contract (lib/ia/transfer.hpp, lib/ia/partials.hpp), local operators run the shared
+// per-operator code (local_ops.hpp). At the end each output relation is gathered to rank 0.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "core/relation.hpp"
+#include "ia/plan.hpp"
+#include "ia/transfer.hpp"
+
+namespace tra::runtime {
+
+struct OperatorRun {
+    std::int64_t id = 0;  // the IA node id (tra explain's), or plan.size() for `write`
+    std::string op;       // ia::op_name, "read" for inputs, "write" for the output gather
+    double seconds = 0;   // max over ranks
+    std::int64_t measured_payload = 0, measured_overhead = 0;    // summed over ranks
+    std::int64_t predicted_payload = 0, predicted_overhead = 0;  // the plan's exact prediction
+    std::int64_t peak_bytes = 0;  // max over ranks of bytes resident during the operator
+    // Ranks whose own received bytes differ from the per-site prediction (rank 0 only).
+    std::vector<std::string> rank_mismatches;
+};
+
+struct ExecutionResult {
+    std::vector<OperatorRun> operators;   // on rank 0: reduced over ranks; elsewhere: local
+    std::int64_t peak_bytes = 0;          // max over ranks and operators
+    std::map<NodeId, TensorRelation> outputs;  // rank 0: every program output's relation
+};
+
+struct ExecuteOptions {
+    // Called on rank 0 after each operator: (operators done, total, payload bytes moved so far).
+    std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
+};
+
+// Where the tuples of every node's output are, key -> ascending sites, traced exactly as
+// ia::annotate_costs does (placements where known; through maps, filters and partial
+// aggregates otherwise). Every rank computes the same maps, so no rank ever asks another.
+std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan);
+
+// Runs `plan` (annotated with ia::annotate_costs, plan.sites() == communicator size). Collective:
+// every rank must call it. Throws Error on a local failure; the caller must then end the whole
+// job (MPI_Abort), since the other ranks may be waiting for this one.
+ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options = {});
+
+}  // namespace tra::runtime
