@@ -63,35 +63,18 @@ std::int64_t partial_count(const SiteMap& partials) {
 Transfer exact_reduce(const SiteMap& partials, std::size_t key_arity, std::size_t tile_bytes,
                       const Placement& to, int sites) {
     if (sites < 1) fail("site count must be at least 1, got " + std::to_string(sites));
-    const auto n = static_cast<std::size_t>(sites);
-    const auto tile = static_cast<std::int64_t>(tile_bytes);
-    const auto key_bytes = static_cast<std::int64_t>(key_arity) * kKeyValueBytes;
-    Transfer t;
-    t.received_payload.assign(n, 0);
-    t.received_overhead.assign(n, 0);
-    t.sent_payload.assign(n, 0);
-    std::set<std::pair<Site, Site>> pairs;  // (sender, receiver)
+    TransferTally tally(sites, key_arity, tile_bytes);
     for (const auto& [group, held] : partials) {
         if (group.size() != key_arity)
             fail("group " + group.str() + " has " + std::to_string(group.size()) +
                  " positions, expected " + std::to_string(key_arity));
         const Site home = home_of(group, to, sites);
         for (Site sender : held) {
-            index(sender, sites);  // validate
-            if (sender == home) continue;  // the home's own partial stays
-            t.payload_bytes += tile;
-            t.tuples_moved += 1;
-            t.received_payload[index(home, sites)] += tile;
-            t.received_overhead[index(home, sites)] += key_bytes;
-            t.sent_payload[index(sender, sites)] += tile;
-            pairs.emplace(sender, home);
+            index(sender, sites);                           // validate
+            if (sender != home) tally.copy(sender, home);  // the home's own partial stays
         }
     }
-    t.pairs = static_cast<std::int64_t>(pairs.size());
-    for (const auto& [sender, receiver] : pairs)
-        t.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
-    for (auto b : t.received_overhead) t.overhead_bytes += b;
-    return t;
+    return tally.finish();
 }
 
 std::vector<std::int64_t> reduced_resident(const SiteMap& partials, std::size_t tile_bytes,

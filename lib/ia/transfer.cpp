@@ -41,20 +41,41 @@ Site sender_for(const std::vector<Site>& holders, Site receiver) {
     return sorted[static_cast<std::size_t>(receiver) % sorted.size()];
 }
 
+TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_bytes)
+    : sites_(sites),
+      tile_(static_cast<std::int64_t>(tile_bytes)),
+      key_bytes_(static_cast<std::int64_t>(key_arity) * kKeyValueBytes) {
+    check_sites(sites);
+    const auto n = static_cast<std::size_t>(sites);
+    t_.received_payload.assign(n, 0);
+    t_.received_overhead.assign(n, 0);
+    t_.sent_payload.assign(n, 0);
+}
+
+void TransferTally::copy(Site sender, Site receiver) {
+    t_.payload_bytes += tile_;
+    t_.tuples_moved += 1;
+    t_.received_payload[index(receiver, sites_)] += tile_;
+    t_.received_overhead[index(receiver, sites_)] += key_bytes_;
+    t_.sent_payload[index(sender, sites_)] += tile_;
+    pairs_.emplace(sender, receiver);
+}
+
+Transfer TransferTally::finish() {
+    t_.pairs = static_cast<std::int64_t>(pairs_.size());
+    for (const auto& [sender, receiver] : pairs_)
+        t_.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
+    t_.overhead_bytes = 0;
+    for (auto b : t_.received_overhead) t_.overhead_bytes += b;
+    return t_;
+}
+
 Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t tile_bytes,
                         const Placement& to, int sites) {
     check_sites(sites);
     if (to.kind() == Placement::Kind::Unknown)
         fail("cannot move a relation to an unknown placement");
-    const auto n = static_cast<std::size_t>(sites);
-    const auto tile = static_cast<std::int64_t>(tile_bytes);
-    const auto key_bytes = static_cast<std::int64_t>(key_arity) * kKeyValueBytes;
-
-    Transfer t;
-    t.received_payload.assign(n, 0);
-    t.received_overhead.assign(n, 0);
-    t.sent_payload.assign(n, 0);
-    std::set<std::pair<Site, Site>> pairs;  // (sender, receiver)
+    TransferTally tally(sites, key_arity, tile_bytes);
     for (const auto& [key, held] : from) {
         if (key.size() != key_arity)
             fail("key " + key.str() + " has " + std::to_string(key.size()) +
@@ -63,20 +84,10 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
         for (Site receiver : to.sites(key, sites)) {
             // A site that already holds the tuple keeps its copy: nothing travels.
             if (std::find(held.begin(), held.end(), receiver) != held.end()) continue;
-            const Site sender = sender_for(held, receiver);
-            t.payload_bytes += tile;
-            t.tuples_moved += 1;
-            t.received_payload[index(receiver, sites)] += tile;
-            t.received_overhead[index(receiver, sites)] += key_bytes;
-            t.sent_payload[index(sender, sites)] += tile;
-            pairs.emplace(sender, receiver);
+            tally.copy(sender_for(held, receiver), receiver);
         }
     }
-    t.pairs = static_cast<std::int64_t>(pairs.size());
-    for (const auto& [sender, receiver] : pairs)
-        t.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
-    for (auto b : t.received_overhead) t.overhead_bytes += b;
-    return t;
+    return tally.finish();
 }
 
 Transfer exact_transfer(const KeySet& keys, std::size_t key_arity, std::size_t tile_bytes,

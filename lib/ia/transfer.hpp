@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/relation.hpp"
@@ -55,6 +57,23 @@ SiteMap holders(const KeySet& keys, const Placement& placement, int sites);
 // The one site that sends a copy of a tuple to `receiver`: holders[receiver mod |holders|] of
 // the ascending holder list. Throws when nobody holds the tuple.
 Site sender_for(const std::vector<Site>& holders, Site receiver);
+
+// Accumulates a Transfer copy by copy under the contract above, so every kind of exchange
+// (move, reduce of partials) counts bytes the same way.
+class TransferTally {
+public:
+    TransferTally(int sites, std::size_t key_arity, std::size_t tile_bytes);
+    // One tuple copy (a tile and its key) travelling from `sender` to `receiver`.
+    void copy(Site sender, Site receiver);
+    // The totals, with one count header per communicating (sender, receiver) pair.
+    Transfer finish();
+
+private:
+    int sites_;
+    std::int64_t tile_, key_bytes_;
+    Transfer t_;
+    std::set<std::pair<Site, Site>> pairs_;
+};
 
 // Moving a relation with these keys (each of key_arity positions, tiles of tile_bytes) from
 // one placement to another on `sites` sites. A bcast is a move to All, a shuffle a move to Part.
