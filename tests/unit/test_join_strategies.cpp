@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "program_fixtures.hpp"
 #include "ia/grid_move.hpp"
 #include "ia/placement.hpp"
 #include "ia/plan.hpp"
@@ -20,17 +21,9 @@ using kernels::KernelCall;
 
 namespace {
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"t.yaml", 1, 1, step};
-    return s;
-}
+using tra::testing::at;
+using tra::testing::generated;
 
-InputSource generated() {
-    InputSource s;
-    s.generate = storage::GeneratorSpec{};
-    return s;
-}
 
 // C = A B with A an I x K and B a K x J grid of 2x2 f64 tiles (32 bytes each).
 Program matmul(std::int64_t I, std::int64_t K, std::int64_t J) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "program_fixtures.hpp"
 #include "core/error.hpp"
 #include "ia/initial_plan.hpp"
 #include "ia/placement.hpp"
@@ -18,17 +19,9 @@ using kernels::KernelCall;
 
 namespace {
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"t.yaml", 1, 1, step};
-    return s;
-}
+using tra::testing::at;
+using tra::testing::generated;
 
-InputSource generated() {
-    InputSource s;
-    s.generate = storage::GeneratorSpec{};
-    return s;
-}
 
 // C = A B with A, B 8x8 in 2x2 tiles: 4x4 tuples each, 32-byte tiles.
 Program matmul_program() {

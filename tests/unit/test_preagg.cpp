@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "program_fixtures.hpp"
 #include "core/error.hpp"
 #include "ia/partials.hpp"
 #include "ia/placement.hpp"
@@ -29,17 +30,9 @@ using kernels::KernelCall;
 
 namespace {
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"t.yaml", 1, 1, step};
-    return s;
-}
+using tra::testing::at;
+using tra::testing::generated;
 
-InputSource generated() {
-    InputSource s;
-    s.generate = storage::GeneratorSpec{};
-    return s;
-}
 
 constexpr std::int64_t kTile = 32;  // 2x2 f64
 
