@@ -7,6 +7,7 @@
 #include "ia/plan_costs.hpp"
 #include "json_writer.hpp"
 #include "plan_choice.hpp"
+#include "program_table.hpp"
 #include "verbs.hpp"
 #include "workflow/plan_file.hpp"
 
@@ -83,14 +84,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
                         std::to_string(n.cost.transfer.overhead_bytes),
                         std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    for (const auto& row : rows) {
-        for (std::size_t c = 0; c < row.size(); ++c)
-            out << row[c] << (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
-        out << "\n";
-    }
+    print_columns(out, rows);
     for (const auto& [tra, ia] : plan.results())
         for (const Output& o : plan.program().outputs)
             if (o.node == tra)
@@ -214,9 +208,6 @@ void add_explain(CLI::App& app, int& exit_code) {
     auto opt = std::make_shared<ExplainOptions>();
     cmd->add_option("source", opt->request.workflow, "Workflow or plan file (YAML)")->required();
     add_plan_request_options(cmd, opt->request);
-    cmd->add_option("--cost", opt->request.cost, "Model that ranks the plans --plan N counts in")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
     cmd->add_option("--format", opt->format, "text, json or dot (Graphviz)")
         ->check(CLI::IsMember({"text", "json", "dot"}));
     cmd->callback([opt, &exit_code] {

@@ -2,6 +2,7 @@
 
 #include "json_writer.hpp"
 #include "plan_choice.hpp"
+#include "program_table.hpp"
 #include "verbs.hpp"
 #include "workflow/plan_file.hpp"
 
@@ -30,14 +31,7 @@ void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req
                         std::to_string(t.peak_bytes) + " (" + human_bytes(t.peak_bytes) + ")",
                         std::to_string(t.flops)});
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-    for (const auto& row : rows) {
-        for (std::size_t c = 0; c < row.size(); ++c)
-            out << row[c] << (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
-        out << "\n";
-    }
+    print_columns(out, rows);
     for (const auto& d : r.dropped)
         out << "dropped " << d.name << ": needs " << d.peak_bytes << " bytes per site, have "
             << *req.memory_per_site << "\n";
@@ -77,6 +71,10 @@ void add_plan_request_options(CLI::App* cmd, PlanRequest& req) {
                     "Drop plans whose predicted peak bytes per site exceed this");
     cmd->add_option("--input-placement", req.input_placements,
                     "Fix where an input starts, e.g. A=Part[1] (repeatable)");
+    cmd->add_option("--cost", req.cost,
+                    "Rank plans (and count --plan N) by the exact (bytes) or paper (floats) model")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
 }
 
 void add_plan(CLI::App& app, int& exit_code) {
@@ -88,9 +86,6 @@ void add_plan(CLI::App& app, int& exit_code) {
     add_plan_request_options(cmd, opt->request);
     cmd->add_option("--top", opt->request.top, "How many plans to list (default 10)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--cost", opt->request.cost, "Rank by the exact (bytes) or paper (floats) model")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
     cmd->add_option("--format", opt->format, "text or json")->check(CLI::IsMember({"text", "json"}));
     cmd->add_option("-o,--output", opt->output,
                     "Write the first plan (or the one --plan picks) as a plan file");

@@ -5,6 +5,22 @@
 
 namespace tra::cli {
 
+void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width;
+    for (const auto& r : rows)
+        for (std::size_t c = 0; c < r.size(); ++c) {
+            if (width.size() <= c) width.push_back(0);
+            width[c] = std::max(width[c], r[c].size());
+        }
+    for (const auto& r : rows) {
+        for (std::size_t c = 0; c < r.size(); ++c) {
+            out << r[c];
+            if (c + 1 < r.size()) out << std::string(width[c] - r[c].size() + 2, ' ');
+        }
+        out << "\n";
+    }
+}
+
 void print_program(std::ostream& out, const Program& p) {
     std::vector<std::vector<std::string>> rows = {
         {"relation", "operator", "inputs", "type", "frontier", "tuples", "bytes", "arguments"}};
@@ -16,18 +32,9 @@ void print_program(std::ostream& out, const Program& p) {
                         std::to_string(n.tuples()), std::to_string(n.bytes()),
                         operator_args(n.op)});
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& r : rows)
-        for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
     out << "workflow " << p.name << ": " << p.nodes.size() << " relations, " << p.outputs.size()
         << " outputs, default dtype " << name_of(p.dtype) << "\n";
-    for (const auto& r : rows) {
-        for (std::size_t c = 0; c < r.size(); ++c) {
-            out << r[c];
-            if (c + 1 < r.size()) out << std::string(width[c] - r[c].size() + 2, ' ');
-        }
-        out << "\n";
-    }
+    print_columns(out, rows);
     for (const Output& o : p.outputs)
         out << "output " << p.node(o.node).name << " -> " << o.file << ":" << o.dataset << "\n";
 }

@@ -1,12 +1,18 @@
 #pragma once
-// Prints a typed program as a table: one row per relation with its operator, type, frontier,
-// tuple count and bytes.
+// Tables for people: a typed program (one row per relation with its operator, type, frontier,
+// tuple count and bytes), and the column layout the other verbs share.
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "tra/program.hpp"
 
 namespace tra::cli {
 
 void print_program(std::ostream& out, const Program& program);
+
+// Rows (the first is the header) as left-aligned columns two spaces apart: the layout of every
+// table the CLI prints for people.
+void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace tra::cli

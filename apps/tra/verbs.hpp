@@ -14,7 +14,7 @@ void add_plan(CLI::App& app, int& exit_code);
 void add_explain(CLI::App& app, int& exit_code);
 
 struct PlanRequest;
-// --sites, --plan, --memory-per-site, --input-placement: shared by plan and explain.
+// --sites, --plan, --memory-per-site, --input-placement, --cost: shared by plan and explain.
 void add_plan_request_options(CLI::App* cmd, PlanRequest& request);
 
 }  // namespace tra::cli
