@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Compare a run report with the plan it ran, operator by operator.
+
+    python3 tools/slurm/compare_report.py RUN.json EXPLAIN.json
+
+RUN.json is `tra run PLAN.yaml --report RUN.json`, EXPLAIN.json is `tra explain PLAN.yaml
+--format json` of the same plan file (the prediction, computed without running anything). Prints
+one row per operator: measured payload and overhead bytes received vs the plan's exact
+prediction, seconds and peak resident bytes per rank, then the totals. Exit 0 when the report is
+of that plan (same name and site count, the same operators) and every measured byte count equals
+the plan's; 1 otherwise, naming each difference. Standard library only, so it runs wherever the
+job runs. The `write` operator (gathering outputs to rank 0) is not part of the plan's
+prediction; its own prediction in the report is checked instead.
+"""
+
+import json
+import sys
+
+# The report names the IA `input` operator `read`; every other name is the same.
+REPORT_NAME = {"input": "read"}
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: compare_report.py RUN.json EXPLAIN.json", file=sys.stderr)
+        return 2
+    with open(argv[1]) as f:
+        run = json.load(f)
+    with open(argv[2]) as f:
+        plan = json.load(f)
+    problems = []
+    for key in ("plan", "sites"):
+        if run.get(key) != plan.get(key):
+            problems.append("%s: the report says %r, the plan %r" % (key, run.get(key), plan.get(key)))
+    measured = {o["id"]: o for o in run["operators"]}
+    print("%4s  %-18s %14s %14s %10s %10s %9s %14s" % (
+        "id", "op", "measured B", "plan B", "overhead", "plan ovh", "seconds", "peak B/rank"))
+    for p in plan["operators"]:
+        m = measured.pop(p["id"], None)
+        name = REPORT_NAME.get(p["op"], p["op"])
+        if m is None:
+            problems.append("operator #%d %s is in the plan but not in the report" % (p["id"], name))
+            continue
+        if m["op"] != name:
+            problems.append("operator #%d: the report has %s, the plan %s" % (p["id"], m["op"], name))
+        print("%4d  %-18s %14d %14d %10d %10d %9.3f %14d" % (
+            p["id"], name, m["measured_bytes"], p["exact_bytes"], m["overhead_bytes"],
+            p["overhead_bytes"], m["seconds"], m["peak_bytes"]))
+        if (m["measured_bytes"], m["overhead_bytes"]) != (p["exact_bytes"], p["overhead_bytes"]):
+            problems.append("operator #%d %s moved %d + %d bytes, the plan predicts %d + %d" % (
+                p["id"], name, m["measured_bytes"], m["overhead_bytes"], p["exact_bytes"],
+                p["overhead_bytes"]))
+    for m in measured.values():
+        if m["op"] != "write":
+            problems.append("operator #%d %s is in the report but not in the plan" % (m["id"], m["op"]))
+            continue
+        print("%4d  %-18s %14d %14d %10d %10d %9.3f %14d   (gather to rank 0)" % (
+            m["id"], m["op"], m["measured_bytes"], m["predicted_bytes"], m["overhead_bytes"],
+            m["predicted_overhead_bytes"], m["seconds"], m["peak_bytes"]))
+        if (m["measured_bytes"], m["overhead_bytes"]) != (m["predicted_bytes"],
+                                                          m["predicted_overhead_bytes"]):
+            problems.append("the write (gather to rank 0) moved %d + %d bytes, predicted %d + %d" % (
+                m["measured_bytes"], m["overhead_bytes"], m["predicted_bytes"],
+                m["predicted_overhead_bytes"]))
+    totals = (run["measured_bytes"], run["overhead_bytes"])
+    if totals != (plan["exact_bytes"], plan["overhead_bytes"]):
+        problems.append("total: measured %d + %d bytes, the plan predicts %d + %d" % (
+            totals + (plan["exact_bytes"], plan["overhead_bytes"])))
+    print("total: %d bytes payload + %d overhead measured, plan %d + %d; %.3f s; peak %d bytes "
+          "per rank (plan %d without exchange buffers)" % (
+              run["measured_bytes"], run["overhead_bytes"], plan["exact_bytes"],
+              plan["overhead_bytes"], run["seconds"], run["peak_bytes"], plan["peak_bytes_per_site"]))
+    for problem in problems:
+        print("DIFFERS: " + problem)
+    print("report matches the plan" if not problems else "report does NOT match the plan")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

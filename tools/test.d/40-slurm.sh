@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# A real one-node Slurm cluster runs the sbatch scripts of tools/slurm (docs/cluster.md):
+# installs Debian's slurmctld, slurmd, slurm-client and munge, starts munged, slurmctld and
+# slurmd as root with a generated key and config (8 CPUs declared, whatever the machine has) in a
+# private folder, then submits with `sbatch --wait`:
+#   1. paper-ffnn.sbatch --scaled --check --gen ffnn-speech (5 tasks, srun --mpi=pmix): the
+#      paper's TRA-DP and TRA-MP plans and tra's own, each checked by `tra run --check` (outputs
+#      and bytes), its report against the plan, and here its outputs against numpy;
+#   2. tra.sbatch on the scaled nn-wide workflow (3 tasks, mpirun inside the allocation), checked
+#      the same way;
+#   3. tra.sbatch on a workflow that does not exist: the job must fail with a clear message.
+# The daemons are stopped on every exit (trap), jobs first. Usage: 40-slurm.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=$PWD
+build=$(realpath "${1:-build}")
+tra=$build/apps/tra
+work=$build-slurm
+py=/usr/bin/python3
+
+fail() {
+    echo "FAIL (slurm): $*" >&2
+    exit 1
+}
+
+[ -x "$tra" ] || fail "no tra binary at $tra (build first: tools/setup.sh)"
+packages=(slurmctld slurmd slurm-client munge)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+    echo "== installing ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" > /dev/null
+fi
+[ "$(id -u)" -eq 0 ] || fail "the cluster runs its daemons as root (SlurmUser=root); run as root"
+
+# A fresh cluster every time: stale state reuses job ids and collides with old PMIx sockets.
+rm -rf "$work"
+mkdir -p "$work"/{munge,run,state,spool,tmp,log,jobs}
+chmod 711 "$work/munge"
+node=$(hostname -s)
+
+stop_cluster() {
+    local rc=$?
+    set +e
+    if [ -s "$work/run/slurmctld.pid" ]; then
+        scancel --full --quiet --user=root 2> /dev/null
+        for _ in $(seq 50); do
+            [ -z "$(squeue --noheader 2> /dev/null)" ] && break
+            sleep 0.2
+        done
+    fi
+    local daemon pid
+    for daemon in slurmd slurmctld munged; do
+        pid=$(cat "$work/run/$daemon.pid" 2> /dev/null) || continue
+        kill "$pid" 2> /dev/null || continue
+        for _ in $(seq 50); do
+            kill -0 "$pid" 2> /dev/null || break
+            sleep 0.2
+        done
+        kill -0 "$pid" 2> /dev/null && { echo "$daemon ($pid) ignored SIGTERM, killing it"; kill -9 "$pid"; }
+    done
+    if [ "$rc" -ne 0 ]; then
+        for log in "$work"/log/*.log; do
+            echo "---- last lines of $log" >&2
+            tail -n 20 "$log" >&2
+        done
+    fi
+    echo "slurm: daemons stopped"
+    exit "$rc"
+}
+trap stop_cluster EXIT INT TERM
+
+# Two free TCP ports for slurmctld and slurmd, so the stage never meets another Slurm here.
+read -r ctld_port slurmd_port < <("$py" -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+
+echo "== munge: key and daemon in $work/munge"
+mungekey --create --keyfile="$work/munge/munge.key"
+chmod 600 "$work/munge/munge.key"
+munged --key-file="$work/munge/munge.key" --socket="$work/munge/munge.socket" \
+    --pid-file="$work/run/munged.pid" --log-file="$work/log/munged.log" \
+    --seed-file="$work/munge/munged.seed"
+
+cat > "$work/slurm.conf" << EOF
+ClusterName=tra-test
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$work/munge/munge.socket
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+TmpFS=$work/tmp
+SlurmctldPidFile=$work/run/slurmctld.pid
+SlurmdPidFile=$work/run/slurmd.pid
+SlurmctldLogFile=$work/log/slurmctld.log
+SlurmdLogFile=$work/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SlurmdParameters=config_overrides
+MpiDefault=none
+MailProg=/bin/true
+ReturnToService=2
+MinJobAge=5
+EnforcePartLimits=ALL
+NodeName=$node NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
+PartitionName=debug Nodes=$node Default=YES MaxTime=30 State=UP
+EOF
+export SLURM_CONF=$work/slurm.conf
+
+echo "== slurmctld and slurmd (ports $ctld_port, $slurmd_port)"
+slurmctld -f "$SLURM_CONF"
+slurmd -f "$SLURM_CONF"
+for _ in $(seq 100); do
+    state=$(sinfo --noheader --nodes="$node" --format=%T 2> /dev/null || true)
+    [ "$state" = idle ] && break
+    sleep 0.2
+done
+[ "$state" = idle ] || fail "the node did not become idle within 20 s (state: '${state:-none}')"
+sinfo
+
+# What every job needs: root may run OpenMPI when it says so; no CMA in containers; BLAS threads
+# pinned by --cpus-per-task=1 below. sbatch exports this environment to the job.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+export TRA_SRC=$src TRA=$tra TRA_PYTHON=$py
+
+# submit NAME EXPECTED_RC SBATCH_ARGS...: sbatch --wait, its exit code must be EXPECTED_RC.
+submit() {
+    local name=$1 want=$2 rc=0 start=$SECONDS
+    shift 2
+    echo "== sbatch --wait $*"
+    timeout 600 sbatch --wait --quiet --job-name="$name" --chdir="$work/jobs" \
+        --output="$work/jobs/$name.out" --time=10 "$@" || rc=$?
+    [ "$rc" -ne 124 ] || fail "job $name did not finish within 600 s"
+    [ "$rc" -eq "$want" ] || { cat "$work/jobs/$name.out" >&2; fail "job $name exited with $rc, expected $want"; }
+    echo "job $name: exit $rc after $((SECONDS - start)) s"
+}
+
+# numpy WORKFLOW RUN_DIR INPUTS_DIR: the run's outputs against plain numpy.
+numpy() {
+    "$py" "$src/plans/paper/check_scaled.py" "$1" "$2" --inputs "$3" || fail "$2 differs from numpy"
+}
+
+ffnn_out=$work/jobs/ffnn
+TRA_OUT=$ffnn_out submit paper-ffnn 0 --ntasks=5 --cpus-per-task=1 \
+    "$src/tools/slurm/paper-ffnn.sbatch" --scaled --check --gen ffnn-speech
+grep -q "all runs done, reports match their plans" "$work/jobs/paper-ffnn.out" ||
+    { cat "$work/jobs/paper-ffnn.out" >&2; fail "paper-ffnn did not report success"; }
+for plan in dp mp tra; do
+    dir=$ffnn_out/ffnn-speech/$plan
+    [ -s "$dir/run.json" ] || fail "no report next to the outputs in $dir"
+    grep -q "^check: outputs equal the reference" "$dir/run.log" || fail "$dir: tra run --check said nothing"
+    numpy "$src/plans/paper/scaled/ffnn-speech.yaml" "$dir" "$ffnn_out/ffnn-speech/inputs"
+done
+grep -q '"plan":"z1j=bcast-right,z1=local' "$ffnn_out/ffnn-speech/dp/run.json" ||
+    fail "the dp run did not run the paper's TRA-DP plan"
+
+nn_out=$work/jobs/nn
+TRA_OUT=$nn_out TRA_LAUNCHER=mpirun submit nn-wide 0 --ntasks=3 --cpus-per-task=1 \
+    "$src/tools/slurm/tra.sbatch" "$src/plans/paper/scaled/nn-wide.yaml" --gen --check
+grep -q "report matches the plan" "$work/jobs/nn-wide.out" || fail "nn-wide: no report check"
+grep -q '"sites":3' "$nn_out/run.json" || fail "nn-wide did not run on 3 ranks"
+numpy "$src/plans/paper/scaled/nn-wide.yaml" "$nn_out" "$nn_out/inputs"
+
+TRA_OUT=$work/jobs/missing submit missing 1 "$src/tools/slurm/tra.sbatch" "$work/no-such.yaml"
+grep -q "^tra-job: error: no workflow '$work/no-such.yaml'" "$work/jobs/missing.out" ||
+    { cat "$work/jobs/missing.out" >&2; fail "a job with a missing workflow failed without saying why"; }
+
+echo "slurm: ok (3 jobs)"
