@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Two "hosts" on one machine: network namespaces node1 and node2 joined by a veth pair, with
+# addresses only inside them (nothing is created in the machine's own namespace), each run under
+# its own hostname (unshare --uts; OpenMPI keys its shared-memory files on the hostname). OpenMPI
+# runs across them over TCP: mpirun starts in node1 and reaches node2 through a plm_rsh_agent
+# that maps an address to its namespace in place of ssh. Ranks on one host talk over shared
+# memory, ranks on different hosts over TCP.
+# For the TRA paper's FFNN step (plans/paper/scaled/ffnn-speech.yaml, 5 sites) with the paper's
+# TRA-DP and TRA-MP plans, the run on 3 + 2 ranks across the two hosts must give the same outputs
+# (bit for bit) and the same measured bytes per operator (run report) as the run of the same plan
+# on 5 ranks on one host, which is itself checked with `tra run --check`; and the bytes must
+# really have crossed the veth link.
+# Skips (exit 0) only when the machine refuses a UTS namespace, a network namespace or a veth
+# link with "Operation not permitted" (no CAP_SYS_ADMIN / CAP_NET_ADMIN), printing that error. Usage: 50-multihost.sh BUILD
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+src=$PWD
+build=$(realpath "${1:-build}")
+tra=$build/apps/tra
+work=$build-multihost
+py=/usr/bin/python3
+wf=$src/plans/paper/scaled/ffnn-speech.yaml
+subnet=10.213.77
+ns=(tra-mh$$-node1 tra-mh$$-node2)
+ranks=(3 2)
+
+fail() {
+    echo "FAIL (multihost): $*" >&2
+    exit 1
+}
+
+[ -x "$tra" ] || fail "no tra binary at $tra (build first: tools/setup.sh)"
+command -v ip > /dev/null || fail "ip (iproute2) is missing"
+command -v unshare > /dev/null || fail "unshare (util-linux) is missing"
+rm -rf "$work"
+mkdir -p "$work"
+
+remove_hosts() {
+    local rc=$?
+    set +e
+    local n pid
+    for n in "${ns[@]}"; do
+        [ -e "/run/netns/$n" ] || continue
+        # Whatever still runs in a namespace was started by this stage (a rank of a failed run).
+        for pid in $(ip netns pids "$n" 2> /dev/null); do kill -9 "$pid" 2> /dev/null; done
+        ip netns delete "$n"
+    done
+    echo "multihost: namespaces removed"
+    exit "$rc"
+}
+trap remove_hosts EXIT INT TERM
+
+# The one condition this stage cannot run under: no right to make namespaces or links.
+skip_if_forbidden() {
+    local what=$1 err=$2
+    if [[ "$err" == *"Operation not permitted"* ]]; then
+        echo "multihost: SKIPPED: this machine forbids $what: $err"
+        exit 0
+    fi
+    fail "$what failed: $err"
+}
+
+err=$(unshare --uts true 2>&1) || skip_if_forbidden "unshare --uts (a hostname per host)" "$err"
+echo "== hosts: ${ns[0]} ($subnet.1) and ${ns[1]} ($subnet.2), veth between them"
+for n in "${ns[@]}"; do
+    err=$(ip netns add "$n" 2>&1) || skip_if_forbidden "ip netns add" "$err"
+done
+err=$(ip link add veth1 netns "${ns[0]}" type veth peer name veth2 netns "${ns[1]}" 2>&1) ||
+    skip_if_forbidden "ip link add (veth)" "$err"
+for i in 0 1; do
+    ip -n "${ns[$i]}" link set lo up
+    ip -n "${ns[$i]}" addr add "$subnet.$((i + 1))/24" dev "veth$((i + 1))"
+    ip -n "${ns[$i]}" link set "veth$((i + 1))" up
+done
+
+# In place of ssh: run the command in the namespace of the address, under that host's name.
+cat > "$work/netns-agent.sh" << EOF
+#!/bin/sh
+# plm_rsh_agent for the namespace hosts of tools/test.d/50-multihost.sh: ADDRESS COMMAND...
+host=\$1
+shift
+case \$host in
+    $subnet.1) ns=${ns[0]} name=node1 ;;
+    $subnet.2) ns=${ns[1]} name=node2 ;;
+    *) echo "netns-agent: unknown host \$host" >&2; exit 255 ;;
+esac
+exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$name; \$*"
+EOF
+chmod +x "$work/netns-agent.sh"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+total=$((ranks[0] + ranks[1]))
+
+# across_hosts CMD...: CMD on ranks[0] ranks in node1 and ranks[1] in node2, mpirun in node1.
+across_hosts() {
+    timeout -k 10 300 ip netns exec "${ns[0]}" unshare --uts sh -c 'hostname node1; exec "$@"' sh \
+        mpirun -n "$total" --host "$subnet.1:${ranks[0]},$subnet.2:${ranks[1]}" \
+        --mca plm_rsh_agent "$work/netns-agent.sh" \
+        --mca oob_tcp_if_include "$subnet.0/24" --mca btl_tcp_if_include "$subnet.0/24" \
+        --mca btl self,vader,tcp --bind-to none "$@"
+}
+
+# veth_bytes: bytes node1's end of the link sent plus received so far.
+veth_bytes() {
+    local tx rx
+    read -r tx rx < <(ip -n "${ns[0]}" -s -j link show veth1 |
+        "$py" -c 'import json, sys; s = json.load(sys.stdin)[0]["stats64"]; print(s["tx"]["bytes"], s["rx"]["bytes"])')
+    echo $((tx + rx))
+}
+
+echo "== where the ranks run"
+across_hosts hostname > "$work/hostnames.txt" 2>&1 || { cat "$work/hostnames.txt" >&2; fail "mpirun across the hosts failed"; }
+[ "$(sort "$work/hostnames.txt" | uniq -c | awk '{print $2 "=" $1}' | paste -sd' ')" = "node1=${ranks[0]} node2=${ranks[1]}" ] ||
+    { cat "$work/hostnames.txt" >&2; fail "ranks are not ${ranks[0]} on node1 and ${ranks[1]} on node2"; }
+echo "ranks: ${ranks[0]} on node1, ${ranks[1]} on node2"
+
+# same_bytes ONE.json MANY.json: every operator moved the same bytes in both runs.
+same_bytes() {
+    "$py" - "$1" "$2" << 'PY'
+import json, sys
+one, many = (json.load(open(p)) for p in sys.argv[1:3])
+def moved(r):
+    return [(o["id"], o["op"], o["measured_bytes"], o["overhead_bytes"]) for o in r["operators"]]
+if one["plan"] != many["plan"] or moved(one) != moved(many):
+    for a, b in zip(moved(one), moved(many)):
+        if a != b: print("one host %s, two hosts %s" % (a, b))
+    sys.exit(1)
+print("same bytes on one and two hosts: %d payload + %d overhead" % (
+    many["measured_bytes"], many["overhead_bytes"]))
+PY
+}
+
+DP='z1j=bcast-right,z1=local,z2j=bcast-right,z2=local,g2=local,dW2j=local,dW2=preagg[1],g1j=bcast-right,g1a=local,g1=local,dW1j=local,dW1=preagg[1],W2n=local,W1n=local'
+MP='z1j=local,z1=shuffle,z2j=bcast-left,z2=local,g2=local,dW2j=bcast-left,dW2=local,g1j=local,g1a=shuffle,g1=local,dW1j=bcast-right,dW1=local,W2n=local,W1n=local'
+run_plan() {
+    local label=$1 pins=$2 placement args=() rc=0
+    shift 2
+    for placement in "$@"; do args+=(--input-placement "$placement"); done
+    local dir=$work/$label
+    mkdir -p "$dir"
+    "$tra" plan "$wf" --sites "$total" --plan "$pins" "${args[@]}" -o "$dir/plan.yaml" > "$dir/plan.txt" ||
+        fail "$label: tra plan failed"
+    echo "== $label on one host: mpirun -n $total tra run --check"
+    timeout -k 10 300 mpirun -n "$total" --bind-to none "$tra" run "$dir/plan.yaml" --check \
+        --out-dir "$dir/one" --report "$dir/one/run.json" > "$dir/one.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$dir/one.log" >&2; fail "$label on one host exited with $rc"; }
+    echo "== $label across two hosts"
+    local before
+    before=$(veth_bytes)
+    across_hosts "$tra" run "$dir/plan.yaml" --out-dir "$dir/two" --report "$dir/two/run.json" \
+        > "$dir/two.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$dir/two.log" >&2; fail "$label across two hosts exited with $rc"; }
+    local crossed=$(($(veth_bytes) - before))
+    echo "$label: $crossed bytes crossed the link between the hosts"
+    [ "$crossed" -gt 1000000 ] || fail "$label: only $crossed bytes crossed the link: not a two-host run"
+    same_bytes "$dir/one/run.json" "$dir/two/run.json" || fail "$label: the bytes differ between one and two hosts"
+    local output location
+    while read -r output location; do
+        "$tra" diff "$location" "${location/\/two\//\/one\/}" --rtol 0 --atol 0 > "$dir/$output.diff" ||
+            { cat "$dir/$output.diff" >&2; fail "$label: $output differs between one and two hosts"; }
+        echo "$label: $output equal bit for bit on one and two hosts"
+    done < <(sed -n 's/^wrote \([^ ]*\) to \(.*\)$/\1 \2/p' "$dir/two.log")
+    grep -q "^wrote " "$dir/two.log" || fail "$label: the two-host run wrote no outputs"
+}
+
+run_plan dp "$DP" 'X=Part[0]' 'Y=Part[0]' 'W1=Part[0]' 'W2=Part[0]'
+run_plan mp "$MP" 'X=Part[1]' 'Y=Part[1]' 'W1=Part[0]' 'W2=Part[1]'
+echo "multihost: ok (2 plans, ${ranks[0]} + ${ranks[1]} ranks on two hosts)"
