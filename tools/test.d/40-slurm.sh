@@ -8,7 +8,9 @@
 #      and bytes), its report against the plan, and here its outputs against numpy;
 #   2. tra.sbatch on the scaled nn-wide workflow (3 tasks, mpirun inside the allocation), checked
 #      the same way;
-#   3. tra.sbatch on a workflow that does not exist: the job must fail with a clear message.
+#   3. three jobs that must fail, each with a clear message: a workflow that does not exist, a
+#      paper experiment given the wrong task count, and srun without PMI (--mpi=none: OpenMPI
+#      cannot start under srun without PMIx).
 # The daemons are stopped on every exit (trap), jobs first. Usage: 40-slurm.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -177,8 +179,20 @@ grep -q "report matches the plan" "$work/jobs/nn-wide.out" || fail "nn-wide: no 
 grep -q '"sites":3' "$nn_out/run.json" || fail "nn-wide did not run on 3 ranks"
 numpy "$src/plans/paper/scaled/nn-wide.yaml" "$nn_out" "$nn_out/inputs"
 
+# expect_failure NAME MESSAGE: the job NAME failed (checked by submit) and said MESSAGE.
+expect_failure() {
+    grep -qF "tra-job: error: $2" "$work/jobs/$1.out" ||
+        { cat "$work/jobs/$1.out" >&2; fail "job $1 failed without saying '$2'"; }
+    echo "job $1 failed as it should: $(grep -F "tra-job: error:" "$work/jobs/$1.out")"
+}
 TRA_OUT=$work/jobs/missing submit missing 1 "$src/tools/slurm/tra.sbatch" "$work/no-such.yaml"
-grep -q "^tra-job: error: no workflow '$work/no-such.yaml'" "$work/jobs/missing.out" ||
-    { cat "$work/jobs/missing.out" >&2; fail "a job with a missing workflow failed without saying why"; }
+expect_failure missing "no workflow '$work/no-such.yaml'"
+TRA_OUT=$work/jobs/sites submit sites 1 --ntasks=2 --cpus-per-task=1 "$src/tools/slurm/paper-nn.sbatch" --scaled nn-wide
+expect_failure sites "the paper runs nn-wide on 8 sites, this job has 2 tasks"
+# srun without PMI (a cluster whose MpiDefault is none): OpenMPI's MPI_Init fails on every rank.
+TRA_OUT=$work/jobs/nopmi TRA_SRUN_MPI=none submit nopmi 1 --ntasks=2 --cpus-per-task=1 \
+    "$src/tools/slurm/tra.sbatch" "$src/plans/examples/matmul.yaml"
+expect_failure nopmi "tra run of $work/jobs/nopmi/plan.yaml exited with"
+grep -q "MPI_Init" "$work/jobs/nopmi.out" || fail "nopmi: the job output does not show the run's log"
 
-echo "slurm: ok (3 jobs)"
+echo "slurm: ok (6 jobs)"
