@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The steps every sbatch script in tools/slurm shares: where tra and the outputs are, how ranks
 # are launched (srun or mpirun), and one plan run (plan file, run, report checked against the
 # plan). Sourced by the scripts, never run on its own. docs/cluster.md explains the choices.

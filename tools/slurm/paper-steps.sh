@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The steps of the paper-experiment sbatch scripts (tools/slurm/paper-*.sbatch): which workflows
 # of plans/paper to run, at full size or scaled, and one pinned paper plan per run. Sourced by
 # those scripts after job-steps.sh, never run on its own.
