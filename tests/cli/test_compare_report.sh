@@ -49,8 +49,8 @@ PY
     grep -q "^DIFFERS: .*$3" "$1.txt" || { cat "$1.txt" >&2; fail "$1: no DIFFERS line saying '$3'"; }
 }
 moving='next(o for o in r["operators"] if o["measured_bytes"] > 0)'
-expect_rejected payload "$moving[\"measured_bytes\"] += 8" "bytes, the plan predicts"
-expect_rejected overhead "$moving[\"overhead_bytes\"] -= 8" "bytes, the plan predicts"
+expect_rejected payload "${moving}[\"measured_bytes\"] += 8" "bytes, the plan predicts"
+expect_rejected overhead "${moving}[\"overhead_bytes\"] -= 8" "bytes, the plan predicts"
 expect_rejected total 'r["measured_bytes"] += 1' "total: measured"
 expect_rejected name 'r["plan"] = "AB=other"' "plan: the report says"
 expect_rejected missing 'r["operators"].pop(0)' "is in the plan but not in the report"

@@ -18,6 +18,57 @@ import sys
 
 # The report names the IA `input` operator `read`; every other name is the same.
 REPORT_NAME = {"input": "read"}
+ROW = "%4s  %-18s %14s %14s %10s %10s %9s %14s"
+
+
+def row(op_id, name, measured, predicted, seconds, peak, note=""):
+    """One table row: measured and predicted (payload, overhead) byte pairs."""
+    print(ROW % (op_id, name, measured[0], predicted[0], measured[1], predicted[1],
+                 "%.3f" % seconds, peak) + note)
+
+
+def compare(run, plan):
+    """Prints the table and returns the list of differences between the report and the plan."""
+    problems = ["%s: the report says %r, the plan %r" % (key, run.get(key), plan.get(key))
+                for key in ("plan", "sites") if run.get(key) != plan.get(key)]
+    measured = {o["id"]: o for o in run["operators"]}
+    print(ROW % ("id", "op", "measured B", "plan B", "overhead", "plan ovh", "seconds",
+                 "peak B/rank"))
+    for p in plan["operators"]:
+        m = measured.pop(p["id"], None)
+        name = REPORT_NAME.get(p["op"], p["op"])
+        if m is None:
+            problems.append("operator #%d %s is in the plan but not in the report"
+                            % (p["id"], name))
+            continue
+        if m["op"] != name:
+            problems.append("operator #%d: the report has %s, the plan %s"
+                            % (p["id"], m["op"], name))
+        got = (m["measured_bytes"], m["overhead_bytes"])
+        want = (p["exact_bytes"], p["overhead_bytes"])
+        row(p["id"], name, got, want, m["seconds"], m["peak_bytes"])
+        if got != want:
+            problems.append("operator #%d %s moved %d + %d bytes, the plan predicts %d + %d"
+                            % ((p["id"], name) + got + want))
+    for m in measured.values():
+        if m["op"] != "write":
+            problems.append("operator #%d %s is in the report but not in the plan"
+                            % (m["id"], m["op"]))
+            continue
+        got = (m["measured_bytes"], m["overhead_bytes"])
+        want = (m["predicted_bytes"], m["predicted_overhead_bytes"])
+        row(m["id"], m["op"], got, want, m["seconds"], m["peak_bytes"], "   (gather to rank 0)")
+        if got != want:
+            problems.append("the write (gather to rank 0) moved %d + %d bytes, predicted %d + %d"
+                            % (got + want))
+    got = (run["measured_bytes"], run["overhead_bytes"])
+    want = (plan["exact_bytes"], plan["overhead_bytes"])
+    if got != want:
+        problems.append("total: measured %d + %d bytes, the plan predicts %d + %d" % (got + want))
+    print("total: %d bytes payload + %d overhead measured, plan %d + %d; %.3f s; peak %d bytes "
+          "per rank (plan %d without exchange buffers)"
+          % (got + want + (run["seconds"], run["peak_bytes"], plan["peak_bytes_per_site"])))
+    return problems
 
 
 def main(argv):
@@ -28,48 +79,7 @@ def main(argv):
         run = json.load(f)
     with open(argv[2]) as f:
         plan = json.load(f)
-    problems = []
-    for key in ("plan", "sites"):
-        if run.get(key) != plan.get(key):
-            problems.append("%s: the report says %r, the plan %r" % (key, run.get(key), plan.get(key)))
-    measured = {o["id"]: o for o in run["operators"]}
-    print("%4s  %-18s %14s %14s %10s %10s %9s %14s" % (
-        "id", "op", "measured B", "plan B", "overhead", "plan ovh", "seconds", "peak B/rank"))
-    for p in plan["operators"]:
-        m = measured.pop(p["id"], None)
-        name = REPORT_NAME.get(p["op"], p["op"])
-        if m is None:
-            problems.append("operator #%d %s is in the plan but not in the report" % (p["id"], name))
-            continue
-        if m["op"] != name:
-            problems.append("operator #%d: the report has %s, the plan %s" % (p["id"], m["op"], name))
-        print("%4d  %-18s %14d %14d %10d %10d %9.3f %14d" % (
-            p["id"], name, m["measured_bytes"], p["exact_bytes"], m["overhead_bytes"],
-            p["overhead_bytes"], m["seconds"], m["peak_bytes"]))
-        if (m["measured_bytes"], m["overhead_bytes"]) != (p["exact_bytes"], p["overhead_bytes"]):
-            problems.append("operator #%d %s moved %d + %d bytes, the plan predicts %d + %d" % (
-                p["id"], name, m["measured_bytes"], m["overhead_bytes"], p["exact_bytes"],
-                p["overhead_bytes"]))
-    for m in measured.values():
-        if m["op"] != "write":
-            problems.append("operator #%d %s is in the report but not in the plan" % (m["id"], m["op"]))
-            continue
-        print("%4d  %-18s %14d %14d %10d %10d %9.3f %14d   (gather to rank 0)" % (
-            m["id"], m["op"], m["measured_bytes"], m["predicted_bytes"], m["overhead_bytes"],
-            m["predicted_overhead_bytes"], m["seconds"], m["peak_bytes"]))
-        if (m["measured_bytes"], m["overhead_bytes"]) != (m["predicted_bytes"],
-                                                          m["predicted_overhead_bytes"]):
-            problems.append("the write (gather to rank 0) moved %d + %d bytes, predicted %d + %d" % (
-                m["measured_bytes"], m["overhead_bytes"], m["predicted_bytes"],
-                m["predicted_overhead_bytes"]))
-    totals = (run["measured_bytes"], run["overhead_bytes"])
-    if totals != (plan["exact_bytes"], plan["overhead_bytes"]):
-        problems.append("total: measured %d + %d bytes, the plan predicts %d + %d" % (
-            totals + (plan["exact_bytes"], plan["overhead_bytes"])))
-    print("total: %d bytes payload + %d overhead measured, plan %d + %d; %.3f s; peak %d bytes "
-          "per rank (plan %d without exchange buffers)" % (
-              run["measured_bytes"], run["overhead_bytes"], plan["exact_bytes"],
-              plan["overhead_bytes"], run["seconds"], run["peak_bytes"], plan["peak_bytes_per_site"]))
+    problems = compare(run, plan)
     for problem in problems:
         print("DIFFERS: " + problem)
     print("report matches the plan" if not problems else "report does NOT match the plan")

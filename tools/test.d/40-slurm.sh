@@ -139,7 +139,9 @@ sinfo
 # pinned by --cpus-per-task=1 below. sbatch exports this environment to the job.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-export TRA_SRC=$src TRA=$tra TRA_PYTHON=$py
+# The scripts find the checkout as the folder sbatch is called from (this one), as users submit.
+export TRA=$tra TRA_PYTHON=$py
+unset TRA_SRC TRA_OUT TRA_LAUNCHER TRA_SRUN_MPI
 
 # submit NAME EXPECTED_RC SBATCH_ARGS...: sbatch --wait, its exit code must be EXPECTED_RC.
 submit() {
