@@ -1,9 +1,20 @@
 #include "runtime/output_files.hpp"
 
-#include "storage/layout.hpp"
+#include "runtime/rank_agreement.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
+
+namespace {
+
+// Tag of the turn-passing messages; exchanges use IA node ids below 32000.
+constexpr int kTurnTag = 32100;
+
+}  // namespace
+
+storage::RelationLayout output_layout(const Node& node) {
+    return storage::RelationLayout::of(node.type, node.keys.frontier(node.type.key_arity));
+}
 
 OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
@@ -25,8 +36,57 @@ void OutputFiles::write(const Output& output, const TensorRelation& relation) {
     writer.close();
 }
 
+void OutputFiles::create_datasets(const Program& program) {
+    for (const Output& o : program.outputs) {
+        const Node& node = program.node(o.node);
+        const auto layout = output_layout(node);
+        storage::DatasetWriter(files_.at(o.file)->temp_path(), o.dataset, node.type.dtype,
+                               layout.dataset_shape, layout.chunk)
+            .close();
+    }
+}
+
+std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {
+    std::vector<std::string> paths;
+    for (const Output& o : program.outputs) paths.push_back(files_.at(o.file)->temp_path());
+    return paths;
+}
+
+TensorRelation OutputFiles::read(const Output& output, const Node& node) const {
+    const auto layout = output_layout(node);
+    const storage::DatasetReader reader(files_.at(output.file)->temp_path(), output.dataset);
+    TensorRelation r;
+    r.type = node.type;
+    for (const Key& k : node.keys)
+        r.tuples.emplace(k, reader.read_tile(layout.origin(k), node.type.bound));
+    return r;
+}
+
 void OutputFiles::commit() {
     for (auto& [path, file] : files_) file->commit();
+}
+
+void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine) {
+    const RankAgreement agree(comm);
+    const int me = agree.rank(), size = agree.size();
+    int skipped = 0;  // 1 when an earlier rank failed: write nothing
+    if (me > 0) MPI_Recv(&skipped, 1, MPI_INT, me - 1, kTurnTag, comm, MPI_STATUS_IGNORE);
+    int code = 0;
+    std::string message;
+    if (!skipped) {
+        try {
+            write_mine();
+        } catch (const Error& e) {
+            code = e.exit_code();
+            message = e.what();
+        } catch (const std::exception& e) {
+            code = static_cast<int>(ErrorKind::Failed);
+            message = e.what();
+        }
+    }
+    int pass = skipped || code ? 1 : 0;
+    if (me + 1 < size) MPI_Send(&pass, 1, MPI_INT, me + 1, kTurnTag, comm);
+    agree.settle(code, message);
 }
 
 }  // namespace tra::runtime
