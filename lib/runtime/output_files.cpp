@@ -5,13 +5,6 @@
 
 namespace tra::runtime {
 
-namespace {
-
-// Tag of the turn-passing messages; exchanges use IA node ids below 32000.
-constexpr int kTurnTag = 32100;
-
-}  // namespace
-
 storage::RelationLayout output_layout(const Node& node) {
     return storage::RelationLayout::of(node.type, node.keys.frontier(node.type.key_arity));
 }
@@ -67,26 +60,13 @@ void OutputFiles::commit() {
 }
 
 void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine) {
+    // One agreed step per turn: the ranks learn of a failure at once, and only collectives
+    // travel, so a point-to-point count (pml monitoring) sees exchanges alone.
     const RankAgreement agree(comm);
-    const int me = agree.rank(), size = agree.size();
-    int skipped = 0;  // 1 when an earlier rank failed: write nothing
-    if (me > 0) MPI_Recv(&skipped, 1, MPI_INT, me - 1, kTurnTag, comm, MPI_STATUS_IGNORE);
-    int code = 0;
-    std::string message;
-    if (!skipped) {
-        try {
-            write_mine();
-        } catch (const Error& e) {
-            code = e.exit_code();
-            message = e.what();
-        } catch (const std::exception& e) {
-            code = static_cast<int>(ErrorKind::Failed);
-            message = e.what();
-        }
-    }
-    int pass = skipped || code ? 1 : 0;
-    if (me + 1 < size) MPI_Send(&pass, 1, MPI_INT, me + 1, kTurnTag, comm);
-    agree.settle(code, message);
+    for (int turn = 0; turn < agree.size(); ++turn)
+        agree.step([&] {
+            if (turn == agree.rank()) write_mine();
+        });
 }
 
 }  // namespace tra::runtime

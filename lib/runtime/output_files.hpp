@@ -46,8 +46,8 @@ private:
 };
 
 // Runs `write_mine` on each rank in turn (rank 0 first), each rank starting when the one before
-// it has finished (and closed its files). A failure on one rank skips the later ranks' writes;
-// the ranks then agree on it (rank_agreement.hpp: AgreedFailure on every rank). Collective.
+// it has finished (and closed its files). A failure on one rank ends the turns: the ranks agree
+// on it (rank_agreement.hpp: AgreedFailure on every rank, one message). Collective.
 void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine);
 
 }  // namespace tra::runtime

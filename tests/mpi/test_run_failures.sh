@@ -76,6 +76,13 @@ TRA_FAULT="error@$LAST:bcast" run exchange_error matmul.yaml --plan 1
 expect_failed exchange_error
 expect_one_message exchange_error "$LAST" "injected fault .* bcast"
 
+# 2b. A failure on the last rank while writing its tiles (after the ranks before it wrote theirs):
+#     agreed, one message, and rank 0 removes the temporary files too.
+TRA_FAULT="error@$LAST:write" run write_error matmul.yaml
+expect_failed write_error
+expect_one_message write_error "$LAST" "injected fault .* write"
+[ -z "$(find write_error -name '*.tmp*')" ] || fail "write_error: temporary files left: $(find write_error -name '*.tmp*')"
+
 # 3. The last rank killed with SIGKILL as it starts a bcast, the others waiting on its messages.
 TRA_FAULT="kill@$LAST:bcast" run killed matmul.yaml --plan 1
 expect_failed killed
