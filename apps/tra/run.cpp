@@ -51,7 +51,7 @@ struct Prepared {
 };
 
 // Loads the workflow or plan file on every rank and makes every rank hold the same plan
-// (docs/runtime.md, "How a plan runs", steps 2-3). Rank 0 also claims the output files.
+// (docs/runtime.md, "How a plan runs", step 2).
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
@@ -125,8 +125,6 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
             prep.plan.emplace(std::move(ranked.plans.front().plan));
             prep.program = std::move(ranked.program);
         }
-        if (rank == 0)
-            prep.files = std::make_unique<runtime::OutputFiles>(*prep.program, opt.force);
         prep.totals = ia::annotate_costs(*prep.plan);
     });
     return prep;
@@ -228,6 +226,7 @@ int run_distributed(const RunOptions& opt) {
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
+            prep.files = std::make_unique<runtime::OutputFiles>(*prep.program, opt.force);
             prep.files->create_datasets(*prep.program);
             paths = prep.files->temp_paths(*prep.program);
         });

@@ -106,6 +106,7 @@ run too_small matmul.yaml --memory-per-site 1000
 expect_failed too_small
 [ "$rc" -eq 2 ] || { cat too_small.err >&2; fail "too_small: exited with $rc, expected 2"; }
 expect_one_message too_small 0 "needs [0-9]* bytes .*, have 1000"
+[ ! -e too_small ] || fail "too_small: a refused run made $(find too_small)"
 
 # 7. A malformed fault hook is bad input, agreed before any work.
 TRA_FAULT="explode@0:read" run bad_hook matmul.yaml
