@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "ia/grid_move.hpp"
 #include "ia/partials.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/transfer.hpp"
 
 namespace tra::ia {
@@ -154,27 +155,11 @@ PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
 }
 
 PlanTotals annotate_costs(Plan& plan) {
-    const int S = plan.sites();
     CostCache cache;
     PlanTotals totals = annotate_new_costs(plan, cache);
 
-    // Peak: an output lives from its node to its last consumer (the end, for program results).
-    std::vector<IaNodeId> last_use(plan.size());
-    for (const IaNode& n : plan.nodes()) {
-        last_use[n.id] = std::max(last_use[n.id], n.id);
-        for (IaNodeId in : n.inputs) last_use[in] = std::max(last_use[in], n.id);
-    }
-    for (const Output& o : plan.program().outputs)
-        if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
-    totals.peak_per_site.assign(static_cast<std::size_t>(S), 0);
-    for (IaNodeId t = 0; t < plan.size(); ++t) {
-        std::vector<std::int64_t> live(static_cast<std::size_t>(S), 0);
-        for (IaNodeId i = 0; i <= t; ++i)
-            if (last_use[i] >= t)
-                for (std::size_t s = 0; s < live.size(); ++s) live[s] += plan.node(i).cost.resident[s];
-        for (std::size_t s = 0; s < live.size(); ++s)
-            totals.peak_per_site[s] = std::max(totals.peak_per_site[s], live[s]);
-    }
+    // Resident outputs plus exchange buffers, per site (ia/peak_memory.hpp).
+    totals.peak_per_site = peak_per_site(plan);
     for (std::int64_t p : totals.peak_per_site) totals.peak_bytes = std::max(totals.peak_bytes, p);
     return totals;
 }

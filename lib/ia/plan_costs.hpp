@@ -10,8 +10,7 @@
 //   reduce     a shuffle of partials costs exact_reduce (ia/partials.hpp), not exact_transfer
 //   resident   each site's tile bytes of every node's output (resident_bytes)
 //   peak       per site, the largest sum of resident bytes of outputs alive at once, in plan
-//              order: an output is allocated at its node and freed after its last consumer;
-//              outputs of the program stay to the end; exchange buffers are not counted
+//              order, plus the exchange buffers of the node running (ia/peak_memory.hpp)
 //   flops      local joins with a matrix-product kernel: 2*m*n*k per tile pair, per site that
 //              computes the pair (replicated work counts per copy); everything else 0
 //

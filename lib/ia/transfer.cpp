@@ -50,6 +50,7 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
     t_.received_payload.assign(n, 0);
     t_.received_overhead.assign(n, 0);
     t_.sent_payload.assign(n, 0);
+    t_.sent_overhead.assign(n, 0);
 }
 
 void TransferTally::copy(Site sender, Site receiver) {
@@ -58,13 +59,16 @@ void TransferTally::copy(Site sender, Site receiver) {
     t_.received_payload[index(receiver, sites_)] += tile_;
     t_.received_overhead[index(receiver, sites_)] += key_bytes_;
     t_.sent_payload[index(sender, sites_)] += tile_;
+    t_.sent_overhead[index(sender, sites_)] += key_bytes_;
     pairs_.emplace(sender, receiver);
 }
 
 Transfer TransferTally::finish() {
     t_.pairs = static_cast<std::int64_t>(pairs_.size());
-    for (const auto& [sender, receiver] : pairs_)
+    for (const auto& [sender, receiver] : pairs_) {
         t_.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
+        t_.sent_overhead[static_cast<std::size_t>(sender)] += kCountHeaderBytes;
+    }
     t_.overhead_bytes = 0;
     for (auto b : t_.received_overhead) t_.overhead_bytes += b;
     return t_;

@@ -43,7 +43,8 @@ struct Transfer {
     // Per site, what it receives (payload and overhead): the exchange buffers a memory model
     // needs, and what each rank of the runtime checks against its own count.
     std::vector<std::int64_t> received_payload, received_overhead;
-    std::vector<std::int64_t> sent_payload;  // per site, tile bytes it sends
+    std::vector<std::int64_t> sent_payload;   // per site, tile bytes it sends
+    std::vector<std::int64_t> sent_overhead;  // per site, keys and count headers it sends
 
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };

@@ -1,5 +1,6 @@
 #include "runtime/exchange.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <string>
@@ -10,17 +11,26 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
-
-std::size_t message_bytes(std::size_t tuples, const RelationType& type) {
-    return sizeof(std::int64_t) + tuples * (type.key_arity * sizeof(std::int64_t) + type.tile_bytes());
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
 }
 
-int mpi_count(std::size_t bytes) {
-    if (bytes > static_cast<std::size_t>(INT_MAX))
-        fail("an exchange message of " + std::to_string(bytes) +
-             " bytes exceeds what one MPI message carries in this version (2 GiB)");
-    return static_cast<int>(bytes);
+std::size_t message_bytes(std::size_t tuples, const RelationType& type) {
+    return sizeof(std::int64_t) +
+           tuples * (type.key_arity * sizeof(std::int64_t) + type.tile_bytes());
+}
+
+// Posts one protocol message as pieces of at most `limit` bytes (each fits an int count).
+void post_pieces(std::vector<char>& buf, std::size_t limit, bool receive, int peer, int tag,
+                 MPI_Comm comm, std::vector<MPI_Request>& requests) {
+    for (std::size_t at = 0; at < buf.size(); at += limit) {
+        const int n = static_cast<int>(std::min(limit, buf.size() - at));
+        requests.emplace_back();
+        if (receive)
+            MPI_Irecv(buf.data() + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+        else
+            MPI_Isend(buf.data() + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+    }
 }
 
 void put(std::vector<char>& buf, std::size_t& at, const void* data, std::size_t n) {
@@ -33,26 +43,27 @@ void put(std::vector<char>& buf, std::size_t& at, const void* data, std::size_t 
 ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
-                       const std::function<void(int, Key, Tile)>& deliver) {
+                       const std::function<void(int, Key, Tile)>& deliver,
+                       std::size_t max_message_bytes) {
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
     const auto n = static_cast<std::size_t>(size);
     if (send.size() != n || expect.size() != n) fail("exchange: one list per rank expected");
     const std::size_t tile_bytes = type.tile_bytes();
+    const std::size_t limit = std::min<std::size_t>(max_message_bytes, INT_MAX);
+    if (limit == 0) fail("exchange: the message limit must be at least one byte");
     ExchangeStats stats;
 
     std::vector<std::vector<char>> out(n), in(n);
     std::vector<MPI_Request> requests;
-    std::vector<std::size_t> sources;  // the rank each receive request (the first ones) is from
+    std::vector<std::size_t> sources;  // the rank of each receive request (the first ones)
     for (std::size_t s = 0; s < n; ++s) {
         if (static_cast<int>(s) == me || expect[s].empty()) continue;
         in[s].resize(message_bytes(expect[s].size(), type));
         stats.buffer_bytes += static_cast<std::int64_t>(in[s].size());
-        sources.push_back(s);
-        requests.emplace_back();
-        MPI_Irecv(in[s].data(), mpi_count(in[s].size()), MPI_BYTE, static_cast<int>(s), tag, comm,
-                  &requests.back());
+        post_pieces(in[s], limit, true, static_cast<int>(s), tag, comm, requests);
+        sources.resize(requests.size(), s);
     }
     for (std::size_t d = 0; d < n; ++d) {
         if (static_cast<int>(d) == me || send[d].empty()) continue;
@@ -73,22 +84,23 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
             }
             put(buf, at, tile->raw(), tile_bytes);
         }
-        requests.emplace_back();
-        MPI_Isend(buf.data(), mpi_count(buf.size()), MPI_BYTE, static_cast<int>(d), tag, comm,
-                  &requests.back());
+        post_pieces(buf, limit, false, static_cast<int>(d), tag, comm, requests);
     }
     std::vector<MPI_Status> statuses(requests.size());
     if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()) !=
         MPI_SUCCESS)
         fail("exchange: MPI_Waitall failed");
     for (auto& buf : out) std::vector<char>().swap(buf);
+    std::vector<std::size_t> got(n, 0);
     for (std::size_t r = 0; r < sources.size(); ++r) {
-        int got = 0;
-        MPI_Get_count(&statuses[r], MPI_BYTE, &got);
-        if (static_cast<std::size_t>(got) != in[sources[r]].size())
-            fail("exchange: rank " + std::to_string(sources[r]) + " sent " + std::to_string(got) +
-                 " bytes, the plan says " + std::to_string(in[sources[r]].size()));
+        int piece = 0;
+        MPI_Get_count(&statuses[r], MPI_BYTE, &piece);
+        got[sources[r]] += static_cast<std::size_t>(piece);
     }
+    for (std::size_t s = 0; s < n; ++s)
+        if (got[s] != in[s].size())
+            fail("exchange: rank " + std::to_string(s) + " sent " + std::to_string(got[s]) +
+                 " bytes, the plan says " + std::to_string(in[s].size()));
 
     for (std::size_t s = 0; s < n; ++s) {
         if (in[s].empty()) continue;
@@ -109,7 +121,8 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                 at += sizeof v;
                 key.push_back(v);
             }
-            stats.overhead_bytes += static_cast<std::int64_t>(type.key_arity * sizeof(std::int64_t));
+            stats.overhead_bytes +=
+                static_cast<std::int64_t>(type.key_arity * sizeof(std::int64_t));
             if (key != want)
                 fail("exchange: rank " + std::to_string(s) + " sent tuple " + key.str() +
                      " where the plan says " + want.str());
@@ -119,7 +132,8 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
             stats.payload_bytes += static_cast<std::int64_t>(tile_bytes);
             deliver(static_cast<int>(s), std::move(key), std::move(tile));
         }
-        if (at != buf.size()) fail("exchange: a message from rank " + std::to_string(s) + " has trailing bytes");
+        if (at != buf.size())
+            fail("exchange: a message from rank " + std::to_string(s) + " has trailing bytes");
     }
     return stats;
 }

@@ -10,12 +10,12 @@
 // and counts, from what it really received, the payload (tile bytes) and the overhead (8 bytes
 // per key position per tuple, 8 bytes per message for the count): exactly the contract of
 // lib/ia/transfer.hpp.
+#include <mpi.h>
+
 #include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>
-
-#include <mpi.h>
 
 #include "core/relation.hpp"
 
@@ -29,14 +29,21 @@ struct ExchangeStats {
 
 using OutgoingTuple = std::pair<const Key*, const Tile*>;
 
+// MPI counts are int: a message longer than this travels as consecutive pieces of at most this
+// many bytes, same source, tag and communicator, which MPI delivers in order. The pieces are
+// one message of the protocol (one count header); they add no bytes.
+inline constexpr std::size_t kMaxMessageBytes = 1u << 30;
+
 // send[d]: the tuples this rank sends to rank d, in the order the receiver expects them;
 // expect[s]: the keys this rank receives from rank s, in order. Every tile must have the
 // relation's dtype and bound. deliver(source, key, tile) is called for each received tuple, by
 // source rank ascending, then in message order. Throws Error (Failed) when a message is not what
-// the plan says (wrong size, count or key).
+// the plan says (wrong size, count or key). `max_message_bytes` (tests lower it to exercise
+// the pieces) must be the same on every rank.
 ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
-                       const std::function<void(int, Key, Tile)>& deliver);
+                       const std::function<void(int, Key, Tile)>& deliver,
+                       std::size_t max_message_bytes = kMaxMessageBytes);
 
 }  // namespace tra::runtime

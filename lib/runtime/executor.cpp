@@ -1,20 +1,26 @@
 #include "runtime/executor.hpp"
 
 #include <algorithm>
-#include <set>
+#include <optional>
 #include <utility>
 #include <variant>
 
 #include "core/error.hpp"
 #include "ia/partials.hpp"
 #include "runtime/exchange.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/local_ops.hpp"
+#include "runtime/output_files.hpp"
+#include "runtime/rank_agreement.hpp"
+#include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
 
 using ia::IaNode;
 using ia::IaOp;
@@ -88,6 +94,117 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
     return sites;
 }
 
+namespace {
+
+// The messages of one enforcer on this rank: what it sends to and expects from every rank.
+struct ExchangeLists {
+    std::vector<std::vector<OutgoingTuple>> send;
+    std::vector<std::vector<Key>> expect;
+    explicit ExchangeLists(int sites)
+        : send(static_cast<std::size_t>(sites)), expect(static_cast<std::size_t>(sites)) {}
+};
+
+// A reduce of partials: every holder of a group's partial but the home sends its own partial to
+// the home; the home keeps its own.
+ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S,
+                           Held& out) {
+    ExchangeLists lists(S);
+    for (const auto& [g, by] : in.partials)
+        for (const auto& [src, t] : by) {
+            const Site home = n.placement.home(g, S);
+            if (home == me) {
+                out.partials[g].emplace(src, t);
+            } else {
+                if (src != me) fail("a partial computed elsewhere cannot be forwarded");
+                lists.send[static_cast<std::size_t>(home)].emplace_back(&g, &t);
+            }
+        }
+    for (const auto& [g, holders] : from)
+        if (n.placement.home(g, S) == me)
+            for (Site s : holders)
+                if (s != me) lists.expect[static_cast<std::size_t>(s)].push_back(g);
+    return lists;
+}
+
+// A move (bcast, shuffle, grid): each receiver lacking a tuple gets it from sender_for.
+ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S,
+                         Held& out) {
+    ExchangeLists lists(S);
+    for (const auto& [k, t] : in.tuples) {
+        const std::vector<Site>& had = from.at(k);
+        for (Site r : n.placement.sites(k, S)) {
+            if (r == me) {
+                out.tuples.emplace(k, t);
+            } else if (!holds(had, r) && ia::sender_for(had, r) == me) {
+                lists.send[static_cast<std::size_t>(r)].emplace_back(&k, &t);
+            }
+        }
+    }
+    for (const auto& [k, had] : from)
+        if (!holds(had, me) && holds(n.placement.sites(k, S), me))
+            lists.expect[static_cast<std::size_t>(ia::sender_for(had, me))].push_back(k);
+    return lists;
+}
+
+// The local operators: join, aggregate (plain, partial, combining), filter, map.
+void compute_locally(const ia::Plan& plan, const IaNode& n, const std::vector<Held>& held, Site me,
+                     Held& out) {
+    const Node& origin = plan.origin(n.id);
+    const bool partial_input = plan.holds_partials(n.inputs.at(0));
+    if (n.op == IaOp::LocalJoin) {
+        const auto& join = std::get<JoinOp>(logical_of(plan, n));
+        out.tuples =
+            join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
+                        held.at(n.inputs.at(1)).tuples, plan.origin(n.inputs.at(1)).type.key_arity);
+    } else if (n.op == IaOp::LocalAggregate && partial_input) {
+        // Combine: fold each group's partials in ascending order of the site computing them.
+        const auto& agg = std::get<AggregateOp>(logical_of(plan, n));
+        for (const auto& [g, by] : held.at(n.inputs[0]).partials) {
+            auto it = by.begin();
+            Tile acc = it->second;
+            for (++it; it != by.end(); ++it) {
+                const Tile* args[] = {&acc, &it->second};
+                acc = agg.kernel.apply(args, {g, origin.frontier});
+            }
+            out.tuples.emplace(g, std::move(acc));
+        }
+    } else if (n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate) {
+        const Operator& op = logical_of(plan, n);
+        const Tuples& in = held.at(n.inputs.at(0)).tuples;
+        Tuples result;
+        if (const auto* agg = std::get_if<AggregateOp>(&op))
+            result = aggregate_tuples(origin, *agg, in);
+        else if (const auto* concat = std::get_if<ConcatOp>(&op))
+            result = concat_tuples(*concat, in);
+        else
+            fail("IA node #" + std::to_string(n.id) + " aggregates with a non-aggregate operator");
+        if (n.op == IaOp::PartialAggregate) {
+            for (auto& [g, t] : result) out.partials[g].emplace(me, std::move(t));
+        } else {
+            out.tuples = std::move(result);
+        }
+    } else {  // local_filter, map
+        const Node& input = plan.origin(n.inputs.at(0));
+        out.tuples = map_tuples(origin, logical_of(plan, n), held.at(n.inputs.at(0)).tuples,
+                                input.keys.frontier(input.type.key_arity));
+    }
+}
+
+// The tuples held must be exactly those the traced placement puts on this site.
+void check_holdings(const ia::Plan& plan, const IaNode& n, const ia::SiteMap& where, Site me,
+                    const Held& out) {
+    std::size_t expected = 0;
+    for (const auto& [k, s] : where)
+        if (holds(s, me)) ++expected;
+    const std::size_t have = plan.holds_partials(n.id) ? out.partials.size() : out.tuples.size();
+    if (have != expected)
+        fail("IA node #" + std::to_string(n.id) + " ('" + plan.origin(n.id).name + "') holds " +
+             std::to_string(have) + " tuples on rank " + std::to_string(me) + ", the plan says " +
+             std::to_string(expected));
+}
+
+}  // namespace
+
 ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options) {
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);
@@ -96,7 +213,13 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         fail("the plan is for " + std::to_string(plan.sites()) + " sites, the run has " +
              std::to_string(size) + " ranks");
     const int S = size;
-    const std::vector<ia::SiteMap> sites = trace_sites(plan);
+    const RankAgreement agree(comm);
+    FaultInjection faults;
+    std::vector<ia::SiteMap> sites;
+    agree.step([&] {
+        faults = FaultInjection::from_environment();
+        sites = trace_sites(plan);
+    });
 
     // Last consumer of each output; program results live to the end.
     std::vector<std::size_t> last_use(plan.size(), 0);
@@ -122,54 +245,28 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         const double t0 = MPI_Wtime();
         Held out;
         std::int64_t buffers = 0;
-        const bool partial_input = !n.inputs.empty() && plan.holds_partials(n.inputs[0]);
 
-        if (n.op == IaOp::Input) {
-            const ia::SiteMap& mine = sites[n.id];
-            out.tuples = input_tuples(origin, [&](const Key& k) { return holds(mine.at(k), me); });
-        } else if (ia::is_enforcer(n.op)) {
+        if (ia::is_enforcer(n.op)) {
+            // Local failures are agreed on before any message is posted; a failure during the
+            // exchange itself (peers wait on this rank) ends the job in the caller.
+            const bool reduce = plan.holds_partials(n.inputs.at(0));
             const Held& in = held.at(n.inputs[0]);
             const ia::SiteMap& from = sites.at(n.inputs[0]);
-            std::vector<std::vector<OutgoingTuple>> send(static_cast<std::size_t>(S));
-            std::vector<std::vector<Key>> expect(static_cast<std::size_t>(S));
-            ExchangeStats stats;
-            if (partial_input) {
-                // A reduce: every holder but the home sends its own partial to the home.
-                for (const auto& [g, by] : in.partials)
-                    for (const auto& [src, t] : by) {
-                        const Site home = n.placement.home(g, S);
-                        if (home == me) {
-                            out.partials[g].emplace(src, t);
-                        } else {
-                            if (src != me) fail("a partial computed elsewhere cannot be forwarded");
-                            send[static_cast<std::size_t>(home)].emplace_back(&g, &t);
-                        }
-                    }
-                for (const auto& [g, holders] : from)
-                    if (n.placement.home(g, S) == me)
-                        for (Site s : holders)
-                            if (s != me) expect[static_cast<std::size_t>(s)].push_back(g);
-                stats = exchange(comm, static_cast<int>(n.id % 32000), origin.type, send, expect,
-                                 [&](int src, Key k, Tile t) {
-                                     out.partials[k].emplace(src, std::move(t));
-                                 });
-            } else {
-                for (const auto& [k, t] : in.tuples) {
-                    const std::vector<Site>& had = from.at(k);
-                    for (Site r : n.placement.sites(k, S)) {
-                        if (r == me) {
-                            out.tuples.emplace(k, t);
-                        } else if (!holds(had, r) && ia::sender_for(had, r) == me) {
-                            send[static_cast<std::size_t>(r)].emplace_back(&k, &t);
-                        }
-                    }
-                }
-                for (const auto& [k, had] : from)
-                    if (!holds(had, me) && holds(n.placement.sites(k, S), me))
-                        expect[static_cast<std::size_t>(ia::sender_for(had, me))].push_back(k);
-                stats = exchange(comm, static_cast<int>(n.id % 32000), origin.type, send, expect,
-                                 [&](int, Key k, Tile t) { out.tuples.emplace(std::move(k), std::move(t)); });
-            }
+            ExchangeLists lists(S);
+            agree.step([&] {
+                lists = reduce ? reduce_lists(n, in, from, me, S, out)
+                               : move_lists(n, in, from, me, S, out);
+            });
+            faults.reach(me, run.id, run.op);
+            const ExchangeStats stats = exchange(
+                comm, static_cast<int>(n.id % 32000), origin.type, lists.send, lists.expect,
+                [&](int src, Key k, Tile t) {
+                    if (reduce)
+                        out.partials[k].emplace(src, std::move(t));
+                    else
+                        out.tuples.emplace(std::move(k), std::move(t));
+                },
+                options.max_message_bytes);
             run.measured_payload = stats.payload_bytes;
             run.measured_overhead = stats.overhead_bytes;
             buffers = stats.buffer_bytes;
@@ -178,61 +275,31 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             if (site < tr.received_payload.size() &&
                 (tr.received_payload[site] != stats.payload_bytes ||
                  tr.received_overhead[site] != stats.overhead_bytes))
-                run.rank_mismatches.push_back(
-                    "rank " + std::to_string(me) + " received " + std::to_string(stats.payload_bytes) +
-                    " + " + std::to_string(stats.overhead_bytes) + " bytes, predicted " +
-                    std::to_string(tr.received_payload[site]) + " + " +
-                    std::to_string(tr.received_overhead[site]));
-        } else if (n.op == IaOp::LocalJoin) {
-            const auto& join = std::get<JoinOp>(logical_of(plan, n));
-            out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
-                                     held.at(n.inputs.at(1)).tuples,
-                                     plan.origin(n.inputs.at(1)).type.key_arity);
-        } else if (n.op == IaOp::LocalAggregate && partial_input) {
-            // Combine: fold each group's partials in ascending order of the site computing them.
-            const auto& agg = std::get<AggregateOp>(logical_of(plan, n));
-            for (const auto& [g, by] : held.at(n.inputs[0]).partials) {
-                auto it = by.begin();
-                Tile acc = it->second;
-                for (++it; it != by.end(); ++it) {
-                    const Tile* args[] = {&acc, &it->second};
-                    acc = agg.kernel.apply(args, {g, origin.frontier});
-                }
-                out.tuples.emplace(g, std::move(acc));
-            }
-        } else if (n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate) {
-            const Operator& op = logical_of(plan, n);
-            const Tuples& in = held.at(n.inputs.at(0)).tuples;
-            Tuples result;
-            if (const auto* agg = std::get_if<AggregateOp>(&op))
-                result = aggregate_tuples(origin, *agg, in);
-            else if (const auto* concat = std::get_if<ConcatOp>(&op))
-                result = concat_tuples(*concat, in);
-            else
-                fail("IA node #" + std::to_string(n.id) + " aggregates with a non-aggregate operator");
-            if (n.op == IaOp::PartialAggregate) {
-                for (auto& [g, t] : result) out.partials[g].emplace(me, std::move(t));
-            } else {
-                out.tuples = std::move(result);
-            }
-        } else {  // local_filter, map
-            const Node& input = plan.origin(n.inputs.at(0));
-            out.tuples = map_tuples(origin, logical_of(plan, n), held.at(n.inputs.at(0)).tuples,
-                                    input.keys.frontier(input.type.key_arity));
+                run.rank_mismatches.push_back("rank " + std::to_string(me) + " received " +
+                                              std::to_string(stats.payload_bytes) + " + " +
+                                              std::to_string(stats.overhead_bytes) +
+                                              " bytes, predicted " +
+                                              std::to_string(tr.received_payload[site]) + " + " +
+                                              std::to_string(tr.received_overhead[site]));
         }
+        agree.step([&] {
+            if (!ia::is_enforcer(n.op)) faults.reach(me, run.id, run.op);
+            if (n.op == IaOp::Input) {
+                const ia::SiteMap& mine = sites[n.id];
+                out.tuples =
+                    input_tuples(origin, [&](const Key& k) { return holds(mine.at(k), me); });
+            } else if (!ia::is_enforcer(n.op)) {
+                compute_locally(plan, n, held, me, out);
+            }
+            check_holdings(plan, n, sites[n.id], me, out);
+            out.count();
+            if (options.memory_budget > 0 && resident + out.bytes + buffers > options.memory_budget)
+                fail("IA node #" + std::to_string(n.id) + " ('" + origin.name + "') needs " +
+                     std::to_string(resident + out.bytes + buffers) +
+                     " bytes resident, over the memory budget of " +
+                     std::to_string(options.memory_budget) + " bytes per site");
+        });
 
-        // The tuples held must be exactly those the traced placement puts on this site.
-        const ia::SiteMap& where = sites[n.id];
-        std::size_t expected = 0;
-        for (const auto& [k, s] : where)
-            if (holds(s, me)) ++expected;
-        const std::size_t have = plan.holds_partials(n.id) ? out.partials.size() : out.tuples.size();
-        if (have != expected)
-            fail("IA node #" + std::to_string(n.id) + " ('" + origin.name + "') holds " +
-                 std::to_string(have) + " tuples on rank " + std::to_string(me) + ", the plan says " +
-                 std::to_string(expected));
-
-        out.count();
         resident += out.bytes;
         run.peak_bytes = resident + buffers;
         held[n.id] = std::move(out);
@@ -249,57 +316,42 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         }
     }
 
-    // Gather each output relation to rank 0: every tuple once, from the lowest site holding it.
+    // Write: each output tuple once, by the lowest site holding it, tile by tile into the
+    // output's temporary file, one rank at a time (output_files.hpp).
     OperatorRun write;
     write.id = static_cast<std::int64_t>(plan.size());
     write.op = "write";
     const double t0 = MPI_Wtime();
-    ExecutionResult result;
-    std::set<ia::IaNodeId> gathered;
-    std::int64_t buffers = 0;
-    for (const Output& o : plan.program().outputs) {
-        const auto r = plan.result(o.node);
-        if (!r) fail("the plan has no result for output " + plan.program().node(o.node).name);
-        if (!gathered.insert(*r).second) continue;
-        const Node& origin = plan.origin(*r);
-        std::vector<std::vector<OutgoingTuple>> send(static_cast<std::size_t>(S));
-        std::vector<std::vector<Key>> expect(static_cast<std::size_t>(S));
-        TensorRelation relation;
-        relation.type = origin.type;
-        std::set<Site> senders;
-        for (const auto& [k, had] : sites[*r]) {
-            const Site lowest = *std::min_element(had.begin(), had.end());
-            if (lowest == 0) continue;
-            senders.insert(lowest);
-            write.predicted_payload += static_cast<std::int64_t>(origin.type.tile_bytes());
-            write.predicted_overhead += static_cast<std::int64_t>(origin.type.key_arity) * ia::kKeyValueBytes;
-            if (me == 0) expect[static_cast<std::size_t>(lowest)].push_back(k);
+    const auto& outputs = plan.program().outputs;
+    if (options.output_paths.size() != outputs.size())
+        fail("the run has " + std::to_string(options.output_paths.size()) + " output files for " +
+             std::to_string(outputs.size()) + " outputs");
+    write_in_turns(comm, [&] {
+        faults.reach(me, write.id, write.op);
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const auto r = plan.result(outputs[i].node);
+            if (!r)
+                fail("the plan has no result for output " +
+                     plan.program().node(outputs[i].node).name);
+            const Node& node = plan.program().node(outputs[i].node);
+            const auto layout = output_layout(node);
+            std::optional<storage::DatasetWriter> writer;
+            for (const auto& [k, t] : held[*r].tuples) {
+                const auto& had = sites[*r].at(k);
+                if (*std::min_element(had.begin(), had.end()) != me) continue;
+                if (!writer)
+                    writer.emplace(
+                        storage::DatasetWriter::reopen(options.output_paths[i], outputs[i].dataset,
+                                                       node.type.dtype, layout.dataset_shape));
+                writer->write_block(layout.origin(k), t);
+            }
+            if (writer) writer->close();
         }
-        write.predicted_overhead += static_cast<std::int64_t>(senders.size()) * ia::kCountHeaderBytes;
-        for (const auto& [k, t] : held[*r].tuples) {
-            const auto& had = sites[*r].at(k);
-            if (*std::min_element(had.begin(), had.end()) != me) continue;
-            if (me == 0)
-                relation.tuples.emplace(k, t);
-            else
-                send[0].emplace_back(&k, &t);
-        }
-        const ExchangeStats stats =
-            exchange(comm, 32000 + static_cast<int>(*r % 700), origin.type, send, expect,
-                     [&](int, Key k, Tile t) { relation.tuples.emplace(std::move(k), std::move(t)); });
-        write.measured_payload += stats.payload_bytes;
-        write.measured_overhead += stats.overhead_bytes;
-        buffers = std::max(buffers, stats.buffer_bytes);
-        if (me == 0) {
-            std::int64_t bytes = 0;
-            for (const auto& [k, t] : relation.tuples) bytes += static_cast<std::int64_t>(t.bytes());
-            resident += bytes;
-            result.outputs.emplace(plan.node(*r).origin, std::move(relation));
-        }
-    }
-    write.peak_bytes = resident + buffers;
+    });
+    write.peak_bytes = resident;
     write.seconds = MPI_Wtime() - t0;
     runs.push_back(std::move(write));
+    ExecutionResult result;
 
     // Reduce over ranks: seconds and peaks by max, measured bytes by sum.
     const std::size_t k = runs.size();
@@ -313,10 +365,13 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         peaks[i] = runs[i].peak_bytes;
         mismatch[i] = runs[i].rank_mismatches.empty() ? 0 : 1;
     }
-    MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(k), MPI_DOUBLE, MPI_MAX, 0, comm);
-    MPI_Reduce(sums.data(), sums_all.data(), static_cast<int>(2 * k), MPI_INT64_T, MPI_SUM, 0, comm);
+    MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(k), MPI_DOUBLE, MPI_MAX, 0,
+               comm);
+    MPI_Reduce(sums.data(), sums_all.data(), static_cast<int>(2 * k), MPI_INT64_T, MPI_SUM, 0,
+               comm);
     MPI_Reduce(peaks.data(), peaks_max.data(), static_cast<int>(k), MPI_INT64_T, MPI_MAX, 0, comm);
-    MPI_Reduce(mismatch.data(), mismatch_any.data(), static_cast<int>(k), MPI_INT, MPI_MAX, 0, comm);
+    MPI_Reduce(mismatch.data(), mismatch_any.data(), static_cast<int>(k), MPI_INT, MPI_MAX, 0,
+               comm);
     if (me == 0) {
         for (std::size_t i = 0; i < k; ++i) {
             runs[i].seconds = seconds_max[i];
@@ -324,8 +379,9 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             runs[i].measured_overhead = sums_all[2 * i + 1];
             runs[i].peak_bytes = peaks_max[i];
             if (mismatch_any[i] && runs[i].rank_mismatches.empty())
-                runs[i].rank_mismatches.push_back("another rank's received bytes differ from its "
-                                                  "per-site prediction");
+                runs[i].rank_mismatches.push_back(
+                    "another rank's received bytes differ from its "
+                    "per-site prediction");
             result.peak_bytes = std::max(result.peak_bytes, runs[i].peak_bytes);
         }
     }

@@ -4,18 +4,19 @@
 // holds, per IA node output, the tuples the node's placement (lib/ia/placement.hpp, the one
 // implementation the cost model uses) puts on its site; enforcers exchange tuples by the
 // transfer contract (lib/ia/transfer.hpp, lib/ia/partials.hpp), local operators run the shared
-// per-operator code (local_ops.hpp). At the end each output relation is gathered to rank 0.
+// per-operator code (local_ops.hpp). At the end every rank writes the output tiles it holds.
+#include <mpi.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include <mpi.h>
-
 #include "core/relation.hpp"
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
+#include "runtime/exchange.hpp"
 
 namespace tra::runtime {
 
@@ -31,14 +32,21 @@ struct OperatorRun {
 };
 
 struct ExecutionResult {
-    std::vector<OperatorRun> operators;   // on rank 0: reduced over ranks; elsewhere: local
-    std::int64_t peak_bytes = 0;          // max over ranks and operators
-    std::map<NodeId, TensorRelation> outputs;  // rank 0: every program output's relation
+    std::vector<OperatorRun> operators;  // on rank 0: reduced over ranks; elsewhere: local
+    std::int64_t peak_bytes = 0;         // max over ranks and operators
 };
 
 struct ExecuteOptions {
     // Called on rank 0 after each operator: (operators done, total, payload bytes moved so far).
     std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
+    // Bytes one rank may hold resident (tiles and exchange buffers); 0: no limit. Exceeding it
+    // fails the operator (agreed by every rank) rather than letting the kernel kill a rank.
+    std::int64_t memory_budget = 0;
+    // Every rank: the temporary file of each program output (in program.outputs order), whose
+    // empty dataset exists (OutputFiles::create_datasets); the `write` operator fills them.
+    std::vector<std::string> output_paths;
+    // The largest MPI message; longer exchange messages travel in pieces (exchange.hpp).
+    std::size_t max_message_bytes = kMaxMessageBytes;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites, traced exactly as
@@ -47,8 +55,10 @@ struct ExecuteOptions {
 std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan);
 
 // Runs `plan` (annotated with ia::annotate_costs, plan.sites() == communicator size). Collective:
-// every rank must call it. Throws Error on a local failure; the caller must then end the whole
-// job (MPI_Abort), since the other ranks may be waiting for this one.
+// every rank must call it. A failure the ranks agreed on (rank_agreement.hpp: bad input, an
+// unreadable tile, a kernel failure, the memory budget) throws AgreedFailure on every rank, its
+// message printed once. Any other Error is a failure during an exchange, with peers waiting on
+// this rank: the caller must end the whole job (abort_job).
 ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options = {});
 
 }  // namespace tra::runtime

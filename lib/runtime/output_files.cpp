@@ -1,9 +1,13 @@
 #include "runtime/output_files.hpp"
 
-#include "storage/layout.hpp"
+#include "runtime/rank_agreement.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
+
+storage::RelationLayout output_layout(const Node& node) {
+    return storage::RelationLayout::of(node.type, node.keys.frontier(node.type.key_arity));
+}
 
 OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
@@ -25,8 +29,44 @@ void OutputFiles::write(const Output& output, const TensorRelation& relation) {
     writer.close();
 }
 
+void OutputFiles::create_datasets(const Program& program) {
+    for (const Output& o : program.outputs) {
+        const Node& node = program.node(o.node);
+        const auto layout = output_layout(node);
+        storage::DatasetWriter(files_.at(o.file)->temp_path(), o.dataset, node.type.dtype,
+                               layout.dataset_shape, layout.chunk)
+            .close();
+    }
+}
+
+std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {
+    std::vector<std::string> paths;
+    for (const Output& o : program.outputs) paths.push_back(files_.at(o.file)->temp_path());
+    return paths;
+}
+
+TensorRelation OutputFiles::read(const Output& output, const Node& node) const {
+    const auto layout = output_layout(node);
+    const storage::DatasetReader reader(files_.at(output.file)->temp_path(), output.dataset);
+    TensorRelation r;
+    r.type = node.type;
+    for (const Key& k : node.keys)
+        r.tuples.emplace(k, reader.read_tile(layout.origin(k), node.type.bound));
+    return r;
+}
+
 void OutputFiles::commit() {
     for (auto& [path, file] : files_) file->commit();
+}
+
+void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine) {
+    // One agreed step per turn: the ranks learn of a failure at once, and only collectives
+    // travel, so a point-to-point count (pml monitoring) sees exchanges alone.
+    const RankAgreement agree(comm);
+    for (int turn = 0; turn < agree.size(); ++turn)
+        agree.step([&] {
+            if (turn == agree.rank()) write_mine();
+        });
 }
 
 }  // namespace tra::runtime

@@ -2,15 +2,28 @@
 // A program's output files, claimed before any work starts (so an existing file without --force
 // fails fast) and written under temporary names; commit() renames them all into place. If the
 // run fails before commit, nothing appears at any final name.
+//
+// A distributed run (docs/runtime.md, "Writing outputs") has rank 0 claim the files and create
+// every output's empty dataset in its temporary file (create_datasets); every rank then writes
+// the tiles it holds, tile by tile, one rank at a time (write_in_turns), and rank 0 renames the
+// files into place after every rank has finished.
+#include <mpi.h>
+
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/relation.hpp"
 #include "storage/atomic_output.hpp"
+#include "storage/layout.hpp"
 #include "tra/program.hpp"
 
 namespace tra::runtime {
+
+// How the relation of `node` (a program output) lies in its dataset.
+storage::RelationLayout output_layout(const Node& node);
 
 class OutputFiles {
 public:
@@ -18,10 +31,23 @@ public:
 
     // Writes one output tile by tile in its dataset (tensor or relation layout).
     void write(const Output& output, const TensorRelation& relation);
+
+    // Creates every output's dataset, empty, in its temporary file.
+    void create_datasets(const Program& program);
+    // The temporary file each output is written to, in program.outputs order.
+    std::vector<std::string> temp_paths(const Program& program) const;
+    // Reads an output back from its temporary file (before commit): every tuple of its node.
+    TensorRelation read(const Output& output, const Node& node) const;
+
     void commit();
 
 private:
     std::map<std::string, std::unique_ptr<storage::AtomicOutput>> files_;
 };
+
+// Runs `write_mine` on each rank in turn (rank 0 first), each rank starting when the one before
+// it has finished (and closed its files). A failure on one rank ends the turns: the ranks agree
+// on it (rank_agreement.hpp: AgreedFailure on every rank, one message). Collective.
+void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine);
 
 }  // namespace tra::runtime

@@ -309,6 +309,30 @@ DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset
                     " in " + in_quotes(path));
 }
 
+DatasetWriter::DatasetWriter() : h_(std::make_unique<Handles>()) {}
+
+DatasetWriter DatasetWriter::reopen(const std::string& path, const std::string& dataset,
+                                    DType dtype, const Shape& shape) {
+    detail::silence_hdf5_errors();
+    DatasetWriter w;
+    w.h_->path = path;
+    w.h_->name = absolute_name(dataset);
+    w.h_->dtype = dtype;
+    w.h_->shape = shape;
+    w.h_->file = open_file(path, H5F_ACC_RDWR);
+    w.h_->dataset =
+        detail::dataset_id(H5Dopen2(w.h_->file.get(), w.h_->name.c_str(), H5P_DEFAULT));
+    if (!w.h_->dataset) throw Error(missing_dataset_message(w.h_->file.get(), path, w.h_->name));
+    Hid space = detail::space_id(H5Dget_space(w.h_->dataset.get()));
+    const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
+    std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+    if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    if (rank < 0 || dims != hdims(shape))
+        throw Error("dataset " + in_quotes(w.h_->name) + " in " + in_quotes(path) +
+                    " does not have the shape " + shape.str() + " to write into");
+    return w;
+}
+
 DatasetWriter::~DatasetWriter() = default;
 DatasetWriter::DatasetWriter(DatasetWriter&&) noexcept = default;
 DatasetWriter& DatasetWriter::operator=(DatasetWriter&&) noexcept = default;

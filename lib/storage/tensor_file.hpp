@@ -54,6 +54,12 @@ public:
     DatasetWriter(DatasetWriter&&) noexcept;
     DatasetWriter& operator=(DatasetWriter&&) noexcept;
 
+    // Opens a dataset another writer created (possibly another process, which closed it), to
+    // write more blocks: how ranks write their tiles of one output file in turn. Errors (no
+    // such file or dataset, a different shape) are BadInput naming the file and dataset.
+    static DatasetWriter reopen(const std::string& path, const std::string& dataset, DType dtype,
+                                const Shape& shape);
+
     // Writes `tile` as the block at `origin`. A tile of lower rank than the dataset fills a block
     // whose missing leading dims have extent 1 (a tile of a relation layout), so
     // write_block(layout.origin(key), tile) works in either layout.
@@ -62,6 +68,7 @@ public:
     void close();
 
 private:
+    DatasetWriter();
     struct Handles;
     std::unique_ptr<Handles> h_;
 };

@@ -32,7 +32,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK"
 
-# The report's operators: measured == predicted payload and overhead, for every operator.
+# The report's operators: measured == predicted payload and overhead, for every operator; the
+# measured peak (exchange buffers included) never above the predicted peak.
 check_report() {
     python3 - "$1" << 'PY'
 import json, sys
@@ -48,6 +49,9 @@ if r["measured_bytes"] != r["predicted_bytes"] or r["overhead_bytes"] != r["pred
     print("totals differ"); bad.append(None)
 for key in ("sites", "plan", "seconds", "peak_bytes", "predicted_peak_bytes"):
     if key not in r: print("missing " + key); bad.append(None)
+if r.get("peak_bytes", 0) > r.get("predicted_peak_bytes", 0):
+    print("measured peak %d above the predicted %d" % (r["peak_bytes"], r["predicted_peak_bytes"]))
+    bad.append(None)
 sys.exit(1 if bad else 0)
 PY
 }

@@ -9,6 +9,7 @@
 #include "ia/initial_plan.hpp"
 #include "ia/placement.hpp"
 #include "ia/plan.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/plan_validator.hpp"
 #include "tra/program_builder.hpp"
@@ -114,12 +115,19 @@ TEST_CASE("costs: resident bytes and the peak model", "[plan][costs]") {
     CHECK(plan.node(0).cost.resident == std::vector<std::int64_t>{256, 256});  // 8 tuples each
     CHECK(plan.node(2).cost.resident == std::vector<std::int64_t>{512, 512});  // All
     CHECK(plan.node(3).cost.resident == std::vector<std::int64_t>{1024, 1024});
-    // Largest live set, at the shuffle (#4): AB before (#3) and after (#4) it; A, B, bcast A
-    // were freed after the join. On site s: 1024 + resident of #4 on s.
+    // Largest live set plus the exchange buffers of the node running (ia/peak_memory.hpp). At the
+    // bcast of A (#2): A, B and bcast A, plus A's 8 tuples (2 keys, 32-byte tiles) sent to the
+    // other site and the other's 8 received, each as [8-byte count][8 x (16 + 32)].
+    const auto b2 = exchange_buffers(plan.node(2).cost.transfer, 2);
+    CHECK(b2 == std::vector<std::int64_t>{2 * (8 + 8 * 48), 2 * (8 + 8 * 48)});
+    // At the shuffle (#4): AB before (#3) and after (#4) it, plus its buffers; A, B, bcast A
+    // were freed after the join.
+    const auto b4 = exchange_buffers(plan.node(4).cost.transfer, 2);
     const auto& r4 = plan.node(4).cost.resident;
     std::int64_t at_join = 256 + 512 + 1024;  // B, bcast A, AB (A was freed after the bcast)
     for (std::size_t s = 0; s < 2; ++s)
-        CHECK(t.peak_per_site[s] == std::max(at_join, 1024 + r4[s]));
+        CHECK(t.peak_per_site[s] ==
+              std::max({256 + 256 + 512 + b2[s], at_join, 1024 + r4[s] + b4[s]}));
     CHECK(t.peak_bytes == std::max(t.peak_per_site[0], t.peak_per_site[1]));
 }
 

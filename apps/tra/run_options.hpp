@@ -1,0 +1,52 @@
+#pragma once
+// `tra run`: its options and the pieces of the verb (docs/runtime.md). run.cpp registers the verb
+// and drives a distributed run; run_reference.cpp is the single-process oracle; run_report.cpp
+// prints and writes the run report.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ia/plan_costs.hpp"
+#include "runtime/executor.hpp"
+#include "tra/program.hpp"
+
+namespace tra::cli {
+
+struct RunOptions {
+    std::string workflow;
+    std::string out_dir;
+    std::string plan;
+    std::string report;
+    std::optional<std::int64_t> memory_per_site;  // else runtime::default_memory_per_site
+    std::optional<int> threads;                   // BLAS threads per rank
+    bool reference = false;
+    bool force = false;
+    bool progress = false;
+    bool check = false;
+};
+
+// Evaluates the workflow on one process with the reference evaluator and writes its outputs.
+void run_reference(const RunOptions& opt);
+
+// What rank 0 reports after a run: the table on stdout, and the JSON report when asked.
+struct RunSummary {
+    int sites = 1;
+    std::string plan;  // the plan's name
+    const Program* program = nullptr;
+    double seconds = 0;
+    const runtime::ExecutionResult* result = nullptr;
+    const ia::PlanTotals* totals = nullptr;
+};
+
+// Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.
+std::vector<std::string> byte_mismatches(const runtime::ExecutionResult& result);
+
+void print_run_table(const RunSummary& run);
+
+// Throws Error (Failed) when the file cannot be written.
+void write_run_report(const RunSummary& run, const std::string& path);
+
+// Where two relations differ beyond the dtype's tolerance, or "" when they agree.
+std::string compare_relations(const TensorRelation& got, const TensorRelation& want);
+
+}  // namespace tra::cli

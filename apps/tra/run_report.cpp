@@ -1,0 +1,119 @@
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "json_writer.hpp"
+#include "run_options.hpp"
+#include "runtime/tensor_diff.hpp"
+
+namespace tra::cli {
+
+namespace {
+
+struct Totals {
+    std::int64_t measured = 0, overhead = 0, predicted = 0, predicted_overhead = 0;
+};
+
+// The plan's operators only: `write` is not part of the prediction.
+Totals totals_of(const runtime::ExecutionResult& result) {
+    Totals t;
+    for (const auto& r : result.operators) {
+        if (r.op == "write") continue;
+        t.measured += r.measured_payload;
+        t.overhead += r.measured_overhead;
+        t.predicted += r.predicted_payload;
+        t.predicted_overhead += r.predicted_overhead;
+    }
+    return t;
+}
+
+long long ll(std::int64_t v) {
+    return static_cast<long long>(v);
+}
+
+}  // namespace
+
+std::vector<std::string> byte_mismatches(const runtime::ExecutionResult& result) {
+    std::vector<std::string> problems;
+    for (const auto& r : result.operators) {
+        if (r.measured_payload != r.predicted_payload ||
+            r.measured_overhead != r.predicted_overhead)
+            problems.push_back("operator #" + std::to_string(r.id) + " " + r.op + " moved " +
+                               std::to_string(r.measured_payload) + " + " +
+                               std::to_string(r.measured_overhead) + " bytes, predicted " +
+                               std::to_string(r.predicted_payload) + " + " +
+                               std::to_string(r.predicted_overhead));
+        for (const auto& m : r.rank_mismatches)
+            problems.push_back("operator #" + std::to_string(r.id) + " " + r.op + ": " + m);
+    }
+    return problems;
+}
+
+void print_run_table(const RunSummary& run) {
+    const auto& result = *run.result;
+    const Totals t = totals_of(result);
+    std::printf("ran plan %s of %s on %d site%s in %g s\n",
+                run.plan.empty() ? "(no choices)" : run.plan.c_str(), run.program->name.c_str(),
+                run.sites, run.sites == 1 ? "" : "s", run.seconds);
+    std::printf("%4s  %-16s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds", "measured",
+                "predicted", "overhead", "predicted", "peak/rank");
+    for (const auto& r : result.operators)
+        std::printf("%4lld  %-16s %10.4f %14lld %14lld %12lld %12lld %14lld\n", ll(r.id),
+                    r.op.c_str(), r.seconds, ll(r.measured_payload), ll(r.predicted_payload),
+                    ll(r.measured_overhead), ll(r.predicted_overhead), ll(r.peak_bytes));
+    std::printf(
+        "total: %lld bytes payload (predicted %lld) + %lld overhead (predicted %lld); "
+        "peak %lld bytes per rank (predicted %lld)\n",
+        ll(t.measured), ll(t.predicted), ll(t.overhead), ll(t.predicted_overhead),
+        ll(result.peak_bytes), ll(run.totals->peak_bytes));
+    std::fflush(stdout);
+}
+
+void write_run_report(const RunSummary& run, const std::string& path) {
+    const auto& result = *run.result;
+    const Totals t = totals_of(result);
+    std::ofstream out(path);
+    JsonWriter j(out);
+    j.begin_object();
+    j.field("sites", run.sites).field("plan", run.plan).field("seconds", run.seconds);
+    j.key("operators").begin_array();
+    for (const auto& r : result.operators) {
+        j.begin_object();
+        j.field("id", r.id).field("op", r.op).field("seconds", r.seconds);
+        j.field("measured_bytes", r.measured_payload).field("predicted_bytes", r.predicted_payload);
+        j.field("overhead_bytes", r.measured_overhead)
+            .field("predicted_overhead_bytes", r.predicted_overhead);
+        j.field("peak_bytes", r.peak_bytes);
+        j.end_object();
+    }
+    j.end_array();
+    j.field("measured_bytes", t.measured).field("predicted_bytes", t.predicted);
+    j.field("overhead_bytes", t.overhead).field("predicted_overhead_bytes", t.predicted_overhead);
+    j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);
+    j.end_object();
+    out << "\n";
+    if (!out) throw Error("cannot write the report " + path, {}, ErrorKind::Failed);
+}
+
+std::string compare_relations(const TensorRelation& got, const TensorRelation& want) {
+    const auto tol = runtime::Tolerance::for_dtypes(got.type.dtype, want.type.dtype);
+    if (got.tuples.size() != want.tuples.size())
+        return std::to_string(got.tuples.size()) + " tuples, the reference has " +
+               std::to_string(want.tuples.size());
+    for (const auto& [k, w] : want.tuples) {
+        auto it = got.tuples.find(k);
+        if (it == got.tuples.end()) return "tuple " + k.str() + " is missing";
+        const Tile& g = it->second;
+        if (g.shape() != w.shape()) return "tuple " + k.str() + " has shape " + g.shape().str();
+        for (std::int64_t i = 0; i < w.elements(); ++i) {
+            const double x = g.get(i), y = w.get(i);
+            if (std::isnan(x) && std::isnan(y)) continue;
+            if (!(std::fabs(x - y) <= tol.atol + tol.rtol * std::fabs(y)))
+                return "tuple " + k.str() + " element " + std::to_string(i) + ": " +
+                       std::to_string(x) + " vs reference " + std::to_string(y);
+        }
+    }
+    return "";
+}
+
+}  // namespace tra::cli

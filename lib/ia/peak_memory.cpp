@@ -1,0 +1,45 @@
+#include "ia/peak_memory.hpp"
+
+#include <algorithm>
+
+namespace tra::ia {
+
+namespace {
+
+// A per-site figure, or 0 for a Transfer that never counted per site (nothing moved).
+std::int64_t at(const std::vector<std::int64_t>& v, std::size_t site) {
+    return site < v.size() ? v[site] : 0;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
+    std::vector<std::int64_t> out(static_cast<std::size_t>(sites), 0);
+    for (std::size_t s = 0; s < out.size(); ++s)
+        out[s] = at(t.sent_payload, s) + at(t.sent_overhead, s) + at(t.received_payload, s) +
+                 at(t.received_overhead, s);
+    return out;
+}
+
+std::vector<std::int64_t> peak_per_site(const Plan& plan) {
+    const auto S = static_cast<std::size_t>(plan.sites());
+    std::vector<IaNodeId> last_use(plan.size());
+    for (const IaNode& n : plan.nodes()) {
+        last_use[n.id] = std::max(last_use[n.id], n.id);
+        for (IaNodeId in : n.inputs) last_use[in] = std::max(last_use[in], n.id);
+    }
+    for (const Output& o : plan.program().outputs)
+        if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
+
+    std::vector<std::int64_t> peak(S, 0);
+    for (IaNodeId t = 0; t < plan.size(); ++t) {
+        std::vector<std::int64_t> live = exchange_buffers(plan.node(t).cost.transfer, plan.sites());
+        for (IaNodeId i = 0; i <= t; ++i)
+            if (last_use[i] >= t)
+                for (std::size_t s = 0; s < S; ++s) live[s] += at(plan.node(i).cost.resident, s);
+        for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], live[s]);
+    }
+    return peak;
+}
+
+}  // namespace tra::ia

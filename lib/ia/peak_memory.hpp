@@ -1,0 +1,26 @@
+#pragma once
+// The peak memory model of an IA plan (docs/cost-model.md, "Peak memory"): per site, the largest
+// number of bytes resident at once while the plan runs, in plan order, where at node t
+//
+//   resident(t) = tile bytes of every output alive at t (allocated at its node, freed after its
+//                 last consumer; outputs of the program stay to the end), node t's own included
+//               + the exchange buffers of node t, if it is an enforcer: one send buffer per
+//                 receiver and one receive buffer per sender, held together, each
+//                 [8-byte count][per tuple: key values, tile] (exchange_buffers)
+//
+// This is what the runtime measures (lib/runtime/executor.cpp), so measured <= predicted.
+#include <cstdint>
+#include <vector>
+
+#include "ia/plan.hpp"
+
+namespace tra::ia {
+
+// Per site, the bytes of the send and receive buffers of one exchange: everything the site
+// sends and receives, payload and overhead (zero for a node that moves nothing).
+std::vector<std::int64_t> exchange_buffers(const Transfer& transfer, int sites);
+
+// The peak per site of a plan whose nodes carry their costs (NodeCost::resident, ::transfer).
+std::vector<std::int64_t> peak_per_site(const Plan& plan);
+
+}  // namespace tra::ia

@@ -1,0 +1,38 @@
+#pragma once
+// A test-only fault hook, so failure behaviour is tested deterministically rather than by timing
+// (docs/runtime.md, "Failure behaviour"). The environment variable
+//
+//     TRA_FAULT=ACTION@RANK:OPERATOR
+//
+// makes rank RANK, when it reaches OPERATOR (an IA node id as `tra explain` lists them, or an op
+// name such as shuffle, bcast, read, local_join, write: the first operator of that kind), either
+//   error  throw a tra::Error (Failed) "injected fault", as a kernel failure or bad tile would;
+//   kill   raise SIGKILL on itself, as `kill -9` would.
+// An enforcer reaches the hook after posting nothing, just before its exchange: its peers are then
+// waiting for its messages (a rank dying during a shuffle). Unset, the hook does nothing.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace tra::runtime {
+
+class FaultInjection {
+public:
+    // Reads TRA_FAULT; throws Error (BadInput) naming the variable when it is malformed.
+    static FaultInjection from_environment();
+
+    // Fires the fault if this is its rank and operator (and it has not fired yet).
+    void reach(int rank, std::int64_t node_id, const std::string& op_name);
+
+private:
+    enum class Action { Error, Kill };
+    struct Fault {
+        Action action;
+        int rank;
+        std::optional<std::int64_t> node_id;  // else the first operator named op_name
+        std::string op_name;
+    };
+    std::optional<Fault> fault_;
+};
+
+}  // namespace tra::runtime

@@ -1,0 +1,89 @@
+#include "runtime/host_layout.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace tra::runtime {
+
+std::vector<std::string> HostLayout::lines() const {
+    std::vector<std::string> out;
+    for (const Host& h : hosts) {
+        std::string ranks;
+        for (int r : h.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+        out.push_back("host " + h.name + ": rank" + (h.ranks.size() == 1 ? " " : "s ") + ranks +
+                      " (" + std::to_string(h.ranks.size()) + " rank" +
+                      (h.ranks.size() == 1 ? "" : "s") + ", " + std::to_string(h.cores) +
+                      " cores)");
+    }
+    return out;
+}
+
+HostLayout discover_hosts(MPI_Comm comm) {
+    int me = 0, size = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    MPI_Comm local;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &local);
+    // A host is named by its lowest world rank (the leader), which every rank on it learns.
+    int leader = me;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, local);
+    MPI_Comm_free(&local);
+
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, comm);
+    std::vector<int> leaders(static_cast<std::size_t>(size)), cores(static_cast<std::size_t>(size));
+    const int my_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    MPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm);
+    MPI_Allgather(&my_cores, 1, MPI_INT, cores.data(), 1, MPI_INT, comm);
+
+    HostLayout layout;
+    for (int r = 0; r < size; ++r) {
+        const auto l = static_cast<std::size_t>(leaders[static_cast<std::size_t>(r)]);
+        auto it = std::find_if(layout.hosts.begin(), layout.hosts.end(), [&](const Host& h) {
+            return h.ranks.front() == static_cast<int>(l);
+        });
+        if (it == layout.hosts.end()) {
+            Host h;
+            h.name = std::string(names.data() + l * MPI_MAX_PROCESSOR_NAME);
+            h.cores = cores[l];
+            layout.hosts.push_back(h);
+            it = layout.hosts.end() - 1;
+        }
+        it->ranks.push_back(r);
+        if (r == me) layout.my_host = static_cast<int>(it - layout.hosts.begin());
+    }
+    return layout;
+}
+
+int default_threads(const Host& host) {
+    return std::max(1, host.cores / static_cast<int>(std::max<std::size_t>(1, host.ranks.size())));
+}
+
+std::vector<std::string> oversubscription_warnings(const HostLayout& layout, int threads) {
+    std::vector<std::string> out;
+    for (const Host& h : layout.hosts) {
+        const auto used = static_cast<long long>(h.ranks.size()) * threads;
+        if (used > h.cores)
+            out.push_back("host " + h.name +
+                          " is oversubscribed: " + std::to_string(h.ranks.size()) + " ranks x " +
+                          std::to_string(threads) + " BLAS threads = " + std::to_string(used) +
+                          " threads on " + std::to_string(h.cores) + " cores");
+    }
+    return out;
+}
+
+std::int64_t default_memory_per_site(const Host& host) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    const double physical = static_cast<double>(pages) * static_cast<double>(page);
+    return static_cast<std::int64_t>(
+        kMemoryShare * physical / static_cast<double>(std::max<std::size_t>(1, host.ranks.size())));
+}
+
+}  // namespace tra::runtime

@@ -1,0 +1,42 @@
+#pragma once
+// Which ranks of a run share a host (MPI_Comm_split_type SHARED, named by MPI_Get_processor_name),
+// how many cores each host has, and the default share of a host each rank gets: BLAS threads
+// and memory (docs/runtime.md, "Ranks and BLAS threads", "Memory").
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tra::runtime {
+
+struct Host {
+    std::string name;        // MPI_Get_processor_name of its lowest rank
+    std::vector<int> ranks;  // ascending world ranks
+    int cores = 1;           // hardware threads the host reports (std::thread)
+};
+
+struct HostLayout {
+    std::vector<Host> hosts;  // by lowest rank
+    int my_host = 0;          // index of this rank's host
+
+    const Host& mine() const { return hosts.at(static_cast<std::size_t>(my_host)); }
+    // "host NAME: ranks 0,1 (2 ranks, 8 cores)" per host.
+    std::vector<std::string> lines() const;
+};
+
+// Collective over `comm`.
+HostLayout discover_hosts(MPI_Comm comm);
+
+// BLAS threads per rank by default: the host's cores divided by its ranks, at least 1.
+int default_threads(const Host& host);
+
+// Ranks x threads above the cores of any host: one warning line per such host, else none.
+std::vector<std::string> oversubscription_warnings(const HostLayout& layout, int threads);
+
+// The default --memory-per-site: kMemoryShare of the host's physical memory, divided by the
+// ranks on the host. The rest is left to the OS, MPI, HDF5 and the program itself.
+inline constexpr double kMemoryShare = 0.75;
+std::int64_t default_memory_per_site(const Host& host);
+
+}  // namespace tra::runtime

@@ -1,0 +1,60 @@
+#include "runtime/rank_agreement.hpp"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/error.hpp"
+
+namespace tra::runtime {
+
+RankAgreement::RankAgreement(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+}
+
+void RankAgreement::step(const std::function<void()>& work) const {
+    int code = 0;
+    std::string message;
+    try {
+        work();
+    } catch (const AgreedFailure&) {
+        throw;  // a nested step already agreed (every rank is throwing it)
+    } catch (const Error& e) {
+        code = e.exit_code();
+        message = e.what();
+    } catch (const std::exception& e) {
+        code = static_cast<int>(ErrorKind::Failed);
+        message = e.what();
+    }
+    settle(code, message);
+}
+
+void RankAgreement::settle(int code, const std::string& message) const {
+    int mine = code ? rank_ : size_, lowest = size_;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);
+    if (lowest == size_) return;
+    if (rank_ == lowest) {
+        std::cerr << error_line(rank_, size_, message) << "\n";
+        std::cerr.flush();
+    }
+    MPI_Bcast(&code, 1, MPI_INT, lowest, comm_);
+    throw AgreedFailure{code};
+}
+
+std::string error_line(int rank, int size, const std::string& message) {
+    return "tra: error" + (size > 1 ? " (rank " + std::to_string(rank) + ")" : std::string()) +
+           ": " + message;
+}
+
+void abort_job(MPI_Comm comm, const std::string& message, int code) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    std::cerr << error_line(rank, size, message)
+              << "\ntra: run aborted; no output was written at its final name\n";
+    std::cerr.flush();
+    MPI_Abort(comm, code);
+    std::_Exit(code);
+}
+
+}  // namespace tra::runtime

@@ -1,0 +1,48 @@
+#pragma once
+// How the ranks of a run agree that a step failed (docs/runtime.md, "Failure behaviour"). Every
+// rank runs the step, then all ranks learn, in one MPI_Allreduce, the lowest rank that failed;
+// that rank alone prints its message ("tra: error (rank R): cause") and every rank learns its
+// exit code, so the job ends everywhere with one message and no rank waits for another.
+// A failure inside an exchange (peers already blocked on this rank) cannot be agreed on; those
+// end the job with MPI_Abort (abort_job).
+#include <mpi.h>
+
+#include <exception>
+#include <functional>
+#include <string>
+
+namespace tra::runtime {
+
+// Thrown on every rank once the ranks agreed that a step failed; the message is already printed.
+struct AgreedFailure {
+    int exit_code = 1;
+};
+
+class RankAgreement {
+public:
+    explicit RankAgreement(MPI_Comm comm);
+
+    // Runs `step` on this rank (catching tra::Error and std::exception), then agrees with the
+    // other ranks. Returns normally when every rank succeeded; otherwise throws AgreedFailure
+    // on every rank, after the lowest failing rank printed its message. Collective.
+    void step(const std::function<void()>& work) const;
+
+    // Agrees on a failure this rank already caught (code 0: none). Collective.
+    void settle(int code, const std::string& message) const;
+
+    int rank() const { return rank_; }
+    int size() const { return size_; }
+
+private:
+    MPI_Comm comm_;
+    int rank_ = 0, size_ = 1;
+};
+
+// "tra: error (rank R): message" (no rank on one site), the one line a failure prints.
+std::string error_line(int rank, int size, const std::string& message);
+
+// Prints the error line and ends every rank of the job now (MPI_Abort): for failures other ranks
+// cannot be told about in an orderly way (this rank failed while peers wait on it).
+[[noreturn]] void abort_job(MPI_Comm comm, const std::string& message, int code);
+
+}  // namespace tra::runtime

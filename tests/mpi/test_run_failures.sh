@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Failure behaviour of `mpiexec -n RANKS tra run` (docs/runtime.md, "Failure behaviour"): an error
+# on any rank ends the whole job, without hanging, with ONE message naming the rank and the cause
+# and a non-zero exit; a rank killed with SIGKILL (kill -9) during an exchange ends the job; in
+# every case no output appears at its final name and the input file is unchanged. Faults are
+# injected deterministically with the test-only hook TRA_FAULT=ACTION@RANK:OPERATOR
+# (lib/runtime/fault_injection.hpp), on the last rank, so peers are waiting on it.
+# Also: the memory check refuses a plan that does not fit --memory-per-site (exit 2, "needs X,
+# have Y") before any work; measured peak <= predicted peak; exchange messages split into pieces
+# (TRA_MAX_MESSAGE_BYTES) move the same bytes and compute the same result; --threads and the
+# host lines.
+# Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
+set -euo pipefail
+
+usage="usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
+TRA=${1:?$usage}
+SRC=${2:?$usage}
+WORK=${3:?$usage}
+RANKS=${4:?$usage}
+MPIEXEC=${5:?$usage}
+LAST=$((RANKS - 1))
+
+fail() {
+    echo "FAIL (run_failures, $RANKS ranks): $*" >&2
+    exit 1
+}
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+
+# matmul with its file input A copied here, so the test can check that no run modifies it.
+cp "$SRC/data/examples/matmul/A.h5" A.h5
+sed -e "s|file: ../../data/examples/matmul/A.h5|file: $PWD/A.h5|" \
+    "$SRC/plans/examples/matmul.yaml" > matmul.yaml
+grep -q "file: $PWD/A.h5" matmul.yaml || fail "could not point matmul.yaml at the copied input"
+input_sum=$(cksum < A.h5)
+
+# run NAME [tra run args...]: runs under mpiexec with a time limit; sets rc, NAME.out, NAME.err.
+run() {
+    local name=$1
+    shift
+    rc=0
+    timeout 60 "$MPIEXEC" -n "$RANKS" "$TRA" run "$@" --out-dir "$name" > "$name.out" 2> "$name.err" || rc=$?
+    [ "$rc" -ne 124 ] || fail "$name: the job hung (killed after 60 s)"
+}
+
+# A failed run: non-zero exit, no output at any final name, the input untouched.
+expect_failed() {
+    local name=$1
+    [ "$rc" -ne 0 ] || { cat "$name.out" "$name.err" >&2; fail "$name: exited with 0"; }
+    [ ! -e "$name/out/C.h5" ] && [ ! -e "$name/out/D.h5" ] || fail "$name: an output appeared at its final name"
+    [ "$(cksum < A.h5)" = "$input_sum" ] || fail "$name: the input A.h5 changed"
+}
+
+# Exactly one error line, naming the rank (when there are several) and the cause.
+expect_one_message() {
+    local name=$1 rank=$2 cause=$3
+    local lines
+    lines=$(grep -c '^tra: error' "$name.err" || true)
+    [ "$lines" -eq 1 ] || { cat "$name.err" >&2; fail "$name: $lines error lines, expected one"; }
+    local who=""
+    [ "$RANKS" -eq 1 ] || who=" (rank $rank)"
+    grep -q "^tra: error$who: .*$cause" "$name.err" || { cat "$name.err" >&2; fail "$name: the message does not name rank $rank and '$cause'"; }
+}
+
+# 1. A kernel failure on the last rank during a local operator: agreed by every rank, one message,
+#    every rank exits 1 (no MPI_Abort needed).
+TRA_FAULT="error@$LAST:local_join" run kernel_error matmul.yaml
+expect_failed kernel_error
+[ "$rc" -eq 1 ] || { cat kernel_error.err >&2; fail "kernel_error: exited with $rc, expected 1"; }
+expect_one_message kernel_error "$LAST" "injected fault .* local_join"
+
+# 2. A failure on the last rank inside an exchange (peers wait for its messages): MPI_Abort.
+TRA_FAULT="error@$LAST:bcast" run exchange_error matmul.yaml --plan 1
+expect_failed exchange_error
+expect_one_message exchange_error "$LAST" "injected fault .* bcast"
+
+# 2b. A failure on the last rank while writing its tiles (after the ranks before it wrote theirs):
+#     agreed, one message, and rank 0 removes the temporary files too.
+TRA_FAULT="error@$LAST:write" run write_error matmul.yaml
+expect_failed write_error
+expect_one_message write_error "$LAST" "injected fault .* write"
+[ -z "$(find write_error -name '*.tmp*')" ] || fail "write_error: temporary files left: $(find write_error -name '*.tmp*')"
+
+# 3. The last rank killed with SIGKILL as it starts a bcast, the others waiting on its messages.
+TRA_FAULT="kill@$LAST:bcast" run killed matmul.yaml --plan 1
+expect_failed killed
+
+# 4. Rank 0 killed as it starts writing the outputs.
+TRA_FAULT="kill@0:write" run killed_writing matmul.yaml
+expect_failed killed_writing
+
+# 5. An unreadable input: A.h5 cut short. Bad input: exit 2, one message naming the file.
+head -c 3000 A.h5 > A.cut.h5
+sed -e "s|$PWD/A.h5|$PWD/A.cut.h5|" matmul.yaml > matmul.cut.yaml
+cut_sum=$(cksum < A.cut.h5)
+run unreadable matmul.cut.yaml
+expect_failed unreadable
+[ "$rc" -eq 2 ] || { cat unreadable.err >&2; fail "unreadable: exited with $rc, expected 2"; }
+expect_one_message unreadable 0 "A.cut.h5"
+[ "$(cksum < A.cut.h5)" = "$cut_sum" ] || fail "unreadable: the input A.cut.h5 changed"
+
+# 6. The memory check: a budget below the plan's predicted peak is refused before any work.
+run too_small matmul.yaml --memory-per-site 1000
+expect_failed too_small
+[ "$rc" -eq 2 ] || { cat too_small.err >&2; fail "too_small: exited with $rc, expected 2"; }
+expect_one_message too_small 0 "needs [0-9]* bytes .*, have 1000"
+[ ! -e too_small ] || fail "too_small: a refused run made $(find too_small)"
+
+# 7. A malformed fault hook is bad input, agreed before any work.
+TRA_FAULT="explode@0:read" run bad_hook matmul.yaml
+[ "$rc" -eq 2 ] || { cat bad_hook.err >&2; fail "bad_hook: exited with $rc, expected 2"; }
+expect_one_message bad_hook 0 "TRA_FAULT"
+
+# 8. Messages in pieces of 64 bytes: the same bytes as the prediction and the reference result;
+#    measured peak within the predicted peak, which fits the budget it is given exactly.
+peak_of() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted_peak_bytes"])' "$1"; }
+run whole matmul.yaml --check --report whole.json
+[ "$rc" -eq 0 ] || { cat whole.out whole.err >&2; fail "whole: exited with $rc"; }
+TRA_MAX_MESSAGE_BYTES=64 run pieces matmul.yaml --check --report pieces.json --memory-per-site "$(peak_of whole.json)"
+[ "$rc" -eq 0 ] || { cat pieces.out pieces.err >&2; fail "pieces: exited with $rc"; }
+for report in whole.json pieces.json; do
+    /usr/bin/python3 - "$report" << 'PY' || fail "$report: measured peak above the prediction or bytes differ"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["peak_bytes"] <= r["predicted_peak_bytes"], (r["peak_bytes"], r["predicted_peak_bytes"])
+assert r["measured_bytes"] == r["predicted_bytes"] and r["overhead_bytes"] == r["predicted_overhead_bytes"]
+PY
+done
+"$TRA" diff whole/out/C.h5:/C pieces/out/C.h5:/C > pieces.diff || fail "pieces: C differs from the run in whole messages"
+
+# 9. --threads: the host lines list every rank once, with the threads asked for; 0 is refused.
+run threads matmul.yaml --threads 2
+[ "$rc" -eq 0 ] || { cat threads.out threads.err >&2; fail "threads: exited with $rc"; }
+grep -q "^host .*2 BLAS threads per rank" threads.out || { cat threads.out >&2; fail "threads: no host line with 2 BLAS threads"; }
+listed=$(sed -n 's/^host [^:]*: ranks\{0,1\} \([0-9,]*\) .*/\1/p' threads.out | tr ',' '\n' | sort -n | tr '\n' ' ')
+[ "$listed" = "$(seq 0 "$LAST" | tr '\n' ' ')" ] || { cat threads.out >&2; fail "threads: host lines list ranks '$listed'"; }
+run no_threads matmul.yaml --threads 0
+[ "$rc" -eq 2 ] || { cat no_threads.err >&2; fail "no_threads: exited with $rc, expected 2"; }
+
+echo "run_failures: ok on $RANKS ranks"
