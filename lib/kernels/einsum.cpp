@@ -42,8 +42,8 @@ Spec parse_spec(const std::string& text) {
     auto check_labels = [&](const std::string& labels, const std::string& what) {
         for (std::size_t i = 0; i < labels.size(); ++i) {
             if (labels[i] < 'a' || labels[i] > 'z')
-                throw bad("labels are single lowercase letters, got '" +
-                          std::string(1, labels[i]) + "'");
+                throw bad("labels are single lowercase letters, got '" + std::string(1, labels[i]) +
+                          "'");
             if (labels.find(labels[i], i + 1) != std::string::npos)
                 throw bad("label '" + std::string(1, labels[i]) + "' repeats in " + what);
         }
@@ -84,9 +84,8 @@ Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const std::string& in = spec.inputs[i];
         if (ops[i].size() != in.size())
-            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " +
-                        ops[i].str() + " but '" + in + "' names " + std::to_string(in.size()) +
-                        " labels");
+            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
+                        " but '" + in + "' names " + std::to_string(in.size()) + " labels");
         for (std::size_t d = 0; d < in.size(); ++d) {
             std::int64_t& e = l.extents[l.names.find(in[d])];
             if (e >= 0 && e != ops[i][d])
@@ -121,7 +120,9 @@ std::vector<std::int64_t> strides_for(const std::string& labels, const Labels& a
 
 struct TakeFirst {
     template <class T>
-    T operator()(T a, T) const { return a; }
+    T operator()(T a, T) const {
+        return a;
+    }
 };
 
 template <class T, class Join, class Agg>
@@ -192,7 +193,8 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         if (b) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
-            with_scalar_op(p.agg_op, [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
+            with_scalar_op(p.agg_op,
+                           [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
         };
         if (b)
             with_scalar_op(p.join_op, run_agg);
@@ -203,6 +205,25 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
 }
 
 }  // namespace
+
+EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
+    Spec spec = checked_spec(p);
+    Labels l = label_extents(spec, ops);
+    EinsumLayout out;
+    out.shape = einsum_shape(spec, ops);
+    out.extents = l.extents;
+    out.output_labels = spec.output.size();
+    out.strides_a = strides_for(spec.inputs[0], l);
+    out.strides_b.assign(l.names.size(), 0);
+    if (spec.inputs.size() > 1) out.strides_b = strides_for(spec.inputs[1], l);
+    out.strides_out = strides_for(spec.output, l);
+    out.gemm = as_gemm(spec, p, out.swap, out.trans_l, out.trans_r);
+    if (out.gemm) {
+        const Shape& left = ops[out.swap ? 1 : 0];
+        out.inner = out.trans_l ? left[0] : left[1];
+    }
+    return out;
+}
 
 int einsum_operand_count(const KernelParams& params) {
     return static_cast<int>(checked_spec(params).inputs.size());

@@ -27,9 +27,9 @@ struct KernelParams {
 struct KernelProperties {
     bool associative = false;
     bool commutative = false;
-    bool elementwise = false;             // out[i] depends only on in[i] of each operand
-    std::optional<double> identity;       // e with op(e, x) == x
-    std::optional<double> annihilator;    // z with op(z, x) == z
+    bool elementwise = false;           // out[i] depends only on in[i] of each operand
+    std::optional<double> identity;     // e with op(e, x) == x
+    std::optional<double> annihilator;  // z with op(z, x) == z
     // Names of aggregation kernels g this kernel distributes over: f(g(a,b),c) == g(f(a,c),f(b,c)).
     // For binary kernels the registry lists g only when f distributes from both sides, i.e. also
     // f(c,g(a,b)) == g(f(c,a),f(c,b)), so a rule may push g through either operand. For unary
@@ -63,15 +63,18 @@ struct Kernel {
     // Output bound for operands of these bounds; throws Error (without location) when the
     // operands do not fit the kernel.
     std::function<Shape(std::span<const Shape> operands, const KernelParams&)> output_shape;
+    using Apply = std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
+                                     const TilePosition&)>;
     // Computes the output tile. Operands share one dtype; the output has that dtype.
-    std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
-                       const TilePosition&)>
-        apply;
+    Apply apply;
+    // The same on operands that live on the GPU, giving a GPU tile; empty in a CPU-only build
+    // (lib/kernels/cuda fills it in when built with -DTRA_CUDA=ON).
+    Apply apply_on_device;
 };
 
 // A kernel together with the parameters of one use of it, e.g. scale(0.5).
 class KernelCall {
-public:
+  public:
     KernelCall() = default;
     // Looks the name up in the registry; throws Error listing the known kernels if unknown.
     // For einsum it also checks the spec and join/agg operators, since they fix the arity.
@@ -88,7 +91,8 @@ public:
     int operand_count() const;
 
     // Both check the operand count against operand_count(); apply also checks that the
-    // operands share one dtype. They throw Error (without location) on misuse.
+    // operands share one dtype and one residence, and runs the GPU implementation when they
+    // live on the GPU. They throw Error (without location) on misuse.
     Shape output_shape(std::span<const Shape> operands) const;
     Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
     // "matmul", "scale(0.5)", "einsum(ik,kj->ij; join=mul, agg=add)"
@@ -98,7 +102,7 @@ public:
         return a.kernel_ == b.kernel_ && a.params_ == b.params_;
     }
 
-private:
+  private:
     const Kernel* kernel_ = nullptr;
     KernelParams params_;
     int operand_count_ = 0;  // derived from kernel_ and params_, so not part of equality

@@ -10,8 +10,7 @@ void expect_operand_count(const std::string& kernel, std::size_t got, std::size_
 
 void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank) {
     if (shape.size() != rank)
-        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " +
-                    shape.str());
+        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " + shape.str());
 }
 
 DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands) {
@@ -24,6 +23,15 @@ DType common_dtype(const std::string& kernel, std::span<const Tile* const> opera
             throw Error(kernel + ": operands have different dtypes: " + name_of(d) + " and " +
                         name_of(t->dtype()));
     return d;
+}
+
+bool on_device(const std::string& kernel, std::span<const Tile* const> operands) {
+    bool device = !operands.empty() && operands[0]->on_device();
+    for (const Tile* t : operands)
+        if (t->on_device() != device)
+            throw Error(kernel + ": some operands live on the GPU and some in host memory", {},
+                        ErrorKind::Failed);
+    return device;
 }
 
 std::vector<Shape> shapes_of(std::span<const Tile* const> operands) {
