@@ -13,9 +13,8 @@ void* allocate_zeroed(std::size_t bytes, Residence where) {
     std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (rounded == 0) rounded = kAlignment;
     void* p = std::aligned_alloc(kAlignment, rounded);
-    if (!p)
-        throw Error("out of memory allocating a tile of " + std::to_string(bytes) + " bytes", {},
-                    ErrorKind::Failed);
+    if (!p) throw Error("out of memory allocating a tile of " + std::to_string(bytes) + " bytes",
+                        {}, ErrorKind::Failed);
     std::memset(p, 0, rounded);
     return p;
 }
@@ -65,8 +64,9 @@ Tile& Tile::operator=(const Tile& other) {
 }
 
 double Tile::get(std::int64_t flat) const {
-    return visit_dtype(
-        dtype_, [&](auto t) -> double { return static_cast<double>(data<decltype(t)>()[flat]); });
+    return visit_dtype(dtype_, [&](auto t) -> double {
+        return static_cast<double>(data<decltype(t)>()[flat]);
+    });
 }
 
 void Tile::set(std::int64_t flat, double value) {

@@ -14,7 +14,7 @@
 namespace tra {
 
 class Tile {
-  public:
+public:
     Tile() = default;
     // A zero-filled tile of the given element type and bound, in host or device memory.
     Tile(DType dtype, Shape shape, Residence residence = Residence::Host);
@@ -64,7 +64,7 @@ class Tile {
     double get(std::int64_t flat) const;
     void set(std::int64_t flat, double value);
 
-  private:
+private:
     struct FreeDeleter {
         Residence residence = Residence::Host;
         void operator()(void* p) const;

@@ -46,8 +46,8 @@ T argmin_global_index(const Shape& bound, const TilePosition& where, std::int64_
 // C = op(A) * op(B), row-major, C is m x n and the inner extent k; A is m x k (k x m when
 // trans_a), B is k x n (n x k when trans_b). Zero extents are fine.
 template <class T>
-void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          const T* b, T* c);
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
+          const T* a, const T* b, T* c);
 
 // Throws "<kernel> takes N operand(s), got M".
 void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want);

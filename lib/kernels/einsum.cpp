@@ -42,8 +42,8 @@ Spec parse_spec(const std::string& text) {
     auto check_labels = [&](const std::string& labels, const std::string& what) {
         for (std::size_t i = 0; i < labels.size(); ++i) {
             if (labels[i] < 'a' || labels[i] > 'z')
-                throw bad("labels are single lowercase letters, got '" + std::string(1, labels[i]) +
-                          "'");
+                throw bad("labels are single lowercase letters, got '" +
+                          std::string(1, labels[i]) + "'");
             if (labels.find(labels[i], i + 1) != std::string::npos)
                 throw bad("label '" + std::string(1, labels[i]) + "' repeats in " + what);
         }
@@ -84,8 +84,9 @@ Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const std::string& in = spec.inputs[i];
         if (ops[i].size() != in.size())
-            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
-                        " but '" + in + "' names " + std::to_string(in.size()) + " labels");
+            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " +
+                        ops[i].str() + " but '" + in + "' names " + std::to_string(in.size()) +
+                        " labels");
         for (std::size_t d = 0; d < in.size(); ++d) {
             std::int64_t& e = l.extents[l.names.find(in[d])];
             if (e >= 0 && e != ops[i][d])
@@ -120,9 +121,7 @@ std::vector<std::int64_t> strides_for(const std::string& labels, const Labels& a
 
 struct TakeFirst {
     template <class T>
-    T operator()(T a, T) const {
-        return a;
-    }
+    T operator()(T a, T) const { return a; }
 };
 
 template <class T, class Join, class Agg>
@@ -193,8 +192,7 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         if (b) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
-            with_scalar_op(p.agg_op,
-                           [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
+            with_scalar_op(p.agg_op, [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
         };
         if (b)
             with_scalar_op(p.join_op, run_agg);

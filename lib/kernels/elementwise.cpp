@@ -13,7 +13,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Shape same_shape(const std::string& name, std::span<const Shape> ops) {
     expect_operand_count(name, ops.size(), 2);
-    if (ops[0] != ops[1]) throw Error(name + ": operand shapes differ: " + shapes_str(ops, " vs "));
+    if (ops[0] != ops[1])
+        throw Error(name + ": operand shapes differ: " + shapes_str(ops, " vs "));
     return ops[0];
 }
 

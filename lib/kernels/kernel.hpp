@@ -27,9 +27,9 @@ struct KernelParams {
 struct KernelProperties {
     bool associative = false;
     bool commutative = false;
-    bool elementwise = false;           // out[i] depends only on in[i] of each operand
-    std::optional<double> identity;     // e with op(e, x) == x
-    std::optional<double> annihilator;  // z with op(z, x) == z
+    bool elementwise = false;             // out[i] depends only on in[i] of each operand
+    std::optional<double> identity;       // e with op(e, x) == x
+    std::optional<double> annihilator;    // z with op(z, x) == z
     // Names of aggregation kernels g this kernel distributes over: f(g(a,b),c) == g(f(a,c),f(b,c)).
     // For binary kernels the registry lists g only when f distributes from both sides, i.e. also
     // f(c,g(a,b)) == g(f(c,a),f(c,b)), so a rule may push g through either operand. For unary
@@ -74,7 +74,7 @@ struct Kernel {
 
 // A kernel together with the parameters of one use of it, e.g. scale(0.5).
 class KernelCall {
-  public:
+public:
     KernelCall() = default;
     // Looks the name up in the registry; throws Error listing the known kernels if unknown.
     // For einsum it also checks the spec and join/agg operators, since they fix the arity.
@@ -102,7 +102,7 @@ class KernelCall {
         return a.kernel_ == b.kernel_ && a.params_ == b.params_;
     }
 
-  private:
+private:
     const Kernel* kernel_ = nullptr;
     KernelParams params_;
     int operand_count_ = 0;  // derived from kernel_ and params_, so not part of equality

@@ -28,13 +28,11 @@ KernelCall::KernelCall(const std::string& name, KernelParams params)
         for (const Kernel* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->name;
         throw Error("unknown kernel '" + name + "'; known kernels: " + known);
     }
-    operand_count_ =
-        kernel_->name == "einsum" ? cpu::einsum_operand_count(params_) : kernel_->arity;
+    operand_count_ = kernel_->name == "einsum" ? cpu::einsum_operand_count(params_)
+                                               : kernel_->arity;
 }
 
-int KernelCall::operand_count() const {
-    return operand_count_;
-}
+int KernelCall::operand_count() const { return operand_count_; }
 
 Shape KernelCall::output_shape(std::span<const Shape> operands) const {
     const Kernel& k = checked(kernel_);
@@ -58,8 +56,8 @@ Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition
 std::string KernelCall::str() const {
     const Kernel& k = checked(kernel_);
     if (k.name == "einsum")
-        return "einsum(" + params_.spec + "; join=" + params_.join_op + ", agg=" + params_.agg_op +
-               ")";
+        return "einsum(" + params_.spec + "; join=" + params_.join_op +
+               ", agg=" + params_.agg_op + ")";
     if (params_.factor) return k.name + "(" + format_number(*params_.factor) + ")";
     return k.name;
 }

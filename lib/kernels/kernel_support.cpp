@@ -10,7 +10,8 @@ void expect_operand_count(const std::string& kernel, std::size_t got, std::size_
 
 void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank) {
     if (shape.size() != rank)
-        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " + shape.str());
+        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " +
+                    shape.str());
 }
 
 DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands) {

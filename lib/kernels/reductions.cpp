@@ -97,18 +97,10 @@ void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
                     out[c * rows + r] = in[r * cols + c];
 }
 
-Shape row_shape(const Shape& s) {
-    return Shape{s[0]};
-}
-Shape col_shape(const Shape& s) {
-    return Shape{s[1]};
-}
-Shape same(const Shape& s) {
-    return s;
-}
-Shape transposed(const Shape& s) {
-    return Shape{s[1], s[0]};
-}
+Shape row_shape(const Shape& s) { return Shape{s[0]}; }
+Shape col_shape(const Shape& s) { return Shape{s[1]}; }
+Shape same(const Shape& s) { return s; }
+Shape transposed(const Shape& s) { return Shape{s[1], s[0]}; }
 Shape diag_shape(const Shape& s) {
     if (s[0] != s[1]) throw Error("diag: tile is not square: " + s.str());
     return Shape{s[0]};
@@ -139,10 +131,10 @@ std::vector<Kernel> reduction_kernels() {
 
     KernelProperties select;
     select.distributes_over = selection;
-    out.push_back(
-        make_matrix_kernel({"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag",
-                            diag_shape, diag<float>, diag<double>},
-                           select));
+    out.push_back(make_matrix_kernel(
+        {"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag", diag_shape,
+         diag<float>, diag<double>},
+        select));
     out.push_back(make_matrix_kernel({"transpose", "transpose of a 2-D tile: [r, c] -> [c, r]",
                                       transposed, transpose<float>, transpose<double>},
                                      select));

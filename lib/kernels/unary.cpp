@@ -57,12 +57,13 @@ std::vector<Kernel> unary_kernels() {
     // cannot promise, so it lists add alone.
     out.push_back(make_map("scale", "multiplies every element by params.factor", {"add"},
                            [](auto x, auto f) { return x * f; }));
-    out.push_back(make_map("relu", "max(x, 0) elementwise", monotone,
-                           [](auto x, auto) { return x > decltype(x)(0) ? x : decltype(x)(0); }));
+    out.push_back(make_map("relu", "max(x, 0) elementwise", monotone, [](auto x, auto) {
+        return x > decltype(x)(0) ? x : decltype(x)(0);
+    }));
     out.push_back(make_map("relu_grad", "1 where x > 0, else 0: the derivative of relu", monotone,
                            [](auto x, auto) { return decltype(x)(x > decltype(x)(0) ? 1 : 0); }));
-    out.push_back(make_map("sigmoid", "logistic function 1 / (1 + exp(-x)) elementwise", monotone,
-                           [](auto x, auto) { return sigmoid(x); }));
+    out.push_back(make_map("sigmoid", "logistic function 1 / (1 + exp(-x)) elementwise",
+                           monotone, [](auto x, auto) { return sigmoid(x); }));
     out.push_back(make_map("tanh", "hyperbolic tangent elementwise", monotone,
                            [](auto x, auto) { return std::tanh(x); }));
     out.push_back(make_map("exp", "exponential elementwise", monotone,
