@@ -18,6 +18,7 @@
 #include "ia/plan_costs.hpp"
 #include "json_writer.hpp"
 #include "plan_choice.hpp"
+#include "runtime/device_context.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/launch_environment.hpp"
 #include "runtime/output_files.hpp"
@@ -43,6 +44,7 @@ struct RunOptions {
     bool force = false;
     bool progress = false;
     bool check = false;
+    std::string device = "cpu";
 };
 
 void run_reference(const RunOptions& opt) {
@@ -187,6 +189,14 @@ int run_distributed(const RunOptions& opt) {
     share_cores_with_blas();
     const double start = MPI_Wtime();
 
+    // 0. The device every rank computes on (docs/gpu.md).
+    runtime::DeviceContext device;
+    if (int code = agree.phase([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); }))
+        return finish(code);
+    // On GPU runs a site holds its tiles in GPU memory: plans must fit the fullest GPU.
+    std::optional<std::int64_t> memory_per_site;
+    if (device.device == runtime::Device::Gpu) memory_per_site = device.free_bytes;
+
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
     Prepared prep;
@@ -217,6 +227,7 @@ int run_distributed(const RunOptions& opt) {
                     request.sites = size;
                     request.plan = opt.plan;
                     request.top = static_cast<std::size_t>(-1);
+                    request.memory_per_site = memory_per_site;
                     const RankedPlans ranked = rank_plans(request);
                     const auto& chosen = choose_plan(ranked, opt.plan);
                     choice = chosen.name + "\n";
@@ -242,6 +253,7 @@ int run_distributed(const RunOptions& opt) {
                 // A plan with no join or aggregate to choose has a name without pins ("table1").
                 request.plan = prep.name.find('=') == std::string::npos ? "" : prep.name;
                 request.top = static_cast<std::size_t>(-1);
+                request.memory_per_site = memory_per_site;
                 std::string line;
                 while (std::getline(in, line)) request.input_placements.push_back(line);
                 RankedPlans ranked = rank_plans(request);
@@ -266,6 +278,7 @@ int run_distributed(const RunOptions& opt) {
 
     // 3. Execute. A failure here may leave other ranks inside an exchange: end the whole job.
     runtime::ExecuteOptions exec;
+    exec.memory = {device.tiles(), device.messages()};
     if (rank == 0 && opt.progress)
         exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
             std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -317,6 +330,7 @@ int run_distributed(const RunOptions& opt) {
             std::cout << "ran plan " << (prep.name.empty() ? "(no choices)" : prep.name) << " of "
                       << p.name << " on " << size << " site" << (size == 1 ? "" : "s") << " in "
                       << seconds << " s\n";
+            if (device.device == runtime::Device::Gpu) std::cout << "device: " << device.str() << "\n";
             std::printf("%4s  %-16s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds",
                         "measured", "predicted", "overhead", "predicted", "peak/rank");
             for (const auto& r : result.operators)
@@ -340,6 +354,9 @@ int run_distributed(const RunOptions& opt) {
                 JsonWriter j(out);
                 j.begin_object();
                 j.field("sites", size).field("plan", prep.name).field("seconds", seconds);
+                j.field("device", opt.device);
+                if (device.device == runtime::Device::Gpu)
+                    j.field("gpu", device.gpu_name).field("gpu_free_bytes", device.free_bytes);
                 j.key("operators").begin_array();
                 for (const auto& r : result.operators) {
                     j.begin_object();
@@ -418,10 +435,16 @@ void add_run(CLI::App& app, int& exit_code) {
                     "Resolve relative output paths against this folder instead of the "
                     "workflow's folder");
     cmd->add_flag("--force", opt->force, "Replace existing output files");
+    cmd->add_option("--device", opt->device,
+                    "cpu (default) or gpu: each rank computes on the GPU of its local rank "
+                    "(TRA_GPU=N overrides; needs a build with -DTRA_CUDA=ON, docs/gpu.md)");
     cmd->add_flag("--progress", opt->progress,
                   "Show progress on stderr (default when stderr is a terminal)");
     cmd->callback([opt, cmd, &exit_code] {
         if (opt->reference) {
+            if (opt->device != "cpu")
+                throw Error("--reference evaluates on the CPU (it is the oracle); drop --device or "
+                            "run without --reference");
             run_reference(*opt);
             exit_code = 0;
             return;

@@ -59,6 +59,8 @@ public:
         return static_cast<const T*>(device_raw());
     }
     void* device_raw() const;
+    // The buffer wherever it lives, for copies that are told the residence (DeviceMemory::copy).
+    void* address() const { return buffer_.get(); }
 
     // Element access through double, for tests and non-hot paths.
     double get(std::int64_t flat) const;
@@ -66,7 +68,11 @@ public:
 
 private:
     struct FreeDeleter {
-        Residence residence = Residence::Host;
+        // Constructors, not a member initializer or default argument: unique_ptr needs the
+        // deleter default constructible while Tile is still incomplete.
+        FreeDeleter() : residence(Residence::Host) {}
+        explicit FreeDeleter(Residence where) : residence(where) {}
+        Residence residence;
         void operator()(void* p) const;
     };
     void* host_buffer() const;

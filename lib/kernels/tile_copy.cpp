@@ -34,12 +34,7 @@ void copy_rows(Residence where, char* dst, std::size_t dst_pitch, const char* sr
         std::memcpy(dst + r * dst_pitch, src + r * src_pitch, row_bytes);
 }
 
-char* bytes_of(Tile& t) {
-    return static_cast<char*>(t.on_device() ? t.device_raw() : t.raw());
-}
-const char* bytes_of(const Tile& t) {
-    return static_cast<const char*>(t.on_device() ? t.device_raw() : t.raw());
-}
+char* bytes_of(const Tile& t) { return static_cast<char*>(t.address()); }
 
 }  // namespace
 

@@ -127,6 +127,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         if (n.op == IaOp::Input) {
             const ia::SiteMap& mine = sites[n.id];
             out.tuples = input_tuples(origin, [&](const Key& k) { return holds(mine.at(k), me); });
+            if (options.memory.tiles == Residence::Device)
+                for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);
         } else if (ia::is_enforcer(n.op)) {
             const Held& in = held.at(n.inputs[0]);
             const ia::SiteMap& from = sites.at(n.inputs[0]);
@@ -152,7 +154,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                 stats = exchange(comm, static_cast<int>(n.id % 32000), origin.type, send, expect,
                                  [&](int src, Key k, Tile t) {
                                      out.partials[k].emplace(src, std::move(t));
-                                 });
+                                 },
+                                 options.memory);
             } else {
                 for (const auto& [k, t] : in.tuples) {
                     const std::vector<Site>& had = from.at(k);
@@ -168,7 +171,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                     if (!holds(had, me) && holds(n.placement.sites(k, S), me))
                         expect[static_cast<std::size_t>(ia::sender_for(had, me))].push_back(k);
                 stats = exchange(comm, static_cast<int>(n.id % 32000), origin.type, send, expect,
-                                 [&](int, Key k, Tile t) { out.tuples.emplace(std::move(k), std::move(t)); });
+                                 [&](int, Key k, Tile t) { out.tuples.emplace(std::move(k), std::move(t)); },
+                                 options.memory);
             }
             run.measured_payload = stats.payload_bytes;
             run.measured_overhead = stats.overhead_bytes;
@@ -280,13 +284,14 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             const auto& had = sites[*r].at(k);
             if (*std::min_element(had.begin(), had.end()) != me) continue;
             if (me == 0)
-                relation.tuples.emplace(k, t);
+                relation.tuples.emplace(k, t.to(Residence::Host));
             else
                 send[0].emplace_back(&k, &t);
         }
         const ExchangeStats stats =
             exchange(comm, 32000 + static_cast<int>(*r % 700), origin.type, send, expect,
-                     [&](int, Key k, Tile t) { relation.tuples.emplace(std::move(k), std::move(t)); });
+                     [&](int, Key k, Tile t) { relation.tuples.emplace(std::move(k), std::move(t)); },
+                     ExchangeMemory{Residence::Host, options.memory.messages});
         write.measured_payload += stats.payload_bytes;
         write.measured_overhead += stats.overhead_bytes;
         buffers = std::max(buffers, stats.buffer_bytes);

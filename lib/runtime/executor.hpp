@@ -16,6 +16,7 @@
 #include "core/relation.hpp"
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
+#include "runtime/exchange.hpp"
 
 namespace tra::runtime {
 
@@ -39,6 +40,9 @@ struct ExecutionResult {
 struct ExecuteOptions {
     // Called on rank 0 after each operator: (operators done, total, payload bytes moved so far).
     std::function<void(std::size_t, std::size_t, std::int64_t)> progress;
+    // Where tiles live between operators and where exchange messages are assembled
+    // (DeviceContext on --device gpu); the outputs handed back are always in host memory.
+    ExchangeMemory memory;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites, traced exactly as
