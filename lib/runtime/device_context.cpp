@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // OpenMPI's extensions: MPIX_Query_cuda_support
@@ -39,7 +40,8 @@ int requested_gpu(int local, int visible) {
     if (!v || !*v) return visible > 0 ? local % visible : 0;
     char* end = nullptr;
     const long n = std::strtol(v, &end, 10);
-    if (*end || n < 0) throw Error("TRA_GPU must be a GPU number (0, 1, ...), got '" + std::string(v) + "'");
+    if (*end || n < 0)
+        throw Error("TRA_GPU must be a GPU number (0, 1, ...), got '" + std::string(v) + "'");
     return static_cast<int>(n);
 }
 
@@ -58,16 +60,16 @@ DeviceContext open_device(Device device, MPI_Comm comm) {
     // Every rank takes part in the collectives below even when its own GPU fails, so the error
     // is thrown after them.
     const int local = local_rank(comm);
-    std::string error;
+    std::optional<Error> error;
     kernels::GpuInfo info;
     try {
         info = kernels::use_gpu(requested_gpu(local, kernels::gpu_count()));
     } catch (const Error& e) {
-        error = e.message();
+        error = e;
     }
-    long long free_bytes = error.empty() ? static_cast<long long>(info.free_bytes) : 0, least = 0;
+    long long free_bytes = error ? 0 : static_cast<long long>(info.free_bytes), least = 0;
     MPI_Allreduce(&free_bytes, &least, 1, MPI_LONG_LONG, MPI_MIN, comm);
-    if (!error.empty()) throw Error(error);
+    if (error) throw *error;
     ctx.gpu = info.index;
     ctx.gpu_name = info.name;
     ctx.free_bytes = least;

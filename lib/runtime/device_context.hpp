@@ -5,10 +5,10 @@
 // TRA_GPU=N makes every rank use GPU N instead. MPI moves device tiles directly when the MPI
 // library is CUDA-aware (MPIX_Query_cuda_support) and otherwise stages them through pinned
 // host memory; TRA_GPU_STAGING=1 forces staging. docs/gpu.md.
+#include <mpi.h>
+
 #include <cstdint>
 #include <string>
-
-#include <mpi.h>
 
 #include "core/device_memory.hpp"
 #include "runtime/message_buffer.hpp"

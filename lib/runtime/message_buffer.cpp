@@ -13,14 +13,20 @@ MessageBuffer::MessageBuffer(std::size_t bytes, Kind kind) : size_(bytes), kind_
     if (bytes == 0) return;
     void* p = nullptr;
     switch (kind) {
-        case Kind::Host: p = std::malloc(bytes); break;
-        case Kind::Pinned: p = device_memory().allocate_pinned(bytes); break;
-        case Kind::Device: p = device_memory().allocate(bytes); break;
+        case Kind::Host:
+            p = std::malloc(bytes);
+            break;
+        case Kind::Pinned:
+            p = device_memory().allocate_pinned(bytes);
+            break;
+        case Kind::Device:
+            p = device_memory().allocate(bytes);
+            break;
     }
     if (!p)
-        throw Error("out of memory allocating an exchange message of " + std::to_string(bytes) +
-                        " bytes",
-                    {}, ErrorKind::Failed);
+        throw Error(
+            "out of memory allocating an exchange message of " + std::to_string(bytes) + " bytes",
+            {}, ErrorKind::Failed);
     bytes_ = static_cast<char*>(p);
 }
 
@@ -39,14 +45,22 @@ MessageBuffer& MessageBuffer::operator=(MessageBuffer&& other) noexcept {
     return *this;
 }
 
-MessageBuffer::~MessageBuffer() { release(); }
+MessageBuffer::~MessageBuffer() {
+    release();
+}
 
 void MessageBuffer::release() noexcept {
     if (!bytes_) return;
     switch (kind_) {
-        case Kind::Host: std::free(bytes_); break;
-        case Kind::Pinned: device_memory().release_pinned(bytes_); break;
-        case Kind::Device: device_memory().release(bytes_); break;
+        case Kind::Host:
+            std::free(bytes_);
+            break;
+        case Kind::Pinned:
+            device_memory().release_pinned(bytes_);
+            break;
+        case Kind::Device:
+            device_memory().release(bytes_);
+            break;
     }
     bytes_ = nullptr;
 }

@@ -9,7 +9,7 @@
 namespace tra::runtime {
 
 class MessageBuffer {
-public:
+  public:
     enum class Kind { Host, Pinned, Device };
 
     MessageBuffer() = default;
@@ -29,9 +29,11 @@ public:
     void write(std::size_t at, const void* src, std::size_t n, Residence where);
     void read(std::size_t at, void* dst, std::size_t n, Residence where) const;
 
-private:
+  private:
     void release() noexcept;
-    bool both_on_host(Residence other) const { return kind_ != Kind::Device && other == Residence::Host; }
+    bool both_on_host(Residence other) const {
+        return kind_ != Kind::Device && other == Residence::Host;
+    }
 
     char* bytes_ = nullptr;
     std::size_t size_ = 0;

@@ -21,7 +21,7 @@ namespace {
 
 // Device memory that is really host memory, counting what is live so leaks show.
 class HostBackedDeviceMemory final : public DeviceMemory {
-public:
+  public:
     std::set<void*> live, pinned;
     int copies = 0;
 
@@ -116,7 +116,8 @@ TEST_CASE("split and concat work on device tiles as on host tiles", "[residence]
     }
     const Tile mixed[] = {host, dev};
     const Tile* parts[] = {&mixed[0], &mixed[1]};
-    CHECK_THROWS_WITH(kernels::concat_tiles(parts, 0), Catch::Contains("some pieces live on the GPU"));
+    CHECK_THROWS_WITH(kernels::concat_tiles(parts, 0),
+                      Catch::Contains("some pieces live on the GPU"));
 }
 
 TEST_CASE("kernels run where their operands live", "[residence]") {
@@ -133,7 +134,8 @@ TEST_CASE("kernels run where their operands live", "[residence]") {
             CHECK_FALSE(k->apply_on_device == nullptr);
     } else {
         CHECK_THROWS_WITH(add.apply(on_device), Catch::Contains("no GPU implementation"));
-        for (const kernels::Kernel* k : kernels::all_kernels()) CHECK(k->apply_on_device == nullptr);
+        for (const kernels::Kernel* k : kernels::all_kernels())
+            CHECK(k->apply_on_device == nullptr);
     }
 }
 
