@@ -191,7 +191,8 @@ int run_distributed(const RunOptions& opt) {
 
     // 0. The device every rank computes on (docs/gpu.md).
     runtime::DeviceContext device;
-    if (int code = agree.phase([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); }))
+    if (int code = agree.phase(
+            [&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); }))
         return finish(code);
     // On GPU runs a site holds its tiles in GPU memory: plans must fit the fullest GPU.
     std::optional<std::int64_t> memory_per_site;
@@ -330,7 +331,8 @@ int run_distributed(const RunOptions& opt) {
             std::cout << "ran plan " << (prep.name.empty() ? "(no choices)" : prep.name) << " of "
                       << p.name << " on " << size << " site" << (size == 1 ? "" : "s") << " in "
                       << seconds << " s\n";
-            if (device.device == runtime::Device::Gpu) std::cout << "device: " << device.str() << "\n";
+            if (device.device == runtime::Device::Gpu)
+                std::cout << "device: " << device.str() << "\n";
             std::printf("%4s  %-16s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds",
                         "measured", "predicted", "overhead", "predicted", "peak/rank");
             for (const auto& r : result.operators)
@@ -443,8 +445,9 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->callback([opt, cmd, &exit_code] {
         if (opt->reference) {
             if (opt->device != "cpu")
-                throw Error("--reference evaluates on the CPU (it is the oracle); drop --device or "
-                            "run without --reference");
+                throw Error(
+                    "--reference evaluates on the CPU (it is the oracle); drop --device or "
+                    "run without --reference");
             run_reference(*opt);
             exit_code = 0;
             return;

@@ -34,7 +34,9 @@ void copy_rows(Residence where, char* dst, std::size_t dst_pitch, const char* sr
         std::memcpy(dst + r * dst_pitch, src + r * src_pitch, row_bytes);
 }
 
-char* bytes_of(const Tile& t) { return static_cast<char*>(t.address()); }
+char* bytes_of(const Tile& t) {
+    return static_cast<char*>(t.address());
+}
 
 }  // namespace
 

@@ -111,7 +111,8 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                  " tuples, the plan says " + std::to_string(expect[s].size()));
         for (const Key& want : expect[s]) {
             Key key;
-            for (std::size_t i = 0; i < type.key_arity; ++i) key.push_back(get<std::int64_t>(buf, at));
+            for (std::size_t i = 0; i < type.key_arity; ++i)
+                key.push_back(get<std::int64_t>(buf, at));
             stats.overhead_bytes += static_cast<std::int64_t>(type.key_arity * sizeof(std::int64_t));
             if (key != want)
                 fail("exchange: rank " + std::to_string(s) + " sent tuple " + key.str() +
