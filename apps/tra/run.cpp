@@ -52,7 +52,9 @@ struct Prepared {
 
 // Loads the workflow or plan file on every rank and makes every rank hold the same plan
 // (docs/runtime.md, "How a plan runs", step 2).
-Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm) {
+// `plan_memory`: plans must fit it (GPU runs: the fullest GPU's free memory), else no limit.
+Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
+                 std::optional<std::int64_t> plan_memory) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
     Prepared prep;
@@ -85,6 +87,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
                 request.sites = size;
                 request.plan = opt.plan;
                 request.top = static_cast<std::size_t>(-1);
+                request.memory_per_site = plan_memory;
                 const RankedPlans ranked = rank_plans(request);
                 const auto& chosen = choose_plan(ranked, opt.plan);
                 choice = chosen.name + "\n";
@@ -109,6 +112,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
             // A plan with no join or aggregate to choose has a name without pins ("table1").
             request.plan = prep.name.find('=') == std::string::npos ? "" : prep.name;
             request.top = static_cast<std::size_t>(-1);
+            request.memory_per_site = plan_memory;
             std::string line;
             while (std::getline(in, line)) request.input_placements.push_back(line);
             RankedPlans ranked = rank_plans(request);
@@ -143,10 +147,13 @@ int share_cores_with_blas(const RunOptions& opt, const runtime::Host& host) {
 }
 
 // Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
+// The default budget is the device's free memory on GPU runs, a share of the host's otherwise.
 void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Host& host,
-                  int rank) {
-    const std::int64_t have =
-        opt.memory_per_site ? *opt.memory_per_site : runtime::default_memory_per_site(host);
+                  const runtime::DeviceContext& device, int rank) {
+    const bool gpu = device.device == runtime::Device::Gpu;
+    const std::int64_t have = opt.memory_per_site ? *opt.memory_per_site
+                              : gpu               ? device.free_bytes
+                                                  : runtime::default_memory_per_site(host);
     const std::int64_t needs = prep.totals.peak_per_site.at(static_cast<std::size_t>(rank));
     if (have > 0 && needs > have)
         throw Error(
@@ -154,16 +161,19 @@ void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Ho
             std::to_string(needs) + " bytes (" + human_bytes(static_cast<double>(needs)) +
             ") on site " + std::to_string(rank) + ", have " + std::to_string(have) + " (" +
             human_bytes(static_cast<double>(have)) + ", " +
-            (opt.memory_per_site ? "--memory-per-site" : "the default share of the host") +
+            (opt.memory_per_site ? "--memory-per-site"
+             : gpu               ? "the GPU's free memory"
+                                 : "the default share of the host") +
             "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
 }
 
 // Rank 0 reports, checks and renames the outputs into place; returns the exit code (throws on
 // failure). Every rank has written its tiles of the outputs into their temporary files.
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
-                    int size, double start) {
+                    const runtime::DeviceContext& device, int size, double start) {
     const Program& p = *prep.program;
-    RunSummary summary{size, prep.name, &p, MPI_Wtime() - start, &result, &prep.totals};
+    RunSummary summary{size,    prep.name,    &p,     MPI_Wtime() - start,
+                       &result, &prep.totals, &device};
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
@@ -221,8 +231,16 @@ int run_distributed(const RunOptions& opt) {
                 std::cerr << "tra: warning: " << w << "\n";
             std::cout.flush();
         }
-        prep = prepare(opt, agree, comm);
-        agree.step([&] { check_memory(opt, prep, hosts.mine(), rank); });
+        // The device every rank computes on (docs/gpu.md); on GPU runs a site holds its tiles in
+        // GPU memory, so plans must fit the fullest GPU; an explicit --memory-per-site is checked
+        // below with its "needs X, have Y" message instead.
+        runtime::DeviceContext device;
+        agree.step([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); });
+        std::optional<std::int64_t> plan_memory;
+        if (!opt.memory_per_site && device.device == runtime::Device::Gpu)
+            plan_memory = device.free_bytes;
+        prep = prepare(opt, agree, comm, plan_memory);
+        agree.step([&] { check_memory(opt, prep, hosts.mine(), device, rank); });
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
@@ -234,6 +252,7 @@ int run_distributed(const RunOptions& opt) {
         // Execute. Agreed failures end every rank in order; any other failure happened while
         // peers wait on this rank, so it ends the whole job.
         runtime::ExecuteOptions exec;
+        exec.memory = {device.tiles(), device.messages()};
         for (std::size_t i = 0; i < prep.program->outputs.size(); ++i) {
             std::string path = rank == 0 ? paths.at(i) : "";
             broadcast_string(path, comm);
@@ -264,7 +283,7 @@ int run_distributed(const RunOptions& opt) {
         std::string message;
         if (rank == 0) {
             try {
-                code = finish_on_rank0(opt, prep, result, size, start);
+                code = finish_on_rank0(opt, prep, result, device, size, start);
             } catch (const Error& e) {
                 code = e.exit_code();
                 message = e.what();
@@ -317,10 +336,17 @@ void add_run(CLI::App& app, int& exit_code) {
         "--threads", opt->threads,
         "BLAS threads per rank (default: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
         "when set, else the host's cores divided by the ranks on the host, at least 1)");
+    cmd->add_option("--device", opt->device,
+                    "cpu (default) or gpu: each rank computes on the GPU of its local rank "
+                    "(TRA_GPU=N overrides; needs a build with -DTRA_CUDA=ON, docs/gpu.md)");
     cmd->add_flag("--progress", opt->progress,
                   "Show progress on stderr (default when stderr is a terminal)");
     cmd->callback([opt, cmd, &exit_code] {
         if (opt->reference) {
+            if (opt->device != "cpu")
+                throw Error(
+                    "--reference evaluates on the CPU (it is the oracle); drop --device or "
+                    "run without --reference");
             run_reference(*opt);
             exit_code = 0;
             return;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ia/plan_costs.hpp"
+#include "runtime/device_context.hpp"
 #include "runtime/executor.hpp"
 #include "tra/program.hpp"
 
@@ -19,6 +20,7 @@ struct RunOptions {
     std::string report;
     std::optional<std::int64_t> memory_per_site;  // else runtime::default_memory_per_site
     std::optional<int> threads;                   // BLAS threads per rank
+    std::string device = "cpu";                   // --device cpu|gpu (docs/gpu.md)
     bool reference = false;
     bool force = false;
     bool progress = false;
@@ -36,6 +38,7 @@ struct RunSummary {
     double seconds = 0;
     const runtime::ExecutionResult* result = nullptr;
     const ia::PlanTotals* totals = nullptr;
+    const runtime::DeviceContext* device = nullptr;
 };
 
 // Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.

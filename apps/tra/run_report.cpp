@@ -55,6 +55,8 @@ void print_run_table(const RunSummary& run) {
     std::printf("ran plan %s of %s on %d site%s in %g s\n",
                 run.plan.empty() ? "(no choices)" : run.plan.c_str(), run.program->name.c_str(),
                 run.sites, run.sites == 1 ? "" : "s", run.seconds);
+    if (run.device && run.device->device == runtime::Device::Gpu)
+        std::printf("device: %s\n", run.device->str().c_str());
     std::printf("%4s  %-16s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds", "measured",
                 "predicted", "overhead", "predicted", "peak/rank");
     for (const auto& r : result.operators)
@@ -76,6 +78,9 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     JsonWriter j(out);
     j.begin_object();
     j.field("sites", run.sites).field("plan", run.plan).field("seconds", run.seconds);
+    const bool gpu = run.device && run.device->device == runtime::Device::Gpu;
+    j.field("device", gpu ? "gpu" : "cpu");
+    if (gpu) j.field("gpu", run.device->gpu_name).field("gpu_free_bytes", run.device->free_bytes);
     j.key("operators").begin_array();
     for (const auto& r : result.operators) {
         j.begin_object();

@@ -8,7 +8,8 @@ namespace tra {
 namespace {
 constexpr std::size_t kAlignment = 64;
 
-void* allocate_zeroed(std::size_t bytes) {
+void* allocate_zeroed(std::size_t bytes, Residence where) {
+    if (where == Residence::Device) return device_memory().allocate(bytes);
     std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (rounded == 0) rounded = kAlignment;
     void* p = std::aligned_alloc(kAlignment, rounded);
@@ -19,14 +20,42 @@ void* allocate_zeroed(std::size_t bytes) {
 }
 }  // namespace
 
-void Tile::FreeDeleter::operator()(void* p) const { std::free(p); }
+void Tile::FreeDeleter::operator()(void* p) const {
+    if (residence == Residence::Device)
+        device_memory().release(p);
+    else
+        std::free(p);
+}
 
-Tile::Tile(DType dtype, Shape shape)
-    : dtype_(dtype), shape_(std::move(shape)), buffer_(allocate_zeroed(bytes())) {}
+Tile::Tile(DType dtype, Shape shape, Residence residence)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      buffer_(allocate_zeroed(bytes(), residence), FreeDeleter{residence}) {}
 
-Tile::Tile(const Tile& other)
-    : dtype_(other.dtype_), shape_(other.shape_), buffer_(allocate_zeroed(other.bytes())) {
-    std::memcpy(buffer_.get(), other.buffer_.get(), bytes());
+Tile::Tile(const Tile& other) : Tile(other.to(other.residence())) {}
+
+Tile Tile::to(Residence where) const {
+    Tile out(dtype_, shape_, where);
+    if (bytes() == 0) return out;
+    if (where == Residence::Host && residence() == Residence::Host)
+        std::memcpy(out.buffer_.get(), buffer_.get(), bytes());
+    else
+        device_memory().copy(out.buffer_.get(), buffer_.get(), bytes());
+    return out;
+}
+
+void* Tile::host_buffer() const {
+    if (on_device())
+        throw Error("a tile of " + shape_.str() + " lives on the GPU; host code must copy it first",
+                    {}, ErrorKind::Failed);
+    return buffer_.get();
+}
+
+void* Tile::device_raw() const {
+    if (!on_device())
+        throw Error("a tile of " + shape_.str() + " lives in host memory, not on the GPU", {},
+                    ErrorKind::Failed);
+    return buffer_.get();
 }
 
 Tile& Tile::operator=(const Tile& other) {

@@ -1,9 +1,12 @@
 #pragma once
 // A tile: one dense array of a tensor relation, row-major, 64-byte aligned so BLAS and vector
-// loops get aligned rows at the start.
+// loops get aligned rows at the start. Its buffer lives in host memory or, on GPU runs, in device
+// memory (core/device_memory.hpp); host accessors refuse device tiles, so a CPU kernel can never
+// read a device pointer.
 #include <cstddef>
 #include <memory>
 
+#include "core/device_memory.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/index_vector.hpp"
@@ -13,8 +16,8 @@ namespace tra {
 class Tile {
 public:
     Tile() = default;
-    // A zero-filled tile of the given element type and bound.
-    Tile(DType dtype, Shape shape);
+    // A zero-filled tile of the given element type and bound, in host or device memory.
+    Tile(DType dtype, Shape shape, Residence residence = Residence::Host);
     Tile(const Tile& other);
     Tile& operator=(const Tile& other);
     Tile(Tile&&) noexcept = default;
@@ -25,7 +28,12 @@ public:
     std::size_t rank() const { return shape_.size(); }
     std::int64_t elements() const { return shape_.product(); }
     std::size_t bytes() const { return static_cast<std::size_t>(elements()) * size_of(dtype_); }
+    Residence residence() const { return buffer_.get_deleter().residence; }
+    bool on_device() const { return residence() == Residence::Device; }
+    // A copy of this tile in `where` (a plain copy when it already lives there).
+    Tile to(Residence where) const;
 
+    // Host memory only; throws Error (Failed) for a tile on the device.
     template <class T>
     T* data() {
         check<T>();
@@ -36,8 +44,23 @@ public:
         check<T>();
         return static_cast<const T*>(raw());
     }
-    void* raw() { return buffer_.get(); }
-    const void* raw() const { return buffer_.get(); }
+    void* raw() { return host_buffer(); }
+    const void* raw() const { return host_buffer(); }
+
+    // Device memory only; throws Error (Failed) for a tile on the host.
+    template <class T>
+    T* device_data() {
+        check<T>();
+        return static_cast<T*>(device_raw());
+    }
+    template <class T>
+    const T* device_data() const {
+        check<T>();
+        return static_cast<const T*>(device_raw());
+    }
+    void* device_raw() const;
+    // The buffer wherever it lives, for copies that are told the residence (DeviceMemory::copy).
+    void* address() const { return buffer_.get(); }
 
     // Element access through double, for tests and non-hot paths.
     double get(std::int64_t flat) const;
@@ -45,8 +68,14 @@ public:
 
 private:
     struct FreeDeleter {
+        // Constructors, not a member initializer or default argument: unique_ptr needs the
+        // deleter default constructible while Tile is still incomplete.
+        FreeDeleter() : residence(Residence::Host) {}
+        explicit FreeDeleter(Residence where) : residence(where) {}
+        Residence residence;
         void operator()(void* p) const;
     };
+    void* host_buffer() const;
     template <class T>
     void check() const {
         if (dtype_of<T>() != dtype_) throw Error("tile holds " + name_of(dtype_) + " elements");

@@ -26,38 +26,6 @@ Shape argmin_shape(std::span<const Shape> ops) {
     return Shape{2};
 }
 
-// Global row-major index of local position `local` of the tile at `where`; also checks that the
-// index is exact in T, since it is stored as a T.
-template <class T>
-T global_index(const Shape& bound, const TilePosition& where, std::int64_t local) {
-    std::size_t rank = bound.size();
-    if (where.key.size() != rank || where.frontier.size() != rank)
-        throw Error("argmin: the tile has rank " + std::to_string(rank) + " but its key " +
-                    where.key.str() + " and frontier " + where.frontier.str() +
-                    " need that many positions too: argmin reports indices of the relation "
-                    "viewed as one dense tensor");
-    Shape local_index(rank);
-    for (std::size_t d = rank; d-- > 0;) {
-        local_index[d] = local % bound[d];
-        local /= bound[d];
-    }
-    std::int64_t global = 0;
-    double total = 1;
-    for (std::size_t d = 0; d < rank; ++d) {
-        if (where.key[d] < 0 || where.key[d] >= where.frontier[d])
-            throw Error("argmin: key " + where.key.str() + " lies outside frontier " +
-                        where.frontier.str());
-        std::int64_t extent = where.frontier[d] * bound[d];
-        global = global * extent + where.key[d] * bound[d] + local_index[d];
-        total *= static_cast<double>(extent);
-    }
-    if (total > std::ldexp(1.0, std::numeric_limits<T>::digits))
-        throw Error("argmin: a tensor of " + std::to_string(static_cast<long double>(total)) +
-                    " elements has indices that " + name_of(dtype_of<T>()) +
-                    " cannot hold exactly; use f64");
-    return static_cast<T>(global);
-}
-
 Kernel make_argmin() {
     Kernel k;
     k.name = "argmin";
@@ -84,7 +52,7 @@ Kernel make_argmin() {
                 if (!pair_before<T>(x[best], T(0), x[i], T(1))) best = i;
             T* o = out.data<T>();
             o[0] = x[best];
-            o[1] = global_index<T>(in.shape(), where, best);
+            o[1] = argmin_global_index<T>(in.shape(), where, best);
         });
         return out;
     };
@@ -126,6 +94,41 @@ Kernel make_min_index() {
 
 }  // namespace
 
-std::vector<Kernel> argmin_kernels() { return {make_argmin(), make_min_index()}; }
+template <class T>
+T argmin_global_index(const Shape& bound, const TilePosition& where, std::int64_t local) {
+    std::size_t rank = bound.size();
+    if (where.key.size() != rank || where.frontier.size() != rank)
+        throw Error("argmin: the tile has rank " + std::to_string(rank) + " but its key " +
+                    where.key.str() + " and frontier " + where.frontier.str() +
+                    " need that many positions too: argmin reports indices of the relation "
+                    "viewed as one dense tensor");
+    Shape local_index(rank);
+    for (std::size_t d = rank; d-- > 0;) {
+        local_index[d] = local % bound[d];
+        local /= bound[d];
+    }
+    std::int64_t global = 0;
+    double total = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+        if (where.key[d] < 0 || where.key[d] >= where.frontier[d])
+            throw Error("argmin: key " + where.key.str() + " lies outside frontier " +
+                        where.frontier.str());
+        std::int64_t extent = where.frontier[d] * bound[d];
+        global = global * extent + where.key[d] * bound[d] + local_index[d];
+        total *= static_cast<double>(extent);
+    }
+    if (total > std::ldexp(1.0, std::numeric_limits<T>::digits))
+        throw Error("argmin: a tensor of " + std::to_string(static_cast<long double>(total)) +
+                    " elements has indices that " + name_of(dtype_of<T>()) +
+                    " cannot hold exactly; use f64");
+    return static_cast<T>(global);
+}
+
+template float argmin_global_index<float>(const Shape&, const TilePosition&, std::int64_t);
+template double argmin_global_index<double>(const Shape&, const TilePosition&, std::int64_t);
+
+std::vector<Kernel> argmin_kernels() {
+    return {make_argmin(), make_min_index()};
+}
 
 }  // namespace tra::kernels::cpu

@@ -24,6 +24,25 @@ Kernel einsum_kernel();                     // einsum.cpp
 // einsum's operand count (1 or 2) after checking params.spec, join_op and agg_op.
 int einsum_operand_count(const KernelParams& params);
 
+// einsum's index arithmetic for operands of these shapes, shared by the CPU and GPU
+// implementations. Labels are numbered output labels first; a stride is 0 where an operand
+// lacks the label.
+struct EinsumLayout {
+    Shape shape;                        // the output's
+    std::vector<std::int64_t> extents;  // per label
+    std::size_t output_labels = 0;      // the first ones
+    std::vector<std::int64_t> strides_a, strides_b, strides_out;
+    // A plain matrix product up to transposes: out = op(L) op(R), L = operand swap ? 2 : 1.
+    bool gemm = false, swap = false, trans_l = false, trans_r = false;
+    std::int64_t inner = 0;
+};
+EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> operands);
+
+// argmin's global row-major index of local position `local` of a tile of `bound` at `where`;
+// checks that the index is exact in T, since it is stored as a T.
+template <class T>
+T argmin_global_index(const Shape& bound, const TilePosition& where, std::int64_t local);
+
 // C = op(A) * op(B), row-major, C is m x n and the inner extent k; A is m x k (k x m when
 // trans_a), B is k x n (n x k when trans_b). Zero extents are fine.
 template <class T>
@@ -36,6 +55,8 @@ void expect_operand_count(const std::string& kernel, std::size_t got, std::size_
 void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank);
 // The operands' shared dtype; throws on null operands or mixed dtypes.
 DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands);
+// Whether the operands live on the GPU; throws when some do and some do not.
+bool on_device(const std::string& kernel, std::span<const Tile* const> operands);
 // The operands' shapes, for calling a kernel's own output_shape from its apply.
 std::vector<Shape> shapes_of(std::span<const Tile* const> operands);
 // "[4, 3] x [5, 2]"

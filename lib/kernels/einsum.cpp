@@ -204,6 +204,25 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
 
 }  // namespace
 
+EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
+    Spec spec = checked_spec(p);
+    Labels l = label_extents(spec, ops);
+    EinsumLayout out;
+    out.shape = einsum_shape(spec, ops);
+    out.extents = l.extents;
+    out.output_labels = spec.output.size();
+    out.strides_a = strides_for(spec.inputs[0], l);
+    out.strides_b.assign(l.names.size(), 0);
+    if (spec.inputs.size() > 1) out.strides_b = strides_for(spec.inputs[1], l);
+    out.strides_out = strides_for(spec.output, l);
+    out.gemm = as_gemm(spec, p, out.swap, out.trans_l, out.trans_r);
+    if (out.gemm) {
+        const Shape& left = ops[out.swap ? 1 : 0];
+        out.inner = out.trans_l ? left[0] : left[1];
+    }
+    return out;
+}
+
 int einsum_operand_count(const KernelParams& params) {
     return static_cast<int>(checked_spec(params).inputs.size());
 }

@@ -63,10 +63,13 @@ struct Kernel {
     // Output bound for operands of these bounds; throws Error (without location) when the
     // operands do not fit the kernel.
     std::function<Shape(std::span<const Shape> operands, const KernelParams&)> output_shape;
+    using Apply = std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
+                                     const TilePosition&)>;
     // Computes the output tile. Operands share one dtype; the output has that dtype.
-    std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
-                       const TilePosition&)>
-        apply;
+    Apply apply;
+    // The same on operands that live on the GPU, giving a GPU tile; empty in a CPU-only build
+    // (lib/kernels/cuda fills it in when built with -DTRA_CUDA=ON).
+    Apply apply_on_device;
 };
 
 // A kernel together with the parameters of one use of it, e.g. scale(0.5).
@@ -88,7 +91,8 @@ public:
     int operand_count() const;
 
     // Both check the operand count against operand_count(); apply also checks that the
-    // operands share one dtype. They throw Error (without location) on misuse.
+    // operands share one dtype and one residence, and runs the GPU implementation when they
+    // live on the GPU. They throw Error (without location) on misuse.
     Shape output_shape(std::span<const Shape> operands) const;
     Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
     // "matmul", "scale(0.5)", "einsum(ik,kj->ij; join=mul, agg=add)"

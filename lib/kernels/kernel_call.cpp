@@ -47,7 +47,10 @@ Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition
     // str() only on the error path: apply runs once per tile.
     if (operands.size() != want) cpu::expect_operand_count(str(), operands.size(), want);
     cpu::common_dtype(k.name, operands);
-    return k.apply(operands, params_, where);
+    if (!cpu::on_device(k.name, operands)) return k.apply(operands, params_, where);
+    if (!k.apply_on_device)
+        throw Error(k.name + " has no GPU implementation in this build", {}, ErrorKind::Failed);
+    return k.apply_on_device(operands, params_, where);
 }
 
 std::string KernelCall::str() const {

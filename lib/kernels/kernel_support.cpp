@@ -26,6 +26,15 @@ DType common_dtype(const std::string& kernel, std::span<const Tile* const> opera
     return d;
 }
 
+bool on_device(const std::string& kernel, std::span<const Tile* const> operands) {
+    bool device = !operands.empty() && operands[0]->on_device();
+    for (const Tile* t : operands)
+        if (t->on_device() != device)
+            throw Error(kernel + ": some operands live on the GPU and some in host memory", {},
+                        ErrorKind::Failed);
+    return device;
+}
+
 std::vector<Shape> shapes_of(std::span<const Tile* const> operands) {
     std::vector<Shape> shapes;
     shapes.reserve(operands.size());

@@ -1,10 +1,14 @@
-// The one list of kernels. Each kernel file contributes its kernels through cpu_kernels.hpp;
-// the registry is built on first use, so no static initialisation order matters.
+// The one list of kernels. Each kernel file contributes its kernels through cpu_kernels.hpp, and
+// the CUDA backend, when built, their GPU implementations; the registry is built on first use,
+// so no static initialisation order matters.
 #include "kernels/registry.hpp"
 
 #include <algorithm>
 
 #include "kernels/cpu_kernels.hpp"
+#if TRA_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
 
 namespace tra::kernels {
 
@@ -17,6 +21,9 @@ const std::vector<Kernel>& registry() {
                           cpu::unary_kernels(), cpu::reduction_kernels(), cpu::argmin_kernels(),
                           std::vector<Kernel>{cpu::einsum_kernel()}})
             for (Kernel& k : part) all.push_back(std::move(k));
+#if TRA_CUDA
+        for (Kernel& k : all) k.apply_on_device = cuda::device_apply(k);
+#endif
         std::sort(all.begin(), all.end(),
                   [](const Kernel& a, const Kernel& b) { return a.name < b.name; });
         for (std::size_t i = 1; i < all.size(); ++i)

@@ -20,6 +20,24 @@ std::int64_t inner_of(const Shape& s, std::size_t dim) {
     return n;
 }
 
+// `rows` rows of `row_bytes` from src (rows `src_pitch` apart) to dst (`dst_pitch` apart), in
+// host memory or, for device tiles, as one strided copy on the GPU.
+void copy_rows(Residence where, char* dst, std::size_t dst_pitch, const char* src,
+               std::size_t src_pitch, std::size_t row_bytes, std::int64_t rows) {
+    if (row_bytes == 0 || rows == 0) return;
+    if (where == Residence::Device) {
+        device_memory().copy_rows(dst, dst_pitch, src, src_pitch, row_bytes,
+                                  static_cast<std::size_t>(rows));
+        return;
+    }
+    for (std::int64_t r = 0; r < rows; ++r)
+        std::memcpy(dst + r * dst_pitch, src + r * src_pitch, row_bytes);
+}
+
+char* bytes_of(const Tile& t) {
+    return static_cast<char*>(t.address());
+}
+
 }  // namespace
 
 Tile split_tile(const Tile& tile, std::size_t dim, std::int64_t size, std::int64_t index) {
@@ -36,16 +54,13 @@ Tile split_tile(const Tile& tile, std::size_t dim, std::int64_t size, std::int64
                     " has " + std::to_string(shape[dim] / size));
     Shape out_shape = shape;
     out_shape[dim] = size;
-    Tile out(tile.dtype(), out_shape);
+    Tile out(tile.dtype(), out_shape, tile.residence());
     std::size_t elem = size_of(tile.dtype());
     std::int64_t outer = outer_of(shape, dim), inner = inner_of(shape, dim);
     std::size_t chunk = static_cast<std::size_t>(size * inner) * elem;
-    auto* dst = static_cast<char*>(out.raw());
-    auto* src = static_cast<const char*>(tile.raw());
-    for (std::int64_t o = 0; o < outer; ++o)
-        std::memcpy(dst + o * chunk,
-                    src + static_cast<std::size_t>((o * shape[dim] + index * size) * inner) * elem,
-                    chunk);
+    copy_rows(tile.residence(), bytes_of(out), chunk,
+              bytes_of(tile) + static_cast<std::size_t>(index * size * inner) * elem,
+              static_cast<std::size_t>(shape[dim] * inner) * elem, chunk, outer);
     return out;
 }
 
@@ -60,6 +75,9 @@ Tile concat_tiles(std::span<const Tile* const> pieces, std::size_t dim) {
     Shape out_shape = first.shape();
     out_shape[dim] = 0;
     for (const Tile* p : pieces) {
+        if (p->residence() != first.residence())
+            throw Error("concat: some pieces live on the GPU and some in host memory", {},
+                        ErrorKind::Failed);
         if (p->dtype() != first.dtype())
             throw Error("concat: pieces have different dtypes: " + name_of(first.dtype()) +
                         " and " + name_of(p->dtype()));
@@ -75,17 +93,19 @@ Tile concat_tiles(std::span<const Tile* const> pieces, std::size_t dim) {
                         " differ outside dimension " + std::to_string(dim));
         out_shape[dim] += p->shape()[dim];
     }
-    Tile out(first.dtype(), out_shape);
+    Tile out(first.dtype(), out_shape, first.residence());
     std::size_t elem = size_of(first.dtype());
     std::int64_t outer = outer_of(out_shape, dim), inner = inner_of(out_shape, dim);
-    auto* dst = static_cast<char*>(out.raw());
-    // Each output block interleaves one block of every piece, in order.
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (const Tile* p : pieces) {
-            std::size_t chunk = static_cast<std::size_t>(p->shape()[dim] * inner) * elem;
-            std::memcpy(dst, static_cast<const char*>(p->raw()) + o * chunk, chunk);
-            dst += chunk;
-        }
+    std::size_t out_pitch = static_cast<std::size_t>(out_shape[dim] * inner) * elem;
+    // Each output block interleaves one block of every piece, in order: piece by piece, that
+    // is one strided copy per piece.
+    std::size_t at = 0;
+    for (const Tile* p : pieces) {
+        std::size_t chunk = static_cast<std::size_t>(p->shape()[dim] * inner) * elem;
+        copy_rows(first.residence(), bytes_of(out) + at, out_pitch, bytes_of(*p), chunk, chunk,
+                  outer);
+        at += chunk;
+    }
     return out;
 }
 

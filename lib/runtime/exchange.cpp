@@ -21,21 +21,30 @@ std::size_t message_bytes(std::size_t tuples, const RelationType& type) {
 }
 
 // Posts one protocol message as pieces of at most `limit` bytes (each fits an int count).
-void post_pieces(std::vector<char>& buf, std::size_t limit, bool receive, int peer, int tag,
+void post_pieces(MessageBuffer& buf, std::size_t limit, bool receive, int peer, int tag,
                  MPI_Comm comm, std::vector<MPI_Request>& requests) {
     for (std::size_t at = 0; at < buf.size(); at += limit) {
         const int n = static_cast<int>(std::min(limit, buf.size() - at));
         requests.emplace_back();
         if (receive)
-            MPI_Irecv(buf.data() + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+            MPI_Irecv(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
         else
-            MPI_Isend(buf.data() + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+            MPI_Isend(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
     }
 }
 
-void put(std::vector<char>& buf, std::size_t& at, const void* data, std::size_t n) {
-    if (n) std::memcpy(buf.data() + at, data, n);
+void put(MessageBuffer& buf, std::size_t& at, const void* data, std::size_t n,
+         Residence where = Residence::Host) {
+    buf.write(at, data, n, where);
     at += n;
+}
+
+template <class T>
+T get(const MessageBuffer& buf, std::size_t& at) {
+    T v{};
+    buf.read(at, &v, sizeof v, Residence::Host);
+    at += sizeof v;
+    return v;
 }
 
 }  // namespace
@@ -44,7 +53,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
-                       std::size_t max_message_bytes) {
+                       const ExchangeMemory& memory, std::size_t max_message_bytes) {
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
@@ -55,12 +64,12 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     if (limit == 0) fail("exchange: the message limit must be at least one byte");
     ExchangeStats stats;
 
-    std::vector<std::vector<char>> out(n), in(n);
+    std::vector<MessageBuffer> out(n), in(n);
     std::vector<MPI_Request> requests;
     std::vector<std::size_t> sources;  // the rank of each receive request (the first ones)
     for (std::size_t s = 0; s < n; ++s) {
         if (static_cast<int>(s) == me || expect[s].empty()) continue;
-        in[s].resize(message_bytes(expect[s].size(), type));
+        in[s] = MessageBuffer(message_bytes(expect[s].size(), type), memory.messages);
         stats.buffer_bytes += static_cast<std::int64_t>(in[s].size());
         post_pieces(in[s], limit, true, static_cast<int>(s), tag, comm, requests);
         sources.resize(requests.size(), s);
@@ -68,7 +77,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     for (std::size_t d = 0; d < n; ++d) {
         if (static_cast<int>(d) == me || send[d].empty()) continue;
         auto& buf = out[d];
-        buf.resize(message_bytes(send[d].size(), type));
+        buf = MessageBuffer(message_bytes(send[d].size(), type), memory.messages);
         stats.buffer_bytes += static_cast<std::int64_t>(buf.size());
         std::size_t at = 0;
         const auto count = static_cast<std::int64_t>(send[d].size());
@@ -82,7 +91,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                 const std::int64_t v = (*key)[i];
                 put(buf, at, &v, sizeof v);
             }
-            put(buf, at, tile->raw(), tile_bytes);
+            put(buf, at, tile->address(), tile_bytes, tile->residence());
         }
         post_pieces(buf, limit, false, static_cast<int>(d), tag, comm, requests);
     }
@@ -90,7 +99,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()) !=
         MPI_SUCCESS)
         fail("exchange: MPI_Waitall failed");
-    for (auto& buf : out) std::vector<char>().swap(buf);
+    for (auto& buf : out) buf = MessageBuffer();
     std::vector<std::size_t> got(n, 0);
     for (std::size_t r = 0; r < sources.size(); ++r) {
         int piece = 0;
@@ -106,28 +115,22 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
         if (in[s].empty()) continue;
         const auto& buf = in[s];
         std::size_t at = 0;
-        std::int64_t count = 0;
-        std::memcpy(&count, buf.data(), sizeof count);
-        at += sizeof count;
+        const auto count = get<std::int64_t>(buf, at);
         stats.overhead_bytes += static_cast<std::int64_t>(sizeof count);
         if (count != static_cast<std::int64_t>(expect[s].size()))
             fail("exchange: rank " + std::to_string(s) + " sent " + std::to_string(count) +
                  " tuples, the plan says " + std::to_string(expect[s].size()));
         for (const Key& want : expect[s]) {
             Key key;
-            for (std::size_t i = 0; i < type.key_arity; ++i) {
-                std::int64_t v = 0;
-                std::memcpy(&v, buf.data() + at, sizeof v);
-                at += sizeof v;
-                key.push_back(v);
-            }
+            for (std::size_t i = 0; i < type.key_arity; ++i)
+                key.push_back(get<std::int64_t>(buf, at));
             stats.overhead_bytes +=
                 static_cast<std::int64_t>(type.key_arity * sizeof(std::int64_t));
             if (key != want)
                 fail("exchange: rank " + std::to_string(s) + " sent tuple " + key.str() +
                      " where the plan says " + want.str());
-            Tile tile(type.dtype, type.bound);
-            if (tile_bytes) std::memcpy(tile.raw(), buf.data() + at, tile_bytes);
+            Tile tile(type.dtype, type.bound, memory.tiles);
+            buf.read(at, tile.address(), tile_bytes, memory.tiles);
             at += tile_bytes;
             stats.payload_bytes += static_cast<std::int64_t>(tile_bytes);
             deliver(static_cast<int>(s), std::move(key), std::move(tile));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/relation.hpp"
+#include "runtime/message_buffer.hpp"
 
 namespace tra::runtime {
 
@@ -34,16 +35,25 @@ using OutgoingTuple = std::pair<const Key*, const Tile*>;
 // one message of the protocol (one count header); they add no bytes.
 inline constexpr std::size_t kMaxMessageBytes = 1u << 30;
 
+// Where received tiles are to live and where messages are assembled (runtime/device_context.hpp):
+// all host memory on CPU runs.
+struct ExchangeMemory {
+    Residence tiles = Residence::Host;
+    MessageBuffer::Kind messages = MessageBuffer::Kind::Host;
+};
+
 // send[d]: the tuples this rank sends to rank d, in the order the receiver expects them;
 // expect[s]: the keys this rank receives from rank s, in order. Every tile must have the
 // relation's dtype and bound. deliver(source, key, tile) is called for each received tuple, by
-// source rank ascending, then in message order. Throws Error (Failed) when a message is not what
-// the plan says (wrong size, count or key). `max_message_bytes` (tests lower it to exercise
-// the pieces) must be the same on every rank.
+// source rank ascending, then in message order, with tiles in memory.tiles; sent tiles may live
+// anywhere. Throws Error (Failed) when a message is not what the plan says (wrong size, count or
+// key). `max_message_bytes` (tests lower it to exercise the pieces) must be the same on every
+// rank.
 ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
+                       const ExchangeMemory& memory = {},
                        std::size_t max_message_bytes = kMaxMessageBytes);
 
 }  // namespace tra::runtime

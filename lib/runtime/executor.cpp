@@ -266,7 +266,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                     else
                         out.tuples.emplace(std::move(k), std::move(t));
                 },
-                options.max_message_bytes);
+                options.memory, options.max_message_bytes);
             run.measured_payload = stats.payload_bytes;
             run.measured_overhead = stats.overhead_bytes;
             buffers = stats.buffer_bytes;
@@ -288,6 +288,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                 const ia::SiteMap& mine = sites[n.id];
                 out.tuples =
                     input_tuples(origin, [&](const Key& k) { return holds(mine.at(k), me); });
+                if (options.memory.tiles == Residence::Device)
+                    for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);
             } else if (!ia::is_enforcer(n.op)) {
                 compute_locally(plan, n, held, me, out);
             }
@@ -343,7 +345,10 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                     writer.emplace(
                         storage::DatasetWriter::reopen(options.output_paths[i], outputs[i].dataset,
                                                        node.type.dtype, layout.dataset_shape));
-                writer->write_block(layout.origin(k), t);
+                if (t.on_device())
+                    writer->write_block(layout.origin(k), t.to(Residence::Host));
+                else
+                    writer->write_block(layout.origin(k), t);
             }
             if (writer) writer->close();
         }

@@ -47,6 +47,9 @@ struct ExecuteOptions {
     std::vector<std::string> output_paths;
     // The largest MPI message; longer exchange messages travel in pieces (exchange.hpp).
     std::size_t max_message_bytes = kMaxMessageBytes;
+    // Where tiles live between operators and where exchange messages are assembled
+    // (DeviceContext on --device gpu); the outputs handed back are always in host memory.
+    ExchangeMemory memory;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites, traced exactly as

@@ -1,0 +1,42 @@
+#pragma once
+// Internal to lib/kernels/cuda: turning CUDA and cuBLAS status codes into tra::Error, launch
+// geometry, and the cuBLAS handle of the selected device.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace tra::kernels::cuda {
+
+inline void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess)
+        throw Error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status), {},
+                    ErrorKind::Failed);
+}
+
+inline void check(cublasStatus_t status, const char* what) {
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw Error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(status), {},
+                    ErrorKind::Failed);
+}
+
+// After a kernel launch: reports a bad launch configuration at once, not at the next copy.
+inline void check_launch(const char* kernel) {
+    check(cudaGetLastError(), kernel);
+}
+
+constexpr int kThreads = 256;
+
+inline unsigned blocks_for(std::int64_t n) {
+    std::int64_t b = (n + kThreads - 1) / kThreads;
+    // Grid-stride loops cover the rest, so the grid never needs to exceed this.
+    return static_cast<unsigned>(b < 65535 ? (b > 0 ? b : 1) : 65535);
+}
+
+// The cuBLAS handle of the current device, created on first use.
+cublasHandle_t blas_handle();
+
+}  // namespace tra::kernels::cuda

@@ -1,0 +1,14 @@
+// Which GPU implementation each registry kernel gets: the first file that claims its name.
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/device_kernels.cuh"
+
+namespace tra::kernels::cuda {
+
+Kernel::Apply device_apply(const Kernel& kernel) {
+    for (auto find :
+         {product_apply, elementwise_apply, reduction_apply, argmin_apply, einsum_apply})
+        if (Kernel::Apply apply = find(kernel)) return apply;
+    return {};
+}
+
+}  // namespace tra::kernels::cuda
