@@ -214,8 +214,7 @@ PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
         std::vector<std::int64_t> live(static_cast<std::size_t>(S), 0);
         for (IaNodeId i = 0; i <= t; ++i)
             if (last_use[i] >= t)
-                for (std::size_t s = 0; s < live.size(); ++s)
-                    live[s] += plan.node(i).cost.resident[s];
+                for (std::size_t s = 0; s < live.size(); ++s) live[s] += plan.node(i).cost.resident[s];
         for (std::size_t s = 0; s < live.size(); ++s)
             totals.peak_per_site[s] = std::max(totals.peak_per_site[s], live[s]);
     }
