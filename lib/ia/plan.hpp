@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ struct NodeCost {
                                          // aggregated size as the paper does (plan_costs.hpp)
     std::vector<std::int64_t> resident;  // per site: tile bytes of this node's output
     std::int64_t flops = 0;              // summed over sites (replicated work counts per copy)
+    // Where the output's tuples are (traced through maps and partial aggregates when the
+    // placement is Unknown): what the search's strategies ask of a costed node.
+    std::shared_ptr<const SiteMap> sites;
 };
 
 struct IaNode {

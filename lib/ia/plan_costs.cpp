@@ -158,6 +158,7 @@ CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
         cost.paper_floats_aggregated = cost.paper_floats;
     }
     cost.flops = node_flops(plan, n, cost.resident);
+    cost.sites = held;
     return {std::move(cost), std::move(held)};
 }
 

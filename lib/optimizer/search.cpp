@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <variant>
 
@@ -37,6 +38,20 @@ bool cheaper(const ia::PlanTotals& a, const std::string& an, const ia::PlanTotal
              const std::string& bn) {
     return std::tie(a.payload_bytes, a.paper_floats, an) <
            std::tie(b.payload_bytes, b.paper_floats, bn);
+}
+
+// Whether a1 + a2 < b1 + b2 as strings, without building either.
+bool joined_less(std::string_view a1, std::string_view a2, std::string_view b1,
+                 std::string_view b2) {
+    for (;;) {
+        if (a1.empty()) std::swap(a1, a2);
+        if (b1.empty()) std::swap(b1, b2);
+        if (a1.empty() || b1.empty()) return a1.empty() && !b1.empty();
+        const std::size_t n = std::min(a1.size(), b1.size());
+        if (int c = a1.substr(0, n).compare(b1.substr(0, n)); c != 0) return c < 0;
+        a1.remove_prefix(n);
+        b1.remove_prefix(n);
+    }
 }
 
 class Searcher {
@@ -204,15 +219,21 @@ class Searcher {
                 e.so_far.paper_floats += added.paper_floats;
             }
             if (next.size() > options_.beam_width) {
-                std::vector<std::pair<std::string, std::size_t>> order;
-                for (std::size_t k = 0; k < next.size(); ++k)
-                    order.emplace_back(next[k].name + next[k].inputs, k);
-                std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-                    return cheaper(next[a.second].so_far, a.first, next[b.second].so_far, b.first);
+                // The tie-break is name + inputs, compared without building it: names grow
+                // with the plan, and building one per candidate made each step linear in it.
+                std::vector<std::size_t> order(next.size());
+                for (std::size_t k = 0; k < next.size(); ++k) order[k] = k;
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    const State &x = next[a], &y = next[b];
+                    auto cost = [](const State& s) {
+                        return std::tie(s.so_far.payload_bytes, s.so_far.paper_floats);
+                    };
+                    if (cost(x) != cost(y)) return cost(x) < cost(y);
+                    return joined_less(x.name, x.inputs, y.name, y.inputs);
                 });
                 std::vector<State> kept;
                 for (std::size_t k = 0; k < options_.beam_width; ++k)
-                    kept.push_back(std::move(next[order[k].second]));
+                    kept.push_back(std::move(next[order[k]]));
                 next = std::move(kept);
             }
             states = std::move(next);
