@@ -66,7 +66,7 @@ std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& 
     auto where = input.cost.sites ? input.cost.sites
                                   : std::make_shared<const ia::SiteMap>(ia::holders(
                                         plan.origin(in).keys, input.placement, plan.sites()));
-    if (!ia::spans_sites(ia::partial_holders(*where, group_by(plan, id)))) return std::nullopt;
+    if (!ia::groups_span_sites(*where, group_by(plan, id))) return std::nullopt;
     auto moved = emit_shuffle(plan, *partial, on, rule);
     if (!moved) return std::nullopt;
     return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);
