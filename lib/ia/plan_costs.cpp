@@ -125,16 +125,26 @@ std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::H
     return sig;
 }
 
+// Where node n's tuples are: traced for Unknown, else from its placement (memoized).
+std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
+                                        const CostCache::Holders& sites, CostCache::Memo& memo) {
+    if (n.placement.kind() == Placement::Kind::Unknown)
+        return std::make_shared<const SiteMap>(traced_sites(plan, n, sites));
+    auto& placed = memo.placed[std::to_string(n.origin) + " " + n.placement.str()];
+    if (!placed)
+        placed = std::make_shared<const SiteMap>(
+            holders(plan.origin(n.id).keys, n.placement, plan.sites()));
+    return placed;
+}
+
 CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
-                                 const CostCache::Holders& sites) {
+                                 const CostCache::Holders& sites, CostCache::Memo& memo) {
     const int S = plan.sites();
     const Node& origin = plan.origin(n.id);
     const std::size_t tile_bytes = origin.type.tile_bytes();
     NodeCost cost;
     cost.annotated = true;
-    auto held = std::make_shared<const SiteMap>(n.placement.kind() == Placement::Kind::Unknown
-                                                    ? traced_sites(plan, n, sites)
-                                                    : holders(origin.keys, n.placement, S));
+    std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo);
     cost.resident = resident_of(*held, tile_bytes, S);
     if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
         // A reduce, not a move: every holder but the home sends its own partial
@@ -171,7 +181,7 @@ PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
         std::string sig = cost_signature(plan, n, cache.holders);
         auto found = cache.memo->entries.find(sig);
         if (found == cache.memo->entries.end())
-            found = cache.memo->entries.emplace(std::move(sig), cost_node(plan, n, cache.holders))
+            found = cache.memo->entries.emplace(std::move(sig), cost_node(plan, n, cache.holders, *cache.memo))
                         .first;
         const auto& [cost, held] = found->second;
         cache.holders.push_back(held);

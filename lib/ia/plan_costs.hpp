@@ -73,6 +73,9 @@ struct CostCache {
             std::shared_ptr<const SiteMap> holders;
         };
         std::map<std::string, Entry> entries;
+        // holders(keys of origin, placement), by "origin placement": the same relation placed
+        // the same way behind different inputs.
+        std::map<std::string, std::shared_ptr<const SiteMap>> placed;
     };
     std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };
