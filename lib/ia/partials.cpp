@@ -1,6 +1,7 @@
 #include "ia/partials.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -11,14 +12,18 @@ namespace tra::ia {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
 
 // The one site of `key` under a placement that must not replicate.
 Site home_of(const Key& key, const Placement& to, int sites) {
     if (to.kind() != Placement::Kind::Part &&
         !(to.kind() == Placement::Kind::Grid && !to.replicated()))
-        fail("partials can only be reduced to one site per group (Part or an unreplicated Grid), "
-             "not to " + to.str());
+        fail(
+            "partials can only be reduced to one site per group (Part or an unreplicated Grid), "
+            "not to " +
+            to.str());
     return to.home(key, sites);
 }
 
@@ -54,6 +59,21 @@ bool spans_sites(const SiteMap& partials) {
                        [](const auto& entry) { return entry.second.size() > 1; });
 }
 
+bool groups_span_sites(const SiteMap& input, const KeyPositions& by) {
+    std::map<Key, Site> first_site;  // group -> a site holding one of its tuples
+    for (const auto& [key, held] : input) {
+        Key group;
+        for (std::size_t p : by) {
+            if (p >= key.size())
+                fail("group-by position " + std::to_string(p) + " is outside key " + key.str());
+            group.push_back(key[p]);
+        }
+        for (Site s : held)
+            if (first_site.emplace(group, s).first->second != s) return true;
+    }
+    return false;
+}
+
 std::int64_t partial_count(const SiteMap& partials) {
     std::int64_t n = 0;
     for (const auto& [group, sites] : partials) n += static_cast<std::int64_t>(sites.size());
@@ -70,7 +90,7 @@ Transfer exact_reduce(const SiteMap& partials, std::size_t key_arity, std::size_
                  " positions, expected " + std::to_string(key_arity));
         const Site home = home_of(group, to, sites);
         for (Site sender : held) {
-            index(sender, sites);                           // validate
+            index(sender, sites);                          // validate
             if (sender != home) tally.copy(sender, home);  // the home's own partial stays
         }
     }

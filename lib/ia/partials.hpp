@@ -36,6 +36,10 @@ SiteMap partial_holders(const SiteMap& input, const KeyPositions& by);
 // aggregate, and the exchange moves nothing that a plain local aggregate would not keep).
 bool spans_sites(const SiteMap& partials);
 
+// spans_sites(partial_holders(input, by)), stopping at the first group found on two sites: the
+// search asks it of every aggregate candidate.
+bool groups_span_sites(const SiteMap& input, const KeyPositions& by);
+
 // Number of partials, sum over groups of |holders(g)|: the size of the partial relation.
 std::int64_t partial_count(const SiteMap& partials);
 

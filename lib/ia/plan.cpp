@@ -34,15 +34,24 @@ std::string input_list(const IaNode& n) {
 
 std::string op_name(IaOp op) {
     switch (op) {
-        case IaOp::Input: return "input";
-        case IaOp::Bcast: return "bcast";
-        case IaOp::Shuffle: return "shuffle";
-        case IaOp::LocalJoin: return "local_join";
-        case IaOp::LocalAggregate: return "local_aggregate";
-        case IaOp::LocalFilter: return "local_filter";
-        case IaOp::Map: return "map";
-        case IaOp::Grid: return "grid";
-        case IaOp::PartialAggregate: return "partial_aggregate";
+        case IaOp::Input:
+            return "input";
+        case IaOp::Bcast:
+            return "bcast";
+        case IaOp::Shuffle:
+            return "shuffle";
+        case IaOp::LocalJoin:
+            return "local_join";
+        case IaOp::LocalAggregate:
+            return "local_aggregate";
+        case IaOp::LocalFilter:
+            return "local_filter";
+        case IaOp::Map:
+            return "map";
+        case IaOp::Grid:
+            return "grid";
+        case IaOp::PartialAggregate:
+            return "partial_aggregate";
     }
     return "?";
 }
@@ -54,6 +63,7 @@ std::string IaNode::str() const {
 
 Plan::Plan(const Program& program, int sites) : program_(&program), sites_(sites) {
     if (sites < 1) throw Error("site count must be at least 1, got " + std::to_string(sites));
+    for (std::size_t i = 0; i < program.nodes.size(); ++i) results_.push_back(std::nullopt);
 }
 
 IaNodeId Plan::add(IaNode node) {
@@ -73,10 +83,23 @@ IaNodeId Plan::add(IaNode node) {
     return nodes_.back().id;
 }
 
+void Plan::set_result(NodeId tra, IaNodeId ia) {
+    if (tra >= results_.size())
+        throw Error("IA node #" + std::to_string(ia) + " is the result of no TRA node " +
+                        std::to_string(tra),
+                    {}, ErrorKind::Failed);
+    results_.mutable_at(tra) = ia;
+}
+
 std::optional<IaNodeId> Plan::result(NodeId tra) const {
-    auto it = results_.find(tra);
-    if (it == results_.end()) return std::nullopt;
-    return it->second;
+    return tra < results_.size() ? results_[tra] : std::nullopt;
+}
+
+std::map<NodeId, IaNodeId> Plan::results() const {
+    std::map<NodeId, IaNodeId> out;
+    for (NodeId tra = 0; tra < results_.size(); ++tra)
+        if (results_[tra]) out.emplace(tra, *results_[tra]);
+    return out;
 }
 
 KeyPositions Plan::aggregate_by(const IaNode& n) const {
@@ -101,8 +124,8 @@ KeyPositions Plan::aggregate_by(const IaNode& n) const {
             return by;
         }
     }
-    throw Error("IA node #" + std::to_string(n.id) + " is not a local aggregate with a group-by", {},
-                ErrorKind::Failed);
+    throw Error("IA node #" + std::to_string(n.id) + " is not a local aggregate with a group-by",
+                {}, ErrorKind::Failed);
 }
 
 bool Plan::holds_partials(IaNodeId id) const {

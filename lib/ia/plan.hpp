@@ -24,10 +24,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ia/persistent_vector.hpp"
 #include "ia/placement.hpp"
 #include "ia/transfer.hpp"
 #include "tra/program.hpp"
@@ -37,7 +39,15 @@ namespace tra::ia {
 using IaNodeId = std::size_t;
 
 enum class IaOp {
-    Input, Bcast, Shuffle, LocalJoin, LocalAggregate, LocalFilter, Map, Grid, PartialAggregate
+    Input,
+    Bcast,
+    Shuffle,
+    LocalJoin,
+    LocalAggregate,
+    LocalFilter,
+    Map,
+    Grid,
+    PartialAggregate
 };
 
 // "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map", "grid".
@@ -56,21 +66,24 @@ struct NodeCost {
                                          // aggregated size as the paper does (plan_costs.hpp)
     std::vector<std::int64_t> resident;  // per site: tile bytes of this node's output
     std::int64_t flops = 0;              // summed over sites (replicated work counts per copy)
+    // Where the output's tuples are (traced through maps and partial aggregates when the
+    // placement is Unknown): what the search's strategies ask of a costed node.
+    std::shared_ptr<const SiteMap> sites;
 };
 
 struct IaNode {
     IaNodeId id = 0;
     IaOp op = IaOp::Input;
     std::vector<IaNodeId> inputs;
-    NodeId origin = 0;                   // the TRA node whose relation this node produces
+    NodeId origin = 0;  // the TRA node whose relation this node produces
     // The TRA operator a local op or map applies (the origin's op: JoinOp, AggregateOp, ConcatOp
     // for a concat's aggregate, FilterOp, RekeyOp, TransformOp, TileOp); InputOp for inputs;
     // empty for enforcers, which apply none.
     std::optional<Operator> logical;
-    KeyPositions shuffle_dims;           // Shuffle: the ordered Part dims it produces
-    int map_arity = 1;                   // Map: output tuples per input tuple (tile: pieces)
-    Placement placement;                 // where the output lives
-    std::vector<std::string> rules;      // rules that produced the node; "compile" initially
+    KeyPositions shuffle_dims;       // Shuffle: the ordered Part dims it produces
+    int map_arity = 1;               // Map: output tuples per input tuple (tile: pieces)
+    Placement placement;             // where the output lives
+    std::vector<std::string> rules;  // rules that produced the node; "compile" initially
     NodeCost cost;
 
     // "#3 shuffle[0, 2] <- #2 (origin 4) : Part[0, 2]" -- without names; Plan::str has them.
@@ -78,7 +91,7 @@ struct IaNode {
 };
 
 class Plan {
-public:
+  public:
     Plan(const Program& program, int sites);
 
     const Program& program() const { return *program_; }
@@ -87,18 +100,19 @@ public:
     // Appends `node`, giving it the next id; inputs must already exist. Returns the id.
     IaNodeId add(IaNode node);
     const IaNode& node(IaNodeId id) const { return nodes_.at(id); }
-    IaNode& node(IaNodeId id) { return nodes_.at(id); }
-    const std::vector<IaNode>& nodes() const { return nodes_; }
-    std::vector<IaNode>& nodes() { return nodes_; }
+    // Copies of a plan share their nodes (the search copies partial plans per candidate), so
+    // changing a node is explicit: it unshares that one node.
+    IaNode& mutable_node(IaNodeId id) { return nodes_.mutable_at(id); }
+    const PersistentVector<IaNode>& nodes() const { return nodes_; }
     std::size_t size() const { return nodes_.size(); }
 
     // The TRA node an IA node's relation belongs to.
     const Node& origin(IaNodeId id) const { return program_->node(nodes_.at(id).origin); }
 
     // The IA node holding the final relation of a TRA node (after its enforcers, if any).
-    void set_result(NodeId tra, IaNodeId ia) { results_[tra] = ia; }
+    void set_result(NodeId tra, IaNodeId ia);
     std::optional<IaNodeId> result(NodeId tra) const;
-    const std::map<NodeId, IaNodeId>& results() const { return results_; }
+    std::map<NodeId, IaNodeId> results() const;
 
     // The group-by positions of a local or partial aggregate: AggregateOp.by, or for a concat
     // every key position of its input but key_dim; for a local aggregate combining partials
@@ -115,11 +129,11 @@ public:
     // One line per node: "#3 shuffle[0, 2] AB <- #2 : Part[0, 2]".
     std::string str() const;
 
-private:
+  private:
     const Program* program_;
     int sites_;
-    std::vector<IaNode> nodes_;
-    std::map<NodeId, IaNodeId> results_;
+    PersistentVector<IaNode> nodes_;
+    PersistentVector<std::optional<IaNodeId>> results_;  // indexed by TRA node
 };
 
 }  // namespace tra::ia

@@ -1,6 +1,7 @@
 #include "ia/plan_costs.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <variant>
@@ -15,7 +16,9 @@ namespace tra::ia {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw Error(message, {}, ErrorKind::Failed); }
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
 
 // Einsum: "ik,kj->ij" -> 2 * i*k*j when some label is summed (a contraction); 0 otherwise,
 // since an elementwise einsum does one operation per element, not a multiply-add.
@@ -74,11 +77,13 @@ SiteMap traced_sites(const Plan& plan, const IaNode& n, const CostCache::Holders
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
     for (const auto& [k, s] : map)
-        for (Site site : s) r.at(static_cast<std::size_t>(site)) += static_cast<std::int64_t>(tile_bytes);
+        for (Site site : s)
+            r.at(static_cast<std::size_t>(site)) += static_cast<std::int64_t>(tile_bytes);
     return r;
 }
 
-std::int64_t node_flops(const Plan& plan, const IaNode& n) {
+std::int64_t node_flops(const Plan& plan, const IaNode& n,
+                        const std::vector<std::int64_t>& resident) {
     if (n.op != IaOp::LocalJoin || !n.logical) return 0;
     const auto* join = std::get_if<JoinOp>(&*n.logical);
     if (!join) return 0;
@@ -87,7 +92,7 @@ std::int64_t node_flops(const Plan& plan, const IaNode& n) {
     // One kernel call per output tuple copy: every site where a matching pair meets computes it.
     std::int64_t copies = 0;
     auto tile_bytes = static_cast<std::int64_t>(plan.origin(n.id).type.tile_bytes());
-    for (std::int64_t bytes : n.cost.resident) copies += tile_bytes ? bytes / tile_bytes : 0;
+    for (std::int64_t bytes : resident) copies += tile_bytes ? bytes / tile_bytes : 0;
     return per_pair * copies;
 }
 
@@ -107,56 +112,105 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
     return 2 * m * n * k;
 }
 
-PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
+namespace {
+
+// What a node's cost and holders depend on: its op, relation and placement, whether it moves
+// partials, and where its inputs' tuples are (each traced SiteMap is one shared object, so its
+// address identifies it). Two nodes with the same signature cost the same.
+std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
+    std::string sig = std::to_string(static_cast<int>(n.op)) + " " + std::to_string(n.origin) +
+                      " " + n.placement.str();
+    if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) sig += " partials";
+    for (IaNodeId in : n.inputs)
+        sig += " " + std::to_string(reinterpret_cast<std::uintptr_t>(sites.at(in).get()));
+    return sig;
+}
+
+// Where node n's tuples are: traced for Unknown, else from its placement (memoized).
+std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
+                                        const CostCache::Holders& sites, CostCache::Memo& memo) {
+    if (n.placement.kind() == Placement::Kind::Unknown)
+        return std::make_shared<const SiteMap>(traced_sites(plan, n, sites));
+    auto& placed = memo.placed[std::to_string(n.origin) + " " + n.placement.str()];
+    if (!placed)
+        placed = std::make_shared<const SiteMap>(
+            holders(plan.origin(n.id).keys, n.placement, plan.sites()));
+    return placed;
+}
+
+CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
+                                 const CostCache::Holders& sites, CostCache::Memo& memo) {
     const int S = plan.sites();
+    const Node& origin = plan.origin(n.id);
+    const std::size_t tile_bytes = origin.type.tile_bytes();
+    NodeCost cost;
+    cost.annotated = true;
+    std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo);
+    cost.resident = resident_of(*held, tile_bytes, S);
+    if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
+        // A reduce, not a move: every holder but the home sends its own partial
+        // (ia/partials.hpp). Paper model: the partial relation's floats, one count per
+        // partial; the paper itself charges the aggregated relation (paper_floats_aggregated).
+        const SiteMap& partials = *sites.at(n.inputs.at(0));
+        cost.transfer = exact_reduce(partials, origin.type.key_arity, tile_bytes, n.placement, S);
+        cost.resident = reduced_resident(partials, tile_bytes, n.placement, S);
+        const std::int64_t elements = origin.type.bound.product();
+        cost.paper_floats = paper_shuffle_cost(paper_floats(partial_count(partials), elements));
+        cost.paper_floats_aggregated =
+            paper_shuffle_cost(paper_floats(static_cast<std::int64_t>(origin.tuples()), elements));
+    } else if (is_enforcer(n.op)) {
+        cost.transfer = exact_transfer(*sites.at(n.inputs.at(0)), origin.type.key_arity, tile_bytes,
+                                       n.placement, S);
+        double f =
+            paper_floats(static_cast<std::int64_t>(origin.tuples()), origin.type.bound.product());
+        cost.paper_floats = n.op == IaOp::Bcast  ? paper_bcast_cost(f, S)
+                            : n.op == IaOp::Grid ? paper_grid_cost(f, n.placement)
+                                                 : paper_shuffle_cost(f);
+        cost.paper_floats_aggregated = cost.paper_floats;
+    }
+    cost.flops = node_flops(plan, n, cost.resident);
+    cost.sites = held;
+    return {std::move(cost), std::move(held)};
+}
+
+}  // namespace
+
+PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
     PlanTotals totals;
     for (IaNodeId id = cache.holders.size(); id < plan.size(); ++id) {
-        IaNode& n = plan.node(id);
-        const Node& origin = plan.origin(n.id);
-        const std::size_t tile_bytes = origin.type.tile_bytes();
-        NodeCost cost;
-        cost.annotated = true;
-        auto held = std::make_shared<SiteMap>(n.placement.kind() == Placement::Kind::Unknown
-                                                  ? traced_sites(plan, n, cache.holders)
-                                                  : holders(origin.keys, n.placement, S));
-        cost.resident = resident_of(*held, tile_bytes, S);
-        if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
-            // A reduce, not a move: every holder but the home sends its own partial
-            // (ia/partials.hpp). Paper model: the partial relation's floats, one count per
-            // partial; the paper itself charges the aggregated relation (paper_floats_aggregated).
-            const SiteMap& partials = *cache.holders.at(n.inputs.at(0));
-            cost.transfer =
-                exact_reduce(partials, origin.type.key_arity, tile_bytes, n.placement, S);
-            cost.resident = reduced_resident(partials, tile_bytes, n.placement, S);
-            const std::int64_t elements = origin.type.bound.product();
-            cost.paper_floats = paper_shuffle_cost(paper_floats(partial_count(partials), elements));
-            cost.paper_floats_aggregated = paper_shuffle_cost(
-                paper_floats(static_cast<std::int64_t>(origin.tuples()), elements));
-        } else if (is_enforcer(n.op)) {
-            cost.transfer = exact_transfer(*cache.holders.at(n.inputs.at(0)), origin.type.key_arity,
-                                           tile_bytes, n.placement, S);
-            double f = paper_floats(static_cast<std::int64_t>(origin.tuples()),
-                                    origin.type.bound.product());
-            cost.paper_floats = n.op == IaOp::Bcast  ? paper_bcast_cost(f, S)
-                                : n.op == IaOp::Grid ? paper_grid_cost(f, n.placement)
-                                                     : paper_shuffle_cost(f);
-            cost.paper_floats_aggregated = cost.paper_floats;
-        }
-        cache.holders.push_back(std::move(held));
-        n.cost = std::move(cost);
-        n.cost.flops = node_flops(plan, n);
-        totals.payload_bytes += n.cost.transfer.payload_bytes;
-        totals.overhead_bytes += n.cost.transfer.overhead_bytes;
-        totals.paper_floats += n.cost.paper_floats;
-        totals.paper_floats_aggregated += n.cost.paper_floats_aggregated;
-        totals.flops += n.cost.flops;
+        const IaNode& n = plan.node(id);
+        std::string sig = cost_signature(plan, n, cache.holders);
+        auto found = cache.memo->entries.find(sig);
+        if (found == cache.memo->entries.end())
+            found = cache.memo->entries.emplace(std::move(sig), cost_node(plan, n, cache.holders, *cache.memo))
+                        .first;
+        const auto& [cost, held] = found->second;
+        cache.holders.push_back(held);
+        totals.payload_bytes += cost.transfer.payload_bytes;
+        totals.overhead_bytes += cost.transfer.overhead_bytes;
+        totals.paper_floats += cost.paper_floats;
+        totals.paper_floats_aggregated += cost.paper_floats_aggregated;
+        totals.flops += cost.flops;
+        plan.mutable_node(id).cost = cost;
     }
     return totals;
 }
 
 PlanTotals annotate_costs(Plan& plan) {
     CostCache cache;
-    PlanTotals totals = annotate_new_costs(plan, cache);
+    return annotate_costs(plan, cache);
+}
+
+PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
+    annotate_new_costs(plan, cache);
+    PlanTotals totals;
+    for (const IaNode& n : plan.nodes()) {
+        totals.payload_bytes += n.cost.transfer.payload_bytes;
+        totals.overhead_bytes += n.cost.transfer.overhead_bytes;
+        totals.paper_floats += n.cost.paper_floats;
+        totals.paper_floats_aggregated += n.cost.paper_floats_aggregated;
+        totals.flops += n.cost.flops;
+    }
 
     // Resident outputs plus exchange buffers, per site (ia/peak_memory.hpp).
     totals.peak_per_site = peak_per_site(plan);

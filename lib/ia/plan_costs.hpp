@@ -18,10 +18,13 @@
 // tuple's site, so the output's SiteMap is the input's with the key function applied. This lets
 // a bcast or shuffle after a rekey be costed exactly instead of refused.
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/index_vector.hpp"
+#include "ia/persistent_vector.hpp"
 #include "ia/plan.hpp"
 #include "kernels/kernel.hpp"
 
@@ -55,11 +58,30 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
 PlanTotals annotate_costs(Plan& plan);
 
 // What incremental costing remembers: where the tuples of every costed node are, shared so
-// that copies of a partial plan (the search's beam) copy pointers, not maps.
+// that copies of a partial plan (the search's beam) share them instead of copying maps.
 struct CostCache {
-    using Holders = std::vector<std::shared_ptr<const SiteMap>>;
+    using Holders = PersistentVector<std::shared_ptr<const SiteMap>>;
     Holders holders;  // one per node already costed, in plan order
+
+    // Every node costed through any copy of this cache, by what its cost depends on (op,
+    // relation, placement, its inputs' holders): partial plans that share a prefix, or place a
+    // relation the same way, cost a node once. Copies share it.
+    struct Memo {
+        struct Entry {
+            NodeCost cost;
+            std::shared_ptr<const SiteMap> holders;
+        };
+        std::map<std::string, Entry> entries;
+        // holders(keys of origin, placement), by "origin placement": the same relation placed
+        // the same way behind different inputs.
+        std::map<std::string, std::shared_ptr<const SiteMap>> placed;
+    };
+    std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };
+
+// The same, costing only the nodes `cache` has not seen (a partial plan costed incrementally
+// while it was built); the totals and the peak are over the whole plan.
+PlanTotals annotate_costs(Plan& plan, CostCache& cache);
 
 // Costs only the nodes added since `cache` was last used (nodes before them keep their
 // NodeCost) and returns the sum of the new nodes' transfer, paper floats and flops; the peak is

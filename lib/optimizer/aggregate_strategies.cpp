@@ -1,6 +1,7 @@
 #include "optimizer/aggregate_strategies.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <variant>
 
@@ -16,7 +17,9 @@ using ia::Plan;
 
 namespace {
 
-const Node& tra_node(const Plan& plan, NodeId id) { return plan.program().node(id); }
+const Node& tra_node(const Plan& plan, NodeId id) {
+    return plan.program().node(id);
+}
 const KeyPositions& group_by(const Plan& plan, NodeId id) {
     return std::get<AggregateOp>(tra_node(plan, id).op).by;
 }
@@ -57,9 +60,13 @@ std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& 
     auto partial = emit_node(plan, IaOp::PartialAggregate, id, {in}, rule, tra_node(plan, id).op);
     if (!partial) return std::nullopt;  // the input may hold a tuple on several sites
     // Worth a node only when some group really is on several sites (exact keys, not frontier).
+    // A costed input (the search costs each prefix before extending it) knows where its
+    // tuples are; the partial aggregate's validity says the input's placement is not Unknown.
     const auto& input = plan.node(in);
-    auto where = ia::holders(plan.origin(in).keys, input.placement, plan.sites());
-    if (!ia::spans_sites(ia::partial_holders(where, group_by(plan, id)))) return std::nullopt;
+    auto where = input.cost.sites ? input.cost.sites
+                                  : std::make_shared<const ia::SiteMap>(ia::holders(
+                                        plan.origin(in).keys, input.placement, plan.sites()));
+    if (!ia::groups_span_sites(*where, group_by(plan, id))) return std::nullopt;
     auto moved = emit_shuffle(plan, *partial, on, rule);
     if (!moved) return std::nullopt;
     return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);

@@ -15,10 +15,9 @@ using ia::IaOp;
 using ia::Placement;
 using ia::Plan;
 
-std::optional<IaNodeId> emit_node(Plan& plan, IaOp op, NodeId origin,
-                                  std::vector<IaNodeId> inputs, const std::string& rule,
-                                  std::optional<Operator> logical, KeyPositions shuffle_dims,
-                                  int map_arity) {
+std::optional<IaNodeId> emit_node(Plan& plan, IaOp op, NodeId origin, std::vector<IaNodeId> inputs,
+                                  const std::string& rule, std::optional<Operator> logical,
+                                  KeyPositions shuffle_dims, int map_arity) {
     IaNode n;
     n.op = op;
     n.origin = origin;
@@ -41,12 +40,14 @@ namespace {
 // node records every rule that asked for it.
 std::optional<IaNodeId> existing_enforcer(Plan& plan, IaOp op, IaNodeId in,
                                           const KeyPositions& dims, const std::string& rule) {
-    for (ia::IaNode& n : plan.nodes()) {
-        if (n.op != op || n.inputs != std::vector<IaNodeId>{in} || n.shuffle_dims != dims)
+    // An enforcer follows its input, so the search starts there, not at the plan's start.
+    for (IaNodeId id = in + 1; id < plan.size(); ++id) {
+        const ia::IaNode& n = plan.node(id);
+        if (n.op != op || n.inputs.size() != 1 || n.inputs[0] != in || n.shuffle_dims != dims)
             continue;
         if (std::find(n.rules.begin(), n.rules.end(), rule) == n.rules.end())
-            n.rules.push_back(rule);
-        return n.id;
+            plan.mutable_node(id).rules.push_back(rule);
+        return id;
     }
     return std::nullopt;
 }
@@ -108,8 +109,7 @@ IaNodeId emit_table1(Plan& plan, NodeId id) {
                 return must(emit_node(plan, IaOp::LocalFilter, id, {in}, "table1", node.op));
             } else if constexpr (std::is_same_v<T, ConcatOp>) {
                 KeyPositions rest;
-                for (std::size_t p = 0; p < plan.program().node(node.inputs[0]).type.key_arity;
-                     ++p)
+                for (std::size_t p = 0; p < plan.program().node(node.inputs[0]).type.key_arity; ++p)
                     if (p != op.key_dim) rest.push_back(p);
                 IaNodeId moved = must(emit_shuffle(plan, in, rest, "table1"));
                 return must(emit_node(plan, IaOp::LocalAggregate, id, {moved}, "table1", node.op));

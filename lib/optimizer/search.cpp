@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <variant>
 
@@ -39,8 +40,22 @@ bool cheaper(const ia::PlanTotals& a, const std::string& an, const ia::PlanTotal
            std::tie(b.payload_bytes, b.paper_floats, bn);
 }
 
+// Whether a1 + a2 < b1 + b2 as strings, without building either.
+bool joined_less(std::string_view a1, std::string_view a2, std::string_view b1,
+                 std::string_view b2) {
+    for (;;) {
+        if (a1.empty()) std::swap(a1, a2);
+        if (b1.empty()) std::swap(b1, b2);
+        if (a1.empty() || b1.empty()) return a1.empty() && !b1.empty();
+        const std::size_t n = std::min(a1.size(), b1.size());
+        if (int c = a1.substr(0, n).compare(b1.substr(0, n)); c != 0) return c < 0;
+        a1.remove_prefix(n);
+        b1.remove_prefix(n);
+    }
+}
+
 class Searcher {
-public:
+  public:
     Searcher(const Program& program, int sites, const SearchOptions& options)
         : program_(program), sites_(sites), options_(options) {
         for (NodeId id = 0; id < program.nodes.size(); ++id)
@@ -56,8 +71,10 @@ public:
         greedy_ = bound > static_cast<double>(options_.max_combinations);
         if (greedy_)
             beam();
-        else
-            walk(0, State{Plan(program_, sites_), {}, {}, {}, {}});
+        else {
+            State empty{Plan(program_, sites_), {}, {}, {}, {}};
+            walk(0, empty);
+        }
         check_pins_applied();
         std::vector<RankedPlan> out;
         for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
@@ -68,7 +85,7 @@ public:
         return out;
     }
 
-private:
+  private:
     struct Candidate {
         RankedPlan ranked;
         std::string inputs;  // where inputs started: breaks ties between same-named plans
@@ -87,8 +104,7 @@ private:
     void check_inputs() const {
         for (const auto& [id, placement] : options_.input_placements) {
             if (id >= program_.nodes.size() ||
-                !std::holds_alternative<InputOp>(program_.node(id).op) ||
-                !program_.node(id).needed)
+                !std::holds_alternative<InputOp>(program_.node(id).op) || !program_.node(id).needed)
                 throw Error("a starting placement is given for node " + std::to_string(id) +
                             ", which is not a needed input of the program");
             if (placement.kind() == Placement::Kind::Unknown)
@@ -133,12 +149,14 @@ private:
         }
     }
 
-    // A partial plan: the choices made so far for order_[0..i).
+    // A partial plan: the choices made so far for order_[0..i). Copied once per candidate
+    // extension, so every member copies in time independent of the plan's size, or (the
+    // name) in a single memcpy.
     struct State {
-        Plan plan;
-        std::vector<std::string> parts;
+        Plan plan;         // shares its nodes with the plan it was copied from
+        std::string name;  // "NODE=strategy" so far, comma separated
         std::string inputs;
-        ia::CostCache cache;    // beam only: where the costed nodes' tuples are
+        ia::CostCache cache;    // where the costed nodes' tuples are; the memo is shared
         ia::PlanTotals so_far;  // beam only: transfer of the nodes costed so far
     };
 
@@ -177,7 +195,7 @@ private:
             auto pin = pinned_.find(id);
             if (pin != pinned_.end() && pin->second != s.name) continue;
             next.plan.set_result(id, *r);
-            next.parts.push_back(node.name + "=" + s.name);
+            next.name += (next.name.empty() ? "" : ",") + node.name + "=" + s.name;
             out.push_back(std::move(next));
         }
         return out;
@@ -201,35 +219,45 @@ private:
                 e.so_far.paper_floats += added.paper_floats;
             }
             if (next.size() > options_.beam_width) {
-                std::vector<std::pair<std::string, std::size_t>> order;
-                for (std::size_t k = 0; k < next.size(); ++k)
-                    order.emplace_back(join_names(next[k].parts, ",") + next[k].inputs, k);
-                std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-                    return cheaper(next[a.second].so_far, a.first, next[b.second].so_far, b.first);
+                // The tie-break is name + inputs, compared without building it: names grow
+                // with the plan, and building one per candidate made each step linear in it.
+                std::vector<std::size_t> order(next.size());
+                for (std::size_t k = 0; k < next.size(); ++k) order[k] = k;
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    const State &x = next[a], &y = next[b];
+                    auto cost = [](const State& s) {
+                        return std::tie(s.so_far.payload_bytes, s.so_far.paper_floats);
+                    };
+                    if (cost(x) != cost(y)) return cost(x) < cost(y);
+                    return joined_less(x.name, x.inputs, y.name, y.inputs);
                 });
                 std::vector<State> kept;
                 for (std::size_t k = 0; k < options_.beam_width; ++k)
-                    kept.push_back(std::move(next[order[k].second]));
+                    kept.push_back(std::move(next[order[k]]));
                 next = std::move(kept);
             }
             states = std::move(next);
         }
-        for (State& s : states) finish(std::move(s.plan), s.parts, s.inputs);
+        for (State& s : states) finish(std::move(s));
     }
 
-    // Exhaustive enumeration, depth first.
-    void walk(std::size_t i, const State& state) {
-        if (i == order_.size()) return finish(state.plan, state.parts, state.inputs);
-        for (const State& next : expand(state, i)) walk(i + 1, next);
+    // Exhaustive enumeration, depth first. Each prefix is costed once, before its extensions
+    // copy it.
+    void walk(std::size_t i, State& state) {
+        ia::annotate_new_costs(state.plan, state.cache);
+        if (i == order_.size()) return finish(std::move(state));
+        for (State& next : expand(state, i)) walk(i + 1, next);
     }
 
-    void finish(Plan plan, const std::vector<std::string>& parts, const std::string& inputs) {
+    void finish(State state) {
+        Plan& plan = state.plan;
+        const std::string& inputs = state.inputs;
         ia::validate(plan);  // strategies only emit validated nodes; this guards the whole
-        ia::PlanTotals totals = ia::annotate_costs(plan);
-        std::string name = parts.empty() ? std::string("table1") : join_names(parts, ",");
+        ia::PlanTotals totals = ia::annotate_costs(plan, state.cache);
+        std::string name = state.name.empty() ? std::string("table1") : state.name;
         auto it = best_.find(name);
-        if (it != best_.end() && !cheaper(totals, inputs, it->second.ranked.totals,
-                                          it->second.inputs))
+        if (it != best_.end() &&
+            !cheaper(totals, inputs, it->second.ranked.totals, it->second.inputs))
             return;
         Candidate c{RankedPlan{name, std::move(plan), std::move(totals)}, inputs};
         if (it != best_.end())

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "program_fixtures.hpp"
 #include "core/error.hpp"
 #include "ia/initial_plan.hpp"
 #include "ia/placement.hpp"
@@ -12,6 +11,7 @@
 #include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/plan_validator.hpp"
+#include "program_fixtures.hpp"
 #include "tra/program_builder.hpp"
 
 using namespace tra;
@@ -22,7 +22,6 @@ namespace {
 
 using tra::testing::at;
 using tra::testing::generated;
-
 
 // C = A B with A, B 8x8 in 2x2 tiles: 4x4 tuples each, 32-byte tiles.
 Program matmul_program() {
@@ -55,8 +54,8 @@ TEST_CASE("compile: matmul is bcast + local join, shuffle + local aggregate", "[
     Program prog = matmul_program();
     for (int S : {2, 3}) {
         Plan plan = compile_initial(prog, S);
-        CHECK(ops(plan) == Strings{"input:A", "input:B", "bcast:A", "local_join:AB",
-                                   "shuffle:AB", "local_aggregate:C"});
+        CHECK(ops(plan) == Strings{"input:A", "input:B", "bcast:A", "local_join:AB", "shuffle:AB",
+                                   "local_aggregate:C"});
         CHECK(placements(plan) ==
               Strings{"Part[0]", "Part[0]", "All", "Part[1]", "Part[0, 2]", "Part[0, 1]"});
         CHECK(plan.node(2).inputs == std::vector<IaNodeId>{0});
@@ -139,7 +138,7 @@ TEST_CASE("compile: caller-given input placements are free and change the costs"
     opt.input_placements[*prog.find("B")] = Placement::part({1});
     Plan plan = compile_initial(prog, 3, opt);
     annotate_costs(plan);
-    CHECK(plan.node(2).cost.transfer.total_bytes() == 0);  // bcast of an All relation
+    CHECK(plan.node(2).cost.transfer.total_bytes() == 0);   // bcast of an All relation
     CHECK(plan.node(3).placement == Placement::part({2}));  // B's column on output pos 2
     CHECK(plan.node(4).cost.paper_floats == Approx(256));
     opt.input_placements[*prog.find("B")] = Placement::unknown();
@@ -159,8 +158,8 @@ TEST_CASE("compile: diag(X + Y) placements, Unknown after the rekey", "[plan][co
     Plan plan = compile_initial(prog, 3);
     CHECK(ops(plan) == Strings{"input:X", "input:Y", "bcast:X", "local_join:S", "local_filter:D",
                                "map:M", "map:G"});
-    CHECK(placements(plan) == Strings{"Part[0]", "Part[0]", "All", "Part[0]", "Part[0]",
-                                      "Unknown", "Unknown"});
+    CHECK(placements(plan) ==
+          Strings{"Part[0]", "Part[0]", "All", "Part[0]", "Part[0]", "Unknown", "Unknown"});
     CHECK_NOTHROW(validate(plan));  // tuple-wise ops are valid over Unknown
     PlanTotals t = annotate_costs(plan);
     // The rekeyed diagonal stays where it was: (i, i) on i mod 3 -> (i) on i mod 3.
@@ -178,8 +177,8 @@ TEST_CASE("compile: a join after a rekey shuffles its right operand", "[plan][co
     b.add_output("AT", "out.h5", "/AT", at("out"));
     Program prog = b.finish();
     Plan plan = compile_initial(prog, 2);
-    CHECK(ops(plan) == Strings{"input:A", "input:B", "map:T", "bcast:A", "shuffle:T",
-                               "local_join:AT"});
+    CHECK(ops(plan) ==
+          Strings{"input:A", "input:B", "map:T", "bcast:A", "shuffle:T", "local_join:AT"});
     CHECK(plan.node(4).placement == Placement::part({0}));
     annotate_costs(plan);
     // T = B^T keyed (j, i) sits on i mod 2 (B's Part[0]); Part[0] of T wants j mod 2.
@@ -190,7 +189,7 @@ TEST_CASE("compile: concat is shuffle on the other key positions + local aggrega
           "[plan][compile]") {
     ProgramBuilder b("c", DType::F64);
     b.add_input("A", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_tile("H", "A", 1, 1, at("H"));   // (i, j, p), tiles [2, 1]
+    b.add_tile("H", "A", 1, 1, at("H"));    // (i, j, p), tiles [2, 1]
     b.add_concat("C", "H", 2, 1, at("C"));  // back to (i, j), tiles [2, 2]
     b.add_output("C", "out.h5", "/C", at("out"));
     Program prog = b.finish();
@@ -260,7 +259,7 @@ TEST_CASE("validator: rejects hand-made invalid plans with the node, origin and 
         plan.add(input(B, Placement::part({0})));
         plan.add(local(IaOp::LocalJoin, AB, {0, 1}, Placement::part({1})));
         CHECK_NOTHROW(validate(plan));
-        plan.nodes()[1].placement = Placement::unknown();
+        plan.mutable_node(1).placement = Placement::unknown();
         CHECK_THROWS_WITH(validate(plan), Catch::Contains("IA node #1 (input producing 'B')"));
     }
     SECTION("a grid needing more sites than S") {
@@ -277,7 +276,8 @@ TEST_CASE("validator: rejects hand-made invalid plans with the node, origin and 
         bc.inputs = {0};
         bc.placement = Placement::part({0});
         plan.add(bc);
-        CHECK_THROWS_WITH(validate(plan), Catch::Contains("claims placement Part[0] but produces All"));
+        CHECK_THROWS_WITH(validate(plan),
+                          Catch::Contains("claims placement Part[0] but produces All"));
     }
     SECTION("an enforcer moving another relation") {
         Plan plan(prog, 2);
@@ -324,8 +324,9 @@ TEST_CASE("validator: a local aggregate after a rekey (Unknown) is rejected", "[
     s.logical = prog.node(2).op;
     s.placement = Placement::part({0});
     plan.add(s);
-    CHECK_THROWS_WITH(validate(plan), Catch::Contains("IA node #2 (local_aggregate producing 'S')") &&
-                                          Catch::Contains("Unknown"));
+    CHECK_THROWS_WITH(validate(plan),
+                      Catch::Contains("IA node #2 (local_aggregate producing 'S')") &&
+                          Catch::Contains("Unknown"));
     // The initial compile shuffles first, so its plan is valid.
     Plan compiled = compile_initial(prog, 2);
     CHECK(ops(compiled) == Strings{"input:A", "map:T", "shuffle:T", "local_aggregate:S"});

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "program_fixtures.hpp"
 #include "core/error.hpp"
 #include "ia/partials.hpp"
 #include "ia/placement.hpp"
@@ -18,6 +17,7 @@
 #include "optimizer/emit.hpp"
 #include "optimizer/search.hpp"
 #include "optimizer/strategy.hpp"
+#include "program_fixtures.hpp"
 #include "temp_dir.hpp"
 #include "tra/program_builder.hpp"
 #include "workflow/plan_file.hpp"
@@ -32,7 +32,6 @@ namespace {
 
 using tra::testing::at;
 using tra::testing::generated;
-
 
 constexpr std::int64_t kTile = 32;  // 2x2 f64
 
@@ -200,6 +199,27 @@ TEST_CASE("preagg: exact_reduce on a hand-made set of partials", "[preagg]") {
     CHECK(partial_holders(in, {0}) == SiteMap{{Key{0}, {0, 2}}, {Key{1}, {1}}});
 }
 
+TEST_CASE("preagg: groups_span_sites agrees with spans_sites of the partials", "[preagg]") {
+    SiteMap in = {{Key{0, 5}, {2}}, {Key{0, 6}, {0}}, {Key{0, 7}, {2}}, {Key{1, 5}, {1}}};
+    CHECK(groups_span_sites(in, {0}));           // group 0 on sites 0 and 2
+    CHECK_FALSE(groups_span_sites(in, {0, 1}));  // every group is one tuple
+    CHECK_FALSE(groups_span_sites({{Key{0, 1}, {1}}, {Key{0, 2}, {1}}}, {0}));
+    CHECK(groups_span_sites({{Key{0, 1}, {0, 1}}}, {0}));  // one replicated tuple
+    CHECK_FALSE(groups_span_sites({}, {0}));
+    CHECK_THROWS(groups_span_sites(in, {2}));
+    // Every placement of a 4x3 box on S = 1..4, grouped on each position and on both.
+    KeySet keys;
+    for (std::int64_t i = 0; i < 4; ++i)
+        for (std::int64_t j = 0; j < 3; ++j) keys.insert(Key{i, j});
+    for (int S = 1; S <= 4; ++S)
+        for (const Placement& p : {Placement::part({0}), Placement::part({1}),
+                                   Placement::part({1, 0}), Placement::all()}) {
+            SiteMap where = holders(keys, p, S);
+            for (const KeyPositions& by : {KeyPositions{0}, KeyPositions{1}, KeyPositions{0, 1}})
+                CHECK(groups_span_sites(where, by) == spans_sites(partial_holders(where, by)));
+        }
+}
+
 TEST_CASE("preagg: not offered when no group spans sites", "[preagg]") {
     // K = 1: every AB tuple of Part[1] is on site 0, so each group is whole there.
     Program p = matmul(2, 1, 3);
@@ -217,8 +237,7 @@ TEST_CASE("preagg: the validator's rules for partials", "[preagg]") {
         IaNodeId x = emit_input(plan, a, Placement::part({1}));
         IaNodeId y = emit_input(plan, b, Placement::part({0}));
         IaNodeId j = *emit_node(plan, IaOp::LocalJoin, ab, {x, y}, "t", p.node(ab).op);
-        if (ab_start.kind() == Placement::Kind::All)
-            j = *emit_bcast(plan, j, "t");
+        if (ab_start.kind() == Placement::Kind::All) j = *emit_bcast(plan, j, "t");
         auto add = [&](IaOp op, NodeId origin, std::vector<IaNodeId> in, KeyPositions dims) {
             IaNode n;
             n.op = op;
@@ -242,31 +261,35 @@ TEST_CASE("preagg: the validator's rules for partials", "[preagg]") {
         add(IaOp::LocalAggregate, c, {add(IaOp::Shuffle, c, {pa}, {0, 1})}, {});
     })));
     // Over All every site would fold every tuple: S times the sum.
-    rejects(build(Placement::all(), [&](Plan&, IaNodeId j, auto add) {
-                add(IaOp::PartialAggregate, c, {j}, {});
-            }),
+    rejects(build(Placement::all(),
+                  [&](Plan&, IaNodeId j, auto add) { add(IaOp::PartialAggregate, c, {j}, {}); }),
             "needs each tuple on exactly one site");
     // Combining before the partials are together.
-    rejects(build(Placement::part({1}), [&](Plan&, IaNodeId j, auto add) {
-                add(IaOp::LocalAggregate, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {});
-            }),
+    rejects(build(Placement::part({1}),
+                  [&](Plan&, IaNodeId j, auto add) {
+                      add(IaOp::LocalAggregate, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {});
+                  }),
             "Unknown");
     // Partials are not the relation: no bcast, no join, no second shuffle.
-    rejects(build(Placement::part({1}), [&](Plan&, IaNodeId j, auto add) {
-                add(IaOp::Bcast, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {});
-            }),
+    rejects(build(Placement::part({1}),
+                  [&](Plan&, IaNodeId j, auto add) {
+                      add(IaOp::Bcast, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {});
+                  }),
             "holds partial results");
-    rejects(build(Placement::part({1}), [&](Plan&, IaNodeId j, auto add) {
-                IaNodeId s = add(IaOp::Shuffle, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {0});
-                add(IaOp::Shuffle, c, {s}, {1});
-            }),
+    rejects(build(Placement::part({1}),
+                  [&](Plan&, IaNodeId j, auto add) {
+                      IaNodeId s =
+                          add(IaOp::Shuffle, c, {add(IaOp::PartialAggregate, c, {j}, {})}, {0});
+                      add(IaOp::Shuffle, c, {s}, {1});
+                  }),
             "shuffle them once");
     // A local aggregate reading its own relation that is not partials.
-    rejects(build(Placement::part({1}), [&](Plan&, IaNodeId j, auto add) {
-                IaNodeId moved = add(IaOp::Shuffle, ab, {j}, {0, 2});
-                IaNodeId done = add(IaOp::LocalAggregate, c, {moved}, {});
-                add(IaOp::LocalAggregate, c, {done}, {});
-            }),
+    rejects(build(Placement::part({1}),
+                  [&](Plan&, IaNodeId j, auto add) {
+                      IaNodeId moved = add(IaOp::Shuffle, ab, {j}, {0, 2});
+                      IaNodeId done = add(IaOp::LocalAggregate, c, {moved}, {});
+                      add(IaOp::LocalAggregate, c, {done}, {});
+                  }),
             "is neither");
 }
 
@@ -296,9 +319,9 @@ TEST_CASE("aggregate shuffle on a subset of the group keys", "[preagg]") {
         for (const auto& s : strategies) out.push_back(s.name);
         return out;
     };
-    CHECK(list(strategies_for(agg)) ==
-          std::vector<std::string>{"shuffle", "shuffle[0]", "shuffle[2]", "preagg", "preagg[0]",
-                                   "preagg[2]", "local"});
+    CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "shuffle[0]",
+                                                                "shuffle[2]", "preagg", "preagg[0]",
+                                                                "preagg[2]", "local"});
     agg.by = {1};
     CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "preagg", "local"});
     // Pins name the subset variants.
@@ -352,17 +375,17 @@ TEST_CASE("shared enforcers: one bcast of W for two joins, charged once", "[prea
 
 TEST_CASE("preagg: a plan file round trip keeps the three nodes", "[preagg]") {
     testing::TempDir dir("preagg");
-    const std::string wf = dir.write(
-        "mm.yaml",
-        "name: mm\n"
-        "inputs:\n"
-        "  A: {shape: [6, 8], tile: [2, 2], generate: {uniform: [-1, 1], seed: 1}}\n"
-        "  B: {shape: [8, 10], tile: [2, 2], generate: {uniform: [-1, 1], seed: 2}}\n"
-        "program:\n"
-        "  - AB: {join: [A, B], on: [[1], [0]], kernel: matmul}\n"
-        "  - C:  {aggregate: AB, by: [0, 2], kernel: add}\n"
-        "outputs:\n"
-        "  C: {file: out/C.h5}\n");
+    const std::string wf =
+        dir.write("mm.yaml",
+                  "name: mm\n"
+                  "inputs:\n"
+                  "  A: {shape: [6, 8], tile: [2, 2], generate: {uniform: [-1, 1], seed: 1}}\n"
+                  "  B: {shape: [8, 10], tile: [2, 2], generate: {uniform: [-1, 1], seed: 2}}\n"
+                  "program:\n"
+                  "  - AB: {join: [A, B], on: [[1], [0]], kernel: matmul}\n"
+                  "  - C:  {aggregate: AB, by: [0, 2], kernel: add}\n"
+                  "outputs:\n"
+                  "  C: {file: out/C.h5}\n");
     const Program p = workflow::load_workflow(wf);
     SearchOptions o = cmm_inputs(p);
     o.pins = {{"AB", "local"}, {"C", "preagg[2]"}};

@@ -24,7 +24,7 @@ for wf in plans/paper/*.yaml; do
     ops=$("$tra" validate "$wf" | grep -c '^[A-Za-z_]' || true)
     printf '%-32s %10s %12s\n' "$(basename "$wf")" "$((ops - 2))" "$(median_ms "$tra" plan "$wf" --top 1)"
 done
-for layers in 1 2 4 8; do
+for layers in 1 2 4 8 24; do
     /usr/bin/python3 tools/bench/gen_stack.py "$layers" > "$work/stack$layers.yaml"
     ops=$("$tra" validate "$work/stack$layers.yaml" | grep -c '^[A-Za-z_]' || true)
     printf '%-32s %10s %12s\n' "stack, $layers layers" "$((ops - 2))" \
