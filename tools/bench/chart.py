@@ -16,7 +16,7 @@ def write_chart(rows, png):
     with open(data, "w") as f:
         f.write("case " + " ".join(m for m, _ in METHODS) + "\n")
         for r in rows:
-            label = "%s/%dr" % (r["case"], r["ranks"])
+            label = "%s/%dr" % (r["case"], r["ranks"]) + ("/t%d" % r["tile"] if r["tile"] else "")
             values = [r["methods"].get(m, {}).get("gflops") for m, _ in METHODS]
             f.write('"%s" ' % label + " ".join("%.2f" % v if v else "NaN" for v in values) + "\n")
     plots = ", ".join("'%s' using %d:xtic(1) title '%s'" % (data, i + 2, title)
