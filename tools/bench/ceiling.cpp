@@ -52,8 +52,10 @@ int main(int argc, char** argv) {
     int all_ok = 0;
     MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        if (!all_ok) std::fprintf(stderr, "bench_ceiling: wrong product\n");
-        else std::printf("{\"seconds\": [%s]}\n", times.c_str());
+        if (!all_ok)
+            std::fprintf(stderr, "bench_ceiling: wrong product\n");
+        else
+            std::printf("{\"seconds\": [%s]}\n", times.c_str());
     }
     MPI_Finalize();
     return all_ok || rank != 0 ? 0 : 1;

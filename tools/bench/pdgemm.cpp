@@ -37,8 +37,8 @@ struct Local {
     std::vector<double> data;
 };
 
-Local distribute(int m, int n, int nb, int context, int grid_rows, int grid_cols, int row,
-                 int col, double (*element)(std::int64_t, std::int64_t)) {
+Local distribute(int m, int n, int nb, int context, int grid_rows, int grid_cols, int row, int col,
+                 double (*element)(std::int64_t, std::int64_t)) {
     const int zero = 0;
     Local l;
     l.rows = numroc_(&m, &nb, &row, &zero, &grid_rows);
@@ -102,8 +102,10 @@ int main(int argc, char** argv) {
     int all_ok = 0;
     MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        if (!all_ok) std::fprintf(stderr, "bench_pdgemm: wrong product\n");
-        else std::printf("{\"seconds\": [%s]}\n", times.c_str());
+        if (!all_ok)
+            std::fprintf(stderr, "bench_pdgemm: wrong product\n");
+        else
+            std::printf("{\"seconds\": [%s]}\n", times.c_str());
     }
     Cblacs_gridexit(context);
     MPI_Finalize();

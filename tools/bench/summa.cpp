@@ -89,9 +89,9 @@ int main(int argc, char** argv) {
                 bp = b_panel.data();
             }
             cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(mi),
-                        static_cast<int>(mj), static_cast<int>(nb), 1.0, ap,
-                        static_cast<int>(lda), bp, static_cast<int>(mj), k0 == 0 ? 0.0 : 1.0,
-                        c.data(), static_cast<int>(mj));
+                        static_cast<int>(mj), static_cast<int>(nb), 1.0, ap, static_cast<int>(lda),
+                        bp, static_cast<int>(mj), k0 == 0 ? 0.0 : 1.0, c.data(),
+                        static_cast<int>(mj));
         }
         double mine = MPI_Wtime() - t0, slowest = 0;
         MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -105,8 +105,10 @@ int main(int argc, char** argv) {
     MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Reduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        if (!all_ok) std::fprintf(stderr, "bench_summa: wrong product\n");
-        else std::printf("{\"seconds\": [%s], \"received_bytes\": %lld}\n", times.c_str(), total);
+        if (!all_ok)
+            std::fprintf(stderr, "bench_summa: wrong product\n");
+        else
+            std::printf("{\"seconds\": [%s], \"received_bytes\": %lld}\n", times.c_str(), total);
     }
     MPI_Finalize();
     return all_ok || rank != 0 ? 0 : 1;

@@ -21,6 +21,8 @@ inline double c_element(std::int64_t i, std::int64_t j, std::int64_t K) {
     for (std::int64_t k = 0; k < K; ++k) s += a_element(i, k) * b_element(k, j);
     return s;
 }
-inline bool same(double x, double y) { return std::abs(x - y) <= 1e-9 * (1 + std::abs(y)); }
+inline bool same(double x, double y) {
+    return std::abs(x - y) <= 1e-9 * (1 + std::abs(y));
+}
 
 }  // namespace tra::bench
