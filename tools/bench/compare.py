@@ -252,18 +252,23 @@ def main():
                                           os.getloadavg(), args.repeats))
     print(HEADER)
     rows = []
+
+    def save():  # after every case, so an interrupted run keeps what it measured
+        result = dict(quick=args.quick, cores=runner.cores, repeats=args.repeats,
+                      openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
+                      load_average_end=os.getloadavg(), seconds=time.time() - started, rows=rows)
+        (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
+
     for ranks in ranks_list:
         for case, I, K, J in matmuls:
             rows += measure_matmul(runner, case, (I, K, J), ranks, tiles, blocks, args.repeats,
                                    args.top, work)
+            save()
         square = next(r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square")
         for name in WORKFLOWS:
             rows.append(measure_workflow(runner, name, ranks, args.repeats, args.top, work,
                                          square["methods"]["ceiling"]["gflops"]))
-    result = dict(quick=args.quick, cores=runner.cores, repeats=args.repeats,
-                  openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
-                  load_average_end=os.getloadavg(), seconds=time.time() - started, rows=rows)
-    (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
+            save()
     png = chart.write_chart(rows, out / "bench.png")
     print("wrote %s%s in %.0f s" % (out / "bench.json", " and %s" % png if png else "",
                                     time.time() - started))
