@@ -5,7 +5,7 @@ search and FFNN training step, on 1 and 2 ranks. Prints a table of medians, writ
 PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
-                              [--top N]
+                              [--top N] [--monitor]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
 """
@@ -64,10 +64,10 @@ class Runner:
     def threads(self, ranks):
         return max(1, self.cores // ranks)
 
-    def mpirun(self, ranks, argv, threads=None):
+    def mpirun(self, ranks, argv, threads=None, options=()):
         env = dict(self.env)
         env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads or self.threads(ranks))
-        cmd = ["mpirun", "-n", str(ranks)] + [str(a) for a in argv]
+        cmd = ["mpirun", "-n", str(ranks)] + list(options) + [str(a) for a in argv]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), out.returncode,
@@ -80,12 +80,31 @@ class Runner:
                            threads).strip().splitlines()[-1]
         return json.loads(line)
 
-    def tra_run(self, ranks, workflow, work, plan=1):
+    def tra_run(self, ranks, workflow, work, plan=1, options=()):
         """One `tra run`; its report (the JSON of docs/runtime.md)."""
         report = work / "report.json"
         self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan,
-                            "--report", report, "--out-dir", work / "out", "--force"])
+                            "--report", report, "--out-dir", work / "out", "--force"],
+                    options=options)
         return json.loads(report.read_text())
+
+    def wire_bytes(self, ranks, workflow, work, plan):
+        """Bytes the plan's operators put on the wire, counted by OpenMPI's pml monitoring
+        rather than by tra: every point-to-point byte sent (lines `E` of the profiles) minus
+        the final gather to rank 0 (the report's `write`, not part of the plan)."""
+        prefix = work / "monitor"
+        for old in work.glob("monitor.*.prof"):
+            old.unlink()
+        report = self.tra_run(ranks, workflow, work, plan, options=[
+            "--mca", "pml_monitoring_enable", "1", "--mca", "pml_monitoring_enable_output", "3",
+            "--mca", "pml_monitoring_filename", str(prefix)])
+        sent = 0
+        for prof in work.glob("monitor.*.prof"):
+            for line in prof.read_text().splitlines():
+                if line.startswith("E\t"):
+                    sent += int(line.split("\t")[3].split()[0])
+        write = [op for op in report["operators"] if op["op"] == "write"]
+        return sent - sum(op["measured_bytes"] + op["overhead_bytes"] for op in write)
 
     def plans(self, ranks, workflow, top):
         out = subprocess.run([self.build / "apps/tra", "plan", workflow, "--sites", str(ranks),
@@ -118,7 +137,7 @@ def best_config(run, configs, repeats):
     return statistics.median(result["seconds"]), config, result
 
 
-def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work):
+def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work, monitor):
     I, K, J = shape
     flops = 2.0 * I * K * J
     bound = lower_bound.memory_independent_words(I, J, K, ranks) * 8
@@ -162,6 +181,8 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
                    lower_bound_bytes=bound, methods=dict(methods))
         row["methods"]["tra"], row["tra_plans"] = measure_tra(runner, ranks, wf, work, repeats,
                                                               top, flops)
+        if monitor and ranks > 1:
+            row["methods"]["tra"]["wire_bytes"] = runner.wire_bytes(ranks, wf, work, 1)
         rows.append(row)
         print_row(row)
     return rows
@@ -215,6 +236,8 @@ def print_row(row):
 
     bound = row["lower_bound_bytes"]
     moved = "%.2f" % (m["tra"]["bytes"] / bound) if bound else "-"
+    if "wire_bytes" in m["tra"]:
+        moved += " (pml %.2f)" % (m["tra"]["wire_bytes"] / bound)
     print("%-13s %2d %5s %8.3f %7.1f %9s %-11s %9s %-11s %8s %7s %7s %7s %6s  %s" % (
         row["case"], row["ranks"], row["tile"] or "-", m["tra"]["seconds"], m["tra"]["gflops"],
         sec("scalapack"), conf("scalapack"), sec("summa"), conf("summa"), sec("ceiling"),
@@ -234,6 +257,8 @@ def main():
     ap.add_argument("--ranks", default="1,2", help="rank counts, comma-separated")
     ap.add_argument("--repeats", type=int, help="runs per median (default 3, --quick 1)")
     ap.add_argument("--top", type=int, default=1, help="also time tra's plans 2..N")
+    ap.add_argument("--monitor", action="store_true",
+                    help="count tra's wire bytes with OpenMPI's pml monitoring (one more run)")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     build = pathlib.Path(args.build).resolve()
@@ -262,7 +287,7 @@ def main():
     for ranks in ranks_list:
         for case, I, K, J in matmuls:
             rows += measure_matmul(runner, case, (I, K, J), ranks, tiles, blocks, args.repeats,
-                                   args.top, work)
+                                   args.top, work, args.monitor)
             save()
         square = next(r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square")
         for name in WORKFLOWS:
