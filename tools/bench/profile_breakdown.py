@@ -17,7 +17,8 @@ BUCKETS = [
     ("input generation", lambda d, s: "tra::storage::generate" in s),
     ("hdf5 and file i/o", lambda d, s: "hdf5" in d or re.search(
         r"ext4|folio_from_iter|filemap|vfs_|write_iter|H5", s)),
-    ("mpi (exchange, and polling while a peer is late)", lambda d, s: re.search(r"mpi|open-pal|open-rte|mca_|pmix|vader", d)),
+    ("mpi (exchange, and polling while a peer is late)",
+     lambda d, s: re.search(r"mpi|open-pal|open-rte|mca_|pmix|vader", d)),
     ("first touch (page faults, zeroing)", lambda d, s: re.search(
         r"page_fault|clear_page|do_anonymous_page|alloc_pages|memcg|pte|handle_mm_fault|"
         r"folio|lruvec|rmqueue|get_page_from_freelist|zap_|unmap|free_pages|mmap|brk", s)),
