@@ -1,7 +1,9 @@
 // einsum: a tile-level generalized contraction out[o] = agg over the other labels of
-// join(A[..], B[..]). Plain matrix products (join=mul, agg=add, up to transposes) go to BLAS;
-// everything else runs one odometer over all labels.
+// join(A[..], B[..]). Matrix products (join=mul, agg=add; batched, transposed, or with runs of
+// labels acting as one matrix dimension) go to BLAS; everything else runs one odometer over all
+// labels.
 #include <algorithm>
+#include <optional>
 
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/scalar_ops.hpp"
@@ -42,8 +44,8 @@ Spec parse_spec(const std::string& text) {
     auto check_labels = [&](const std::string& labels, const std::string& what) {
         for (std::size_t i = 0; i < labels.size(); ++i) {
             if (labels[i] < 'a' || labels[i] > 'z')
-                throw bad("labels are single lowercase letters, got '" +
-                          std::string(1, labels[i]) + "'");
+                throw bad("labels are single lowercase letters, got '" + std::string(1, labels[i]) +
+                          "'");
             if (labels.find(labels[i], i + 1) != std::string::npos)
                 throw bad("label '" + std::string(1, labels[i]) + "' repeats in " + what);
         }
@@ -84,9 +86,8 @@ Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const std::string& in = spec.inputs[i];
         if (ops[i].size() != in.size())
-            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " +
-                        ops[i].str() + " but '" + in + "' names " + std::to_string(in.size()) +
-                        " labels");
+            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
+                        " but '" + in + "' names " + std::to_string(in.size()) + " labels");
         for (std::size_t d = 0; d < in.size(); ++d) {
             std::int64_t& e = l.extents[l.names.find(in[d])];
             if (e >= 0 && e != ops[i][d])
@@ -121,7 +122,9 @@ std::vector<std::int64_t> strides_for(const std::string& labels, const Labels& a
 
 struct TakeFirst {
     template <class T>
-    T operator()(T a, T) const { return a; }
+    T operator()(T a, T) const {
+        return a;
+    }
 };
 
 template <class T, class Join, class Agg>
@@ -147,23 +150,71 @@ void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, 
     }
 }
 
-// A plain matrix product up to transposes: "ik,kj->ij", "ki,jk->ji", ... Sets the gemm
-// arguments so out[p][q] = sum_k L'[p][k] R'[k][q].
-bool as_gemm(const Spec& spec, const KernelParams& p, bool& swap, bool& trans_l, bool& trans_r) {
-    if (spec.inputs.size() != 2 || p.join_op != "mul" || p.agg_op != "add") return false;
+// A contraction BLAS can do (join=mul, agg=add): out[b][p][q] = sum_k L[b][p][k] R[b][k][q] up to
+// transposes, where b (batch: labels in both operands and the output), p, q (free labels of one
+// operand each) and k (contracted) are runs of labels, possibly empty, laid out contiguously and
+// in the same order wherever they appear, with b leading everywhere. Then every batch is one
+// gemm on contiguous blocks, transposes folded into the BLAS flags, e.g. "ik,kj->ij",
+// "ki,jk->ji", "bij,bjk->bik", "ijk,kl->ijl", "ne,ne->n" (a row-wise dot, M = N = 1).
+struct GemmShape {
+    bool swap = false;  // the output's rows come from operand 2
+    bool trans_l = false, trans_r = false;
+    std::int64_t batch = 1, m = 1, n = 1, k = 1;
+};
+
+std::optional<GemmShape> as_gemm(const Spec& spec, const KernelParams& p, const Labels& l) {
+    if (spec.inputs.size() != 2 || p.join_op != "mul" || p.agg_op != "add") return std::nullopt;
     const std::string &a = spec.inputs[0], &b = spec.inputs[1], &o = spec.output;
-    if (a.size() != 2 || b.size() != 2 || o.size() != 2) return false;
-    swap = a.find(o[0]) == std::string::npos;
-    const std::string& left = swap ? b : a;
-    const std::string& right = swap ? a : b;
-    if (left.find(o[0]) == std::string::npos || right.find(o[1]) == std::string::npos ||
-        left.find(o[1]) != std::string::npos || right.find(o[0]) != std::string::npos)
-        return false;
-    char k = left[0] == o[0] ? left[1] : left[0];
-    if (right.find(k) == std::string::npos || o.find(k) != std::string::npos) return false;
-    trans_l = left[0] == k;
-    trans_r = right[1] == k;
-    return true;
+    auto in = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
+    for (char c : a + b)  // a label summed inside one operand alone is no matrix product
+        if (!in(o, c) && !(in(a, c) && in(b, c))) return std::nullopt;
+    std::string batch, rows, cols, inner;  // rows: o's free labels from a; cols: from b
+    for (char c : o) (in(a, c) && in(b, c) ? batch : in(a, c) ? rows : cols) += c;
+    for (char c : a)
+        if (!in(o, c)) inner += c;
+    auto starts = [&](const std::string& s) { return s.compare(0, batch.size(), batch) == 0; };
+    if (!starts(a) || !starts(b) || !starts(o)) return std::nullopt;
+    const std::string ra = a.substr(batch.size()), rb = b.substr(batch.size()),
+                      ro = o.substr(batch.size());
+    GemmShape g;
+    if (ro == cols + rows && ro != rows + cols)
+        g.swap = true;
+    else if (ro != rows + cols)
+        return std::nullopt;
+    const std::string& left = g.swap ? rb : ra;
+    const std::string& right = g.swap ? ra : rb;
+    const std::string& p_run = g.swap ? cols : rows;
+    const std::string& q_run = g.swap ? rows : cols;
+    if (left == inner + p_run && left != p_run + inner)
+        g.trans_l = true;
+    else if (left != p_run + inner)
+        return std::nullopt;
+    if (right == q_run + inner && right != inner + q_run)
+        g.trans_r = true;
+    else if (right != inner + q_run)
+        return std::nullopt;
+    auto extent = [&](const std::string& run) {
+        std::int64_t e = 1;
+        for (char c : run) e *= l.extents[l.names.find(c)];
+        return e;
+    };
+    g.batch = extent(batch), g.m = extent(p_run), g.n = extent(q_run), g.k = extent(inner);
+    return g;
+}
+
+template <class T>
+void batched_gemm(const GemmShape& g, const T* left, const T* right, T* out) {
+    for (std::int64_t i = 0; i < g.batch; ++i) {
+        const T* l = left + i * g.m * g.k;
+        const T* r = right + i * g.k * g.n;
+        if (g.m == 1 && g.n == 1) {  // a dot product: BLAS call overhead would dominate
+            T sum = 0;
+            for (std::int64_t j = 0; j < g.k; ++j) sum += l[j] * r[j];
+            out[i] = sum;
+        } else {
+            gemm<T>(g.trans_l, g.trans_r, g.m, g.n, g.k, l, r, out + i * g.m * g.n);
+        }
+    }
 }
 
 Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
@@ -172,16 +223,13 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     std::vector<Shape> shapes = shapes_of(ops);
     Labels l = label_extents(spec, shapes);
     Tile out(d, einsum_shape(spec, shapes));
-    bool swap = false, trans_l = false, trans_r = false;
+    const std::optional<GemmShape> g = as_gemm(spec, p, l);
     visit_dtype(d, [&](auto t) {
         using T = decltype(t);
         T* o = out.data<T>();
-        if (as_gemm(spec, p, swap, trans_l, trans_r)) {
-            const Tile& left = *ops[swap ? 1 : 0];
-            const Tile& right = *ops[swap ? 0 : 1];
-            std::int64_t k = trans_l ? left.shape()[0] : left.shape()[1];
-            gemm<T>(trans_l, trans_r, out.shape()[0], out.shape()[1], k, left.data<T>(),
-                    right.data<T>(), o);
+        if (g) {
+            batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(),
+                            o);
             return;
         }
         std::fill(o, o + out.elements(), static_cast<T>(aggregation_identity(p.agg_op)));
@@ -192,7 +240,8 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         if (b) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
-            with_scalar_op(p.agg_op, [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
+            with_scalar_op(p.agg_op,
+                           [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
         };
         if (b)
             with_scalar_op(p.join_op, run_agg);

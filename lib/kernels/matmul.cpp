@@ -14,8 +14,8 @@ namespace {
 
 blasint blas_extent(std::int64_t x) {
     if (x > std::numeric_limits<blasint>::max())
-        throw Error("matrix extent " + std::to_string(x) + " is too large for BLAS",
-                    {}, ErrorKind::Failed);
+        throw Error("matrix extent " + std::to_string(x) + " is too large for BLAS", {},
+                    ErrorKind::Failed);
     return static_cast<blasint>(x);
 }
 
@@ -69,8 +69,8 @@ Kernel make_product(const Variant& v) {
         Tile out(d, out_shape);
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
-            gemm<T>(v.trans_a, v.trans_b, out_shape[0], out_shape[1], inner,
-                    ops[0]->data<T>(), ops[1]->data<T>(), out.data<T>());
+            gemm<T>(v.trans_a, v.trans_b, out_shape[0], out_shape[1], inner, ops[0]->data<T>(),
+                    ops[1]->data<T>(), out.data<T>());
         });
         return out;
     };
@@ -80,8 +80,8 @@ Kernel make_product(const Variant& v) {
 }  // namespace
 
 template <class T>
-void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-          const T* a, const T* b, T* c) {
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+          const T* b, T* c) {
     if (m == 0 || n == 0) return;
     if (k == 0) {
         std::fill(c, c + m * n, T(0));  // an empty sum; BLAS would be handed lda = 0

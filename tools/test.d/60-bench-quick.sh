@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The benchmark harness end to end at its --quick sizes (docs/benchmarks.md): every baseline and
+# every tra case runs on 1 and 2 ranks and lands in the JSON report. Times are not checked (the
+# machine is shared); that the harness works, and ScaLAPACK is found, is.
+# Usage: tools/test.d/60-bench-quick.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:?usage: 60-bench-quick.sh BUILD_DIR}" && pwd)
+start=$(date +%s)
+echo "== tools/bench/compare.py --quick"
+[ -x "$build/tools/bench/bench_pdgemm" ] ||
+    { echo "bench_pdgemm was not built: is libscalapack-openmpi-dev installed?" >&2; exit 1; }
+out="$build/bench-quick"
+rm -rf "$out"
+nice -n 10 /usr/bin/python3 tools/bench/compare.py --quick --build "$build" --out "$out"
+/usr/bin/python3 - "$out/bench.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+cases = {(r["case"], r["ranks"]) for r in rows}
+assert len(cases) == 14, sorted(cases)  # 3 matrix products and 4 workflows on 1 and 2 ranks
+for r in rows:
+    m = r["methods"]
+    assert m["tra"]["seconds"] > 0, r["case"]
+    if r["case"].startswith("mm-"):
+        assert {"scalapack", "summa", "ceiling"} <= m.keys(), (r["case"], sorted(m))
+        if r["ranks"] > 1:  # no plan moves less than the lower bound
+            assert m["tra"]["bytes"] >= r["lower_bound_bytes"], r
+PY
+echo "== bench quick: ok in $(($(date +%s) - start)) s"
