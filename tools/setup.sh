@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 packages=(cmake g++ make pkg-config libcli11-dev libyaml-cpp-dev libhdf5-openmpi-dev hdf5-tools
-          libopenmpi-dev openmpi-bin libopenblas-dev catch2 python3 python3-numpy python3-h5py)
+          libopenmpi-dev openmpi-bin libopenblas-dev catch2 python3 python3-numpy python3-h5py python3-yaml)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
