@@ -11,7 +11,8 @@ them, and two to six steps drawn from templates that are valid by construction:
               row or column reductions, three-operand chains
   join        element-wise join of two tensors with the same axes (add, sub, mul, max, min),
               or a tile-level matmul join followed by an aggregate over the shared key
-  rekey       the tile-wise transpose (rekey "(i, j) -> (j, i)" then transform transpose)
+  rekey       the tile-wise transpose (rekey "(i, j) -> (j, i)" then transform transpose), or a
+              row-major linearisation of the key, optionally folded by an aggregate by []
   filter      keep tuples by a condition on the column key, then aggregate by the row key
   tile/concat cut every tile along a dimension, optionally transform the pieces, concat back
   transform   relu, tanh, sigmoid, scale(f)
@@ -138,6 +139,22 @@ class Builder:
         self.plain.append(Tensor(name, [a.axes[1], a.axes[0]]))
         return True
 
+    def rekey_aggregate(self):
+        a = self.matrix()
+        if a is None:
+            return False
+        # Row-major linearisation of the key (unique, no holes), then maybe a fold of every tile.
+        columns = self.axes[a.axes[1]][0]
+        flat = self.fresh("L")
+        self.step(flat, 'rekey: %s, key: "(i, j) -> i * %d + j"' % (a.name, columns))
+        if self.rng.random() < 0.5:
+            self.relations.append(flat)
+            return True
+        name = self.fresh("A")
+        self.step(name, "aggregate: %s, by: [], kernel: %s" % (flat, self.rng.choice(["add", "min"])))
+        self.relations.append(name)
+        return True
+
     def filter_aggregate(self):
         a = self.matrix()
         if a is None:
@@ -190,7 +207,7 @@ class Builder:
             self.add_input([rng.randrange(n), rng.randrange(n)])
         templates = [self.einsum_product, self.einsum_product, self.einsum_reduce, self.elementwise,
                      self.join_aggregate, self.transpose, self.filter_aggregate, self.tile_concat,
-                     self.transform]
+                     self.transform, self.rekey_aggregate]
         wanted = rng.randint(2, 6)
         made = 0
         while made < wanted:
