@@ -56,7 +56,8 @@ timeout 120 "$MPIEXEC" -n "$RANKS" "$TRA" run other.plan.yaml --out-dir refused 
 grep -q "made for $other sites" refused.log || { cat refused.log >&2; fail "the refusal does not say why"; }
 [ ! -e refused ] || [ -z "$(find refused -type f)" ] || fail "a refused run wrote files: $(find refused -type f)"
 
-# A plan file made for this site count runs, with the same bytes as the workflow run with it.
+# A plan file made for this site count runs (test_repeat_and_plan_files.sh compares it with the
+# workflow run with that plan).
 make_plan "$RANKS" same.plan.yaml
 run_plan same same.plan.yaml --check
 
