@@ -5,6 +5,7 @@
 
 PY=${TRA_PYTHON:-/usr/bin/python3}
 CHECK_REPORT="$SRC/tools/reference/check_report.py"
+# shellcheck disable=SC2034  # used by the tests that source this file
 SAME_OUTPUTS="$SRC/tools/reference/same_outputs.py"
 
 # OpenMPI's pml monitoring counts every point-to-point byte each rank sends. It is part of
@@ -74,6 +75,17 @@ check_outputs() {
     [ "$written" -gt 0 ] || { cat "$dir.log" >&2; fail "$dir: the run reported no outputs written"; }
 }
 
+# ran_listed_plan DIR NAME EXACT OVERHEAD: the run in DIR ran the plan tra plan lists as NAME,
+# predicting the listed exact bytes and overhead.
+ran_listed_plan() {
+    [ "$(report_field "$1.json" plan)" = "$2" ] ||
+        fail "$1: ran '$(report_field "$1.json" plan)', tra plan lists '$2'"
+    if [ "$(report_field "$1.json" predicted_bytes)" != "$3" ] ||
+        [ "$(report_field "$1.json" predicted_overhead_bytes)" != "$4" ]; then
+        fail "$1: the run predicts other bytes than tra plan lists ($3 + $4)"
+    fi
+}
+
 # run_every_plan NAME WF REFERENCE [ARGS...]: every plan `tra plan --top 10` lists for RANKS
 # sites runs (run_plan, with ARGS); the run picks the listed plan with the listed prediction,
 # and its outputs equal REFERENCE (check_outputs). Prints one line.
@@ -83,11 +95,7 @@ run_every_plan() {
     list_plans "$wf" > "$name.plans"
     while read -r n plan exact overhead; do
         run_plan "$name.p$n" "$wf" --plan "$n" "$@"
-        [ "$(report_field "$name.p$n.json" plan)" = "$plan" ] ||
-            fail "$name: --plan $n ran '$(report_field "$name.p$n.json" plan)', tra plan lists '$plan'"
-        [ "$(report_field "$name.p$n.json" predicted_bytes)" = "$exact" ] &&
-            [ "$(report_field "$name.p$n.json" predicted_overhead_bytes)" = "$overhead" ] ||
-            fail "$name plan $n: the run predicts other bytes than tra plan lists ($exact + $overhead)"
+        ran_listed_plan "$name.p$n" "$plan" "$exact" "$overhead"
         check_outputs "$name.p$n" "$reference"
         count=$((count + 1))
     done < "$name.plans"

@@ -23,7 +23,7 @@ fail() {
 [ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
 [[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
-# shellcheck source=plan_runs.bash
+# shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
@@ -31,10 +31,11 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK"
 
-workflows=$(cd "$SRC/plans/paper/scaled" && ls ./*.yaml | sed 's|^\./||; s|\.yaml$||')
-[ -n "$workflows" ] || fail "no workflows in plans/paper/scaled"
-for name in $workflows; do
-    wf="$SRC/plans/paper/scaled/$name.yaml"
+shopt -s nullglob
+workflows=("$SRC"/plans/paper/scaled/*.yaml)
+[ "${#workflows[@]}" -gt 0 ] || fail "no workflows in plans/paper/scaled"
+for wf in "${workflows[@]}"; do
+    name=$(basename "$wf" .yaml)
     rc=0
     timeout 300 "$TRA" run "$wf" --reference --out-dir "$name.ref" > "$name.ref.log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] || { cat "$name.ref.log" >&2; fail "$name: tra run --reference exited with $rc"; }

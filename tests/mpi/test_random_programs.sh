@@ -35,7 +35,7 @@ command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
 [[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
 [[ "$BASE" =~ ^[0-9]+$ ]] || fail "TRA_RANDOM_SEED must be a non-negative integer, not '$BASE'"
 [[ "$PROGRAMS" =~ ^[0-9]+$ ]] || fail "TRA_RANDOM_PROGRAMS must be a non-negative integer, not '$PROGRAMS'"
-# shellcheck source=plan_runs.bash
+# shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
@@ -55,13 +55,8 @@ for ((i = 0; i < PROGRAMS; i++)); do
     [ "$K" -ge 1 ] || fail "tra plan lists no plans"
     for n in $(printf '%s\n' 1 $((seed % K + 1)) | sort -un); do
         read -r _ plan exact overhead < <(sed -n "${n}p" "r$seed.plans")
-        run_plan "r$seed.p$n" "$wf" --plan "$n" --check ||
-            fail "plan $n"
-        [ "$(report_field "r$seed.p$n.json" plan)" = "$plan" ] ||
-            fail "--plan $n ran '$(report_field "r$seed.p$n.json" plan)', tra plan lists '$plan'"
-        [ "$(report_field "r$seed.p$n.json" predicted_bytes)" = "$exact" ] &&
-            [ "$(report_field "r$seed.p$n.json" predicted_overhead_bytes)" = "$overhead" ] ||
-            fail "plan $n: the run predicts other bytes than tra plan lists ($exact + $overhead)"
+        run_plan "r$seed.p$n" "$wf" --plan "$n" --check
+        ran_listed_plan "r$seed.p$n" "$plan" "$exact" "$overhead"
         runs=$((runs + 1))
     done
     echo "seed $seed: $(grep -c '^  - ' "$wf") steps, $K plans, ok"

@@ -26,7 +26,7 @@ fail() {
 [ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
 [[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
-# shellcheck source=plan_runs.bash
+# shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
