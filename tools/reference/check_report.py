@@ -5,6 +5,9 @@ Usage: check_report.py REPORT.json [--monitoring PREFIX] [--same-bytes OTHER.jso
 
 * Every operator's measured payload and overhead equal its prediction, and so do the totals
   (the totals cover the plan's operators, not the `write` gather; docs/runtime.md).
+* An operator that exchanges nothing (read, local_*, partial_aggregate, map) never holds more
+  than the plan's predicted peak (`predicted_peak_bytes` leaves exchange buffers out, so
+  exchanges and the write gather are not bounded by it).
 * --monitoring PREFIX: OpenMPI's pml monitoring files PREFIX.RANK.prof (one per rank, written by
   `mpiexec --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3
   --mca pml_monitoring_filename PREFIX`). Their `E` lines are the point-to-point bytes the
@@ -18,6 +21,11 @@ Prints one line per problem and exits 1 if there is any.
 import glob
 import json
 import sys
+
+
+# Operators that exchange nothing: their peak is only the tiles resident, which the plan's
+# predicted peak bounds (exchanges add their buffers, which the prediction leaves out).
+LOCAL_OPERATORS = {"read", "local_join", "local_aggregate", "local_filter", "partial_aggregate", "map"}
 
 
 def operator_bytes(report):
@@ -43,6 +51,10 @@ def check_prediction(report):
         if sum(o[key] for o in plan_ops) != total:
             problems.append("%s: the operators sum to %d, the total says %d"
                             % (key, sum(o[key] for o in plan_ops), total))
+    for o in report["operators"]:
+        if o["op"] in LOCAL_OPERATORS and o["peak_bytes"] > report["predicted_peak_bytes"]:
+            problems.append("operator #%d %s: peak %d bytes resident, the plan predicts at most %d"
+                            % (o["id"], o["op"], o["peak_bytes"], report["predicted_peak_bytes"]))
     for key in ("sites", "plan", "seconds", "peak_bytes", "predicted_peak_bytes"):
         if key not in report:
             problems.append("the report has no '%s'" % key)
