@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 packages=(cmake g++ make pkg-config libcli11-dev libyaml-cpp-dev libhdf5-openmpi-dev hdf5-tools
           libopenmpi-dev openmpi-bin libopenblas-dev catch2 python3 python3-numpy python3-h5py
-          libscalapack-openmpi-dev gnuplot-nox)
+          python3-yaml libscalapack-openmpi-dev gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

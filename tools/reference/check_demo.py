@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the README's main job (plans/demo/ffnn.yaml) against numpy, independently of tra.
+"""Checks a run of plans/demo/ffnn.yaml (a 2-layer forward pass) against numpy, without tra.
 
 Usage: /usr/bin/python3 tools/reference/check_demo.py OUT_DIR
 OUT_DIR holds ffnn.h5 written by `tra run` and X.h5, W1.h5, W2.h5 written by `tra gen`.

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The TRA paper's experiments, scaled (plans/paper/scaled/*.yaml), under `mpiexec -n RANKS`: EVERY
+# candidate plan `tra plan --sites RANKS --top 10` lists runs with pml monitoring; its outputs
+# equal the reference evaluator's (`tra run --reference`, run once per workflow instead of
+# `--check` in each of the 10 runs, which would double the cost; tests/cli/test_paper_workflows.sh
+# checks the reference against numpy), and for every operator the measured bytes equal the
+# exact prediction and OpenMPI's independent count (tests/mpi/plan_runs.bash).
+# Usage: bash test_paper_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
+set -euo pipefail
+
+usage="usage: bash test_paper_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
+TRA=${1:?$usage}
+SRC=${2:?$usage}
+WORK=${3:?$usage}
+RANKS=${4:?$usage}
+MPIEXEC=${5:?$usage}
+
+fail() {
+    echo "FAIL (paper_plans, $RANKS ranks): $*" >&2
+    exit 1
+}
+
+[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
+command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
+[[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
+# shellcheck source=tests/mpi/plan_runs.bash
+source "$SRC/tests/mpi/plan_runs.bash"
+require_monitoring
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+
+shopt -s nullglob
+workflows=("$SRC"/plans/paper/scaled/*.yaml)
+[ "${#workflows[@]}" -gt 0 ] || fail "no workflows in plans/paper/scaled"
+for wf in "${workflows[@]}"; do
+    name=$(basename "$wf" .yaml)
+    rc=0
+    timeout 300 "$TRA" run "$wf" --reference --out-dir "$name.ref" > "$name.ref.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$name.ref.log" >&2; fail "$name: tra run --reference exited with $rc"; }
+    run_every_plan "$name" "$wf" "$name.ref"
+    # Each run's outputs are no longer needed once checked: keep the work folder small.
+    rm -rf "$name".p*/ "$name.ref"
+done
+echo "paper_plans: ok ($PLAN_RUNS plan runs on $RANKS ranks)"
