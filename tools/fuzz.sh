@@ -57,7 +57,7 @@ for target in "${targets[@]}"; do
     artifacts="$work/artifacts/$target"
     mkdir -p "$corpus" "$artifacts"
     dirs=("$corpus")
-    for d in "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target" "$seeds/$target"; do
+    for d in "$PWD/tests/fuzz/corpus/$target" "$PWD/tests/fuzz/regressions/$target" "$seeds/$target"; do
         [ -d "$d" ] && dirs+=("$d")
     done
     echo "== fuzzing $target for $seconds s"

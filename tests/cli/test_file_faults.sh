@@ -117,7 +117,7 @@ if [ "$mount_rc" -ne 0 ]; then
     fi
 else
     mounted="$PWD/full"
-    faulty_run disk_full full "full/out/C\.h5" -- run wf.yaml --reference
+    faulty_run disk_full full "full/out/C\.h5.*No space left on device" -- run wf.yaml --reference
     umount full
     mounted=""
 fi
