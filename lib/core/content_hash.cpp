@@ -1,6 +1,7 @@
 #include "core/content_hash.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -25,6 +26,10 @@ std::string content_hash(std::string_view bytes) {
 
 std::string file_content_hash(const std::string& path) {
     // Binary mode: the hash is of the bytes on disk, whatever the platform's newline convention.
+    // A folder opens as a stream but its first read throws std::ios_base::failure (EISDIR).
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw Error("cannot read '" + path + "' to compute its content hash: it is a folder");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot read '" + path + "' to compute its content hash");
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

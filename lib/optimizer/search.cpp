@@ -126,8 +126,10 @@ class Searcher {
                 throw Error("cannot pin '" + node +
                             "': it is not a needed join or aggregate of the program");
             const auto& list = strategies_for(program_.node(*id).op);
-            bool known = std::any_of(list.begin(), list.end(),
-                                     [&](const Strategy& s) { return s.name == strategy; });
+            // Named capture: clang 14 cannot capture a structured binding.
+            bool known = std::any_of(
+                list.begin(), list.end(),
+                [&wanted = strategy](const Strategy& s) { return s.name == wanted; });
             if (!known)
                 throw Error("cannot pin '" + node + "' to '" + strategy + "': the " +
                             operator_name(program_.node(*id).op) + " strategies are " +

@@ -1,6 +1,8 @@
 #include "storage/tensor_file.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "core/error.hpp"
@@ -361,10 +363,15 @@ void DatasetWriter::write_block(const Shape& origin, const Tile& tile) {
 void DatasetWriter::close() {
     detail::silence_hdf5_errors();
     if (!h_) return;
+    // Closing flushes HDF5's cached chunks and metadata; when a write(2) there fails (a full
+    // disk, a quota), HDF5's file driver leaves its errno, which says why.
+    errno = 0;
     const bool dataset_ok = h_->dataset.close();
     const bool file_ok = h_->file.close();
+    const std::string why = errno ? std::string(": ") + std::strerror(errno) : "";
     if (!dataset_ok || !file_ok)
-        throw Error("cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path),
+        throw Error("cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) +
+                        why,
                     {}, ErrorKind::Failed);
 }
 

@@ -1,5 +1,6 @@
 #include "workflow/yaml_fields.hpp"
 
+#include <filesystem>
 #include <fstream>
 
 namespace tra::workflow {
@@ -36,6 +37,10 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& file,
 }  // namespace
 
 YAML::Node load_yaml(const std::string& path) {
+    // A folder opens as a stream but its first read throws std::ios_base::failure (EISDIR).
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw Error("cannot read workflow file '" + path + "': it is a folder");
     std::ifstream in(path);
     if (!in) throw Error("cannot read workflow file '" + path + "'");
     YAML::Node root;

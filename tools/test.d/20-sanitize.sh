@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Stage: the whole CTest suite (unit, CLI, and MPI tests at 1 and 2 ranks) built with clang-14
+# under AddressSanitizer + UndefinedBehaviorSanitizer (-DTRA_SANITIZE=ON, plus -DTRA_FUZZ=ON
+# so that stage 30 reuses this build). Fails on any failing test and on any sanitizer report,
+# even one from a process that was expected to exit non-zero. Only leaks inside MPI and HDF5
+# are suppressed (tools/sanitize/lsan.supp).
+# Usage: bash tools/test.d/20-sanitize.sh MAIN_BUILD_DIR   (builds MAIN_BUILD_DIR-sanitize)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${1:-build}-sanitize"
+
+packages=(clang-14 libclang-rt-14-dev llvm-14)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+    echo "== installing ${missing[*]}"
+    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+start=$SECONDS
+echo "== configuring $build (clang-14, ASan + UBSan)"
+CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTRA_WERROR=ON -DTRA_SANITIZE=ON -DTRA_FUZZ=ON >/dev/null
+logs="$PWD/$build/sanitizer-logs"
+rm -rf "$logs"
+# Test discovery runs the unit binaries at build time, so the settings apply from here on.
+source tools/sanitize/env.sh "$logs"
+cmake --build "$build" -j "$(nproc)"
+echo "== built in $((SECONDS - start)) s; testing (MPI tests at 1 and 2 ranks)"
+rc=0
+(cd "$build" && ctest --output-on-failure -j "$(nproc)" -E '^mpi\..*\.n[34]$') || rc=$?
+reports=$(find "$logs" -type f)
+if [ -n "$reports" ]; then
+    for f in $reports; do echo "== sanitizer report $f"; cat "$f"; done
+    echo "FAIL: the sanitizer build reported problems (above)" >&2
+    exit 1
+fi
+[ "$rc" -eq 0 ] || { echo "FAIL: tests failed under the sanitizers" >&2; exit "$rc"; }
+echo "== sanitizer suite clean in $((SECONDS - start)) s"
