@@ -205,11 +205,10 @@ private:
             (plan.node(n.inputs[0]).replicated || plan.node(n.inputs[1]).replicated))
             n.logical = ia::rmm_local_join(std::get<JoinOp>(node.op), node.type.key_arity);
         // The relation the node holds: an enforcer's is its input's (Plan::add carries it).
-        const std::size_t key_arity =
-            n.replicated ? n.replicated->relation.type.key_arity
-            : ia::is_enforcer(n.op) && n.inputs.size() == 1
-                ? plan.relation(n.inputs[0]).type.key_arity
-                : node.type.key_arity;
+        const Node& held = n.replicated ? n.replicated->relation
+                           : ia::is_enforcer(n.op) && n.inputs.size() == 1
+                               ? plan.relation(n.inputs[0])
+                               : node;
         if (f.has("rules")) n.rules = f.at("rules").as_strings();
 
         if (f.has("placement")) {
@@ -219,10 +218,10 @@ private:
                 fail_at(pf, "bad placement '" + pf.as_string() + "' (expected " +
                                 placement_syntax() + ")");
             for (std::size_t d : p->dims())
-                if (d >= key_arity)
+                if (d >= held.type.key_arity)
                     fail_at(pf, "placement " + p->str() + " uses key position " +
-                                    std::to_string(d) + " but the relation has keys of " +
-                                    std::to_string(key_arity) + " positions");
+                                    std::to_string(d) + " but '" + held.name + "' has keys of " +
+                                    std::to_string(held.type.key_arity) + " positions");
             n.placement = *p;
         } else if (n.op == IaOp::Input) {
             fail_at(f, "an input node needs a placement (where each site reads its tuples)");
