@@ -86,6 +86,13 @@ IaNodeId Plan::add(IaNode node) {
     return nodes_.back().id;
 }
 
+std::shared_ptr<const ReplicatedRelation> Plan::replicated(NodeId origin,
+                                                           const Replication& spec) const {
+    auto& r = (*replications_)[std::to_string(origin) + " " + spec.str()];
+    if (!r) r = replicate_relation(program_->node(origin), spec);
+    return r;
+}
+
 void Plan::set_result(NodeId tra, IaNodeId ia) {
     if (tra >= results_.size())
         throw Error("IA node #" + std::to_string(ia) + " is the result of no TRA node " +

@@ -123,6 +123,12 @@ class Plan {
         return n.replicated ? n.replicated->relation : program_->node(n.origin);
     }
 
+    // TRA node `origin`'s relation replicated by `spec` (replicate_relation), built once and
+    // shared by every copy of this plan: the search copies plans per candidate, and a
+    // replicated key set is m times its source's.
+    std::shared_ptr<const ReplicatedRelation> replicated(NodeId origin,
+                                                         const Replication& spec) const;
+
     // The IA node holding the final relation of a TRA node (after its enforcers, if any).
     void set_result(NodeId tra, IaNodeId ia);
     std::optional<IaNodeId> result(NodeId tra) const;
@@ -148,6 +154,8 @@ class Plan {
     int sites_;
     PersistentVector<IaNode> nodes_;
     PersistentVector<std::optional<IaNodeId>> results_;  // indexed by TRA node
+    using Replications = std::map<std::string, std::shared_ptr<const ReplicatedRelation>>;
+    std::shared_ptr<Replications> replications_ = std::make_shared<Replications>();
 };
 
 }  // namespace tra::ia

@@ -21,12 +21,11 @@ constexpr const char* kRule = "R2-6:rmm";
 // A replication map of the relation IA node `in` holds. Built by hand rather than by
 // emit_node because it carries the replicated relation instead of a logical operator.
 std::optional<IaNodeId> replicate(Plan& plan, IaNodeId in, const ia::Replication& spec) {
-    const Node& source = plan.origin(in);
     IaNode n;
     n.op = IaOp::Map;
     n.origin = plan.node(in).origin;
     n.inputs = {in};
-    n.replicated = ia::replicate_relation(source, spec);
+    n.replicated = plan.replicated(n.origin, spec);
     n.map_arity = static_cast<int>(spec.arity());
     n.rules = {kRule};
     n.id = plan.size();
