@@ -388,3 +388,34 @@ TEST_CASE("rmm: plan files express the replication, round trip and refuse bad ed
     refused("arity: 4, replicate: \"(k0, k1, 0:4)\"", "arity: 2, replicate: \"(k0, k1, 0:4)\"",
             "node #2 (map producing 'A'): replication (k0, k1, 0:4) has arity 4, not 2");
 }
+
+TEST_CASE("rmm: an operand after a rekey (Unknown placement) is traced exactly", "[rmm]") {
+    testing::TempDir dir("rmm_rekey");
+    const std::string wf =
+        dir.write("rk.yaml",
+                  "name: rk\n"
+                  "inputs:\n"
+                  "  A: {shape: [8, 6], tile: [2, 2], generate: {uniform: [-1, 1], seed: 1}}\n"
+                  "  B: {shape: [8, 10], tile: [2, 2], generate: {uniform: [-1, 1], seed: 2}}\n"
+                  "program:\n"
+                  "  - At: {rekey: A, key: \"(i, k) -> (k, i)\"}\n"
+                  "  - T:  {transform: At, kernel: transpose}\n"
+                  "  - AB: {join: [T, B], on: [[1], [0]], kernel: matmul}\n"
+                  "  - C:  {aggregate: AB, by: [0, 2], kernel: add}\n"
+                  "outputs:\n"
+                  "  C: {file: out/C.h5}\n");
+    const Program p = workflow::load_workflow(wf);
+    const int S = 3;
+    SearchOptions o = both_on(p, Placement::part({0}), Placement::part({0}));
+    o.pins["AB"] = "rmm";
+    const RankedPlan r = optimizer::search_plans(p, S, o).at(0);
+    CHECK(r.plan.node(4).placement == Placement::unknown());  // T* after the rekey
+    // T(t0, t1) = A(t1, t0) stays on A's site t1 mod 3; T*(t0, t1, j) with it, then to
+    // h(t0, j). B(b0, j) is on b0 mod 3; B*(t0, b0, j) with it, then to h(t0, j).
+    std::int64_t moved = 0;
+    for (std::int64_t t0 = 0; t0 < 3; ++t0)
+        for (std::int64_t x = 0; x < 4; ++x)  // t1 for T*, b0 for B*: both extent 4
+            for (std::int64_t j = 0; j < 5; ++j)
+                if (part_site({t0, j}, S) != x % S) moved += 2;
+    CHECK(r.totals.payload_bytes == moved * kTile);
+}
