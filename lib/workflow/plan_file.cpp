@@ -2,6 +2,7 @@
 // every node is checked before it enters the ia::Plan (whose own checks are internal
 // invariants, ErrorKind::Failed) and the plan is validated node by node, so each error can be
 // placed at the node's line and column in the file.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -197,7 +198,7 @@ private:
         if (!ia::is_enforcer(n.op) && !replication) n.logical = node.op;
         read_inputs(plan, f, n, node, fail_at);
         if (replication)
-            read_replication(f, n, node, fail_at);
+            read_replication(program, f, n, node, fail_at);
         else
             read_op_arguments(plan, f, n, node, fail_at);
         // A join of replicated relations is the RMM form: it joins on every key position.
@@ -322,7 +323,8 @@ private:
 
     // replicate (a replication map's spec, docs/plan-format.md) and its arity, if given.
     template <typename Fail>
-    static void read_replication(const Field& f, IaNode& n, const Node& node, Fail fail_at) {
+    static void read_replication(const Program& program, const Field& f, IaNode& n,
+                                 const Node& node, Fail fail_at) {
         const Field rf = f.at("replicate");
         const auto spec = parse_replication(rf.as_string());
         if (!spec)
@@ -331,6 +333,16 @@ private:
                             "of '" + node.name + "', 0:N is a new position with N copies)");
         if (auto why = spec->problem(node.type.key_arity))
             fail_at(rf, "bad replication " + spec->str() + " of '" + node.name + "': " + *why);
+        // A join needs copies up to some relation's extent; more would only exhaust memory
+        // before the validator could say so.
+        std::int64_t largest = 1;
+        for (const Node& other : program.nodes)
+            for (std::int64_t e : other.frontier.values()) largest = std::max(largest, e);
+        for (const auto& pos : spec->positions)
+            if (!pos.from && pos.copies > largest)
+                fail_at(rf, "replication " + spec->str() + ": 0:" + std::to_string(pos.copies) +
+                                " exceeds every extent of the workflow's relations (at most " +
+                                std::to_string(largest) + ")");
         n.replicated = ia::replicate_relation(node, *spec);
         n.map_arity = static_cast<int>(spec->arity());
         if (f.has("arity") && f.at("arity").as_int() != spec->arity())

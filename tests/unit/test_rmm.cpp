@@ -385,6 +385,9 @@ TEST_CASE("rmm: plan files express the replication, round trip and refuse bad ed
             "node #2 (map producing 'A'): bad replication (k0, k5, 0:4) of 'A': k5 is outside");
     refused("replicate: \"(k0, k1, 0:4)\"", "replicate: \"(k0, k1, 0..4)\"",
             "node #2 (map producing 'A'): bad replication '(k0, k1, 0..4)'");
+    refused("arity: 4, replicate: \"(k0, k1, 0:4)\"", "replicate: \"(k0, k1, 0:999999999)\"",
+            "node #2 (map producing 'A'): replication (k0, k1, 0:999999999): 0:999999999 exceeds "
+            "every extent of the workflow's relations (at most 4)");
     refused("arity: 4, replicate: \"(k0, k1, 0:4)\"", "arity: 2, replicate: \"(k0, k1, 0:4)\"",
             "node #2 (map producing 'A'): replication (k0, k1, 0:4) has arity 4, not 2");
 }
