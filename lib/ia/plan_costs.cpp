@@ -127,8 +127,8 @@ std::string relation_id(const IaNode& n) {
 // partials, and where its inputs' tuples are (each traced SiteMap is one shared object, so its
 // address identifies it). Two nodes with the same signature cost the same.
 std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
-    std::string sig = std::to_string(static_cast<int>(n.op)) + " " + relation_id(n) + " " +
-                      n.placement.str();
+    std::string sig =
+        std::to_string(static_cast<int>(n.op)) + " " + relation_id(n) + " " + n.placement.str();
     if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) sig += " partials";
     for (IaNodeId in : n.inputs)
         sig += " " + std::to_string(reinterpret_cast<std::uintptr_t>(sites.at(in).get()));

@@ -160,9 +160,9 @@ void compute_locally(const ia::Plan& plan, const IaNode& n, const std::vector<He
         out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
     } else if (n.op == IaOp::LocalJoin) {
         const auto& join = std::get<JoinOp>(logical_of(plan, n));
-        out.tuples =
-            join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
-                        held.at(n.inputs.at(1)).tuples, plan.relation(n.inputs.at(1)).type.key_arity);
+        out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
+                                 held.at(n.inputs.at(1)).tuples,
+                                 plan.relation(n.inputs.at(1)).type.key_arity);
     } else if (n.op == IaOp::LocalAggregate && partial_input) {
         // Combine: fold each group's partials in ascending order of the site computing them.
         const auto& agg = std::get<AggregateOp>(logical_of(plan, n));

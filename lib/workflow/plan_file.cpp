@@ -328,9 +328,9 @@ private:
         const Field rf = f.at("replicate");
         const auto spec = parse_replication(rf.as_string());
         if (!spec)
-            fail_at(rf, "bad replication '" + rf.as_string() +
-                            "' (expected a list such as (k0, k1, 0:4): kN copies key position N "
-                            "of '" + node.name + "', 0:N is a new position with N copies)");
+            fail_at(rf, "bad replication '" + rf.as_string() + "' (expected a list such as " +
+                            "(k0, k1, 0:4): kN copies key position N of '" + node.name +
+                            "', 0:N is a new position with N copies)");
         if (auto why = spec->problem(node.type.key_arity))
             fail_at(rf, "bad replication " + spec->str() + " of '" + node.name + "': " + *why);
         // A join needs copies up to some relation's extent; more would only exhaust memory
@@ -358,8 +358,7 @@ private:
         for (const IaNode& n : plan.nodes()) {
             // Partials are not the relation: the local aggregate combining them computes it.
             // Nor is a replication of it (RMM's A*): the relation was computed before.
-            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate || n.replicated)
-                continue;
+            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate || n.replicated) continue;
             if (auto before = plan.result(n.origin))
                 throw Error(label(n.id, n.op, plan.origin(n.id).name) + ": node #" +
                                 std::to_string(*before) + " already computes '" +
