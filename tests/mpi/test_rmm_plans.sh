@@ -5,7 +5,8 @@
 # evaluator's, measured bytes equal the prediction per operator and per rank) under OpenMPI's
 # pml monitoring (its count equals the report's payload plus overhead; tests/mpi/plan_runs.bash),
 # and its outputs equal the committed numpy references where there are some. A plan file with a
-# replication map, written by `tra plan -o`, runs the same way.
+# replication map, written by `tra plan -o`, runs the same way, and so does a replicated join of
+# a rekeyed operand (Unknown placement: the replicas' sites are traced).
 # Usage: bash test_rmm_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -68,6 +69,23 @@ for wf in plans/examples/matmul plans/examples/ffnn plans/examples/nn_search \
     runs=$((runs + applied))
 done
 [ "$runs" -ge 6 ] || fail "only $runs rmm runs: the strategy applies to fewer joins than expected"
+
+# The left operand after a rekey: its placement is Unknown, so where its replicas are is traced.
+cat > rekeyed.yaml <<'YAML'
+name: rekeyed
+inputs:
+  A: {shape: [8, 6], tile: [2, 2], generate: {uniform: [-1, 1], seed: 1}}
+  B: {shape: [8, 10], tile: [2, 2], generate: {uniform: [-1, 1], seed: 2}}
+program:
+  - At: {rekey: A, key: "(i, k) -> (k, i)"}
+  - T:  {transform: At, kernel: transpose}
+  - AB: {join: [T, B], on: [[1], [0]], kernel: matmul}
+  - C:  {aggregate: AB, by: [0, 2], kernel: add}
+outputs:
+  C: {file: out/C.h5}
+YAML
+run_plan rekeyed rekeyed.yaml --plan "AB=rmm" --check
+runs=$((runs + 1))
 
 # A plan file holding replication maps runs like the plan it was written from.
 "$TRA" plan "$SRC/plans/examples/matmul.yaml" --sites "$RANKS" --plan "AB=rmm" -o rmm.plan.yaml \
