@@ -37,6 +37,7 @@ std::string op_label(const ia::IaNode& n) {
         s += "]";
     }
     if (n.op == ia::IaOp::Map && n.map_arity > 1) s += " x" + std::to_string(n.map_arity);
+    if (n.op == ia::IaOp::Map && n.replicated) s += " " + n.replicated->spec.str();
     return s;
 }
 
@@ -49,7 +50,9 @@ std::string inputs_of(const ia::IaNode& n) {
 // What the node does in TRA terms: the origin's operator for local ops, nothing for enforcers.
 std::string does(const ia::Plan& plan, const ia::IaNode& n) {
     if (ia::is_enforcer(n.op)) return "";
-    return operator_args(plan.origin(n.id).op);
+    if (n.replicated) return "replicate " + n.replicated->spec.str();
+    // The node's own operator: an RMM join applies the TRA join on every key position.
+    return operator_args(n.logical ? *n.logical : plan.origin(n.id).op);
 }
 
 std::int64_t resident_max(const ia::IaNode& n) {
@@ -75,7 +78,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         {"id", "operator", "inputs", "relation", "type", "frontier", "tuples", "placement",
          "paper floats", "exact bytes", "overhead", "resident/site", "rules", "does"}};
     for (const ia::IaNode& n : plan.nodes()) {
-        const Node& o = plan.origin(n.id);
+        const Node& o = plan.relation(n.id);  // A* for a replicated relation
         char paper[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
         rows.push_back({"#" + std::to_string(n.id), op_label(n), inputs_of(n), o.name, o.type.str(),
@@ -107,14 +110,14 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("flops", t.flops);
     j.key("operators").begin_array();
     for (const ia::IaNode& n : plan.nodes()) {
-        const Node& o = plan.origin(n.id);
+        const Node& o = plan.relation(n.id);
         std::vector<std::int64_t> inputs(n.inputs.begin(), n.inputs.end());
         j.begin_object()
             .field("id", n.id)
             .field("op", ia::op_name(n.op))
             .field("inputs", inputs)
-            .field("origin", o.name)
-            .field("tra_op", operator_name(o.op))
+            .field("origin", plan.origin(n.id).name)
+            .field("tra_op", operator_name(plan.origin(n.id).op))
             .field("does", does(plan, n))
             .field("key_arity", o.type.key_arity)
             .field("tile", o.type.bound.values())
@@ -127,6 +130,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
             j.field("dims", dims);
         }
         if (n.op == ia::IaOp::Map) j.field("arity", n.map_arity);
+        if (n.replicated) j.field("replicate", n.replicated->spec.str());
         j.field("paper_floats", n.cost.paper_floats)
             .field("exact_bytes", n.cost.transfer.payload_bytes)
             .field("overhead_bytes", n.cost.transfer.overhead_bytes)
@@ -153,7 +157,7 @@ void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name)
     out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on "
         << plan.sites() << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
     for (const ia::IaNode& n : plan.nodes()) {
-        const Node& o = plan.origin(n.id);
+        const Node& o = plan.relation(n.id);
         std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + "\n" + o.name + " " +
                             o.type.str() + "\n" + n.placement.str();
         if (ia::is_enforcer(n.op))

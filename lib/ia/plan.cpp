@@ -20,6 +20,7 @@ std::string op_label(const IaNode& n) {
     std::string s = op_name(n.op);
     if (n.op == IaOp::Shuffle) s += positions(n.shuffle_dims);
     if (n.op == IaOp::Map && n.map_arity != 1) s += " x" + std::to_string(n.map_arity);
+    if (n.op == IaOp::Map && n.replicated) s += " " + n.replicated->spec.str();
     return s;
 }
 
@@ -79,8 +80,17 @@ IaNodeId Plan::add(IaNode node) {
         throw Error("IA node #" + std::to_string(node.id) + " has no TRA origin " +
                         std::to_string(node.origin),
                     {}, ErrorKind::Failed);
+    if (is_enforcer(node.op) && node.inputs.size() == 1)
+        node.replicated = nodes_.at(node.inputs[0]).replicated;
     nodes_.push_back(std::move(node));
     return nodes_.back().id;
+}
+
+std::shared_ptr<const ReplicatedRelation> Plan::replicated(NodeId origin,
+                                                           const Replication& spec) const {
+    auto& r = (*replications_)[std::to_string(origin) + " " + spec.str()];
+    if (!r) r = replicate_relation(program_->node(origin), spec);
+    return r;
 }
 
 void Plan::set_result(NodeId tra, IaNodeId ia) {
@@ -141,7 +151,7 @@ bool Plan::holds_partials(IaNodeId id) const {
 std::string Plan::str() const {
     std::string s;
     for (const IaNode& n : nodes_)
-        s += "#" + std::to_string(n.id) + " " + op_label(n) + " " + origin(n.id).name +
+        s += "#" + std::to_string(n.id) + " " + op_label(n) + " " + relation(n.id).name +
              input_list(n) + " : " + n.placement.str() + "\n";
     return s;
 }

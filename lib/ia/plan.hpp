@@ -20,7 +20,9 @@
 //                    holds partials, same origin: groups by every key position, folding the
 //                    partials by source site ascending) may consume partials.
 //   local_filter     a TRA filter, tuple by tuple
-//   map              one input tuple -> `map_arity` output tuples: TRA rekey, transform, tile
+//   map              one input tuple -> `map_arity` output tuples: TRA rekey, transform, tile;
+//                    or a replication map (no logical operator, `replicated` set): each tuple
+//                    copied under inserted key positions (ia/replication.hpp), for RMM joins
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -31,6 +33,7 @@
 
 #include "ia/persistent_vector.hpp"
 #include "ia/placement.hpp"
+#include "ia/replication.hpp"
 #include "ia/transfer.hpp"
 #include "tra/program.hpp"
 
@@ -83,6 +86,10 @@ struct IaNode {
     KeyPositions shuffle_dims;       // Shuffle: the ordered Part dims it produces
     int map_arity = 1;               // Map: output tuples per input tuple (tile: pieces)
     Placement placement;             // where the output lives
+    // Set when the output is not the origin's TRA relation but that relation replicated: on a
+    // replication map, and on every enforcer moving its output (Plan::add copies it from the
+    // input). Shared, since it holds the replicated key set.
+    std::shared_ptr<const ReplicatedRelation> replicated;
     std::vector<std::string> rules;  // rules that produced the node; "compile" initially
     NodeCost cost;
 
@@ -97,7 +104,8 @@ class Plan {
     const Program& program() const { return *program_; }
     int sites() const { return sites_; }
 
-    // Appends `node`, giving it the next id; inputs must already exist. Returns the id.
+    // Appends `node`, giving it the next id; inputs must already exist. An enforcer gets its
+    // input's `replicated` relation (it moves that relation). Returns the id.
     IaNodeId add(IaNode node);
     const IaNode& node(IaNodeId id) const { return nodes_.at(id); }
     // Copies of a plan share their nodes (the search copies partial plans per candidate), so
@@ -108,6 +116,18 @@ class Plan {
 
     // The TRA node an IA node's relation belongs to.
     const Node& origin(IaNodeId id) const { return program_->node(nodes_.at(id).origin); }
+    // The relation an IA node's output holds (type, key set, frontier): its origin's, or the
+    // replicated relation after a replication map.
+    const Node& relation(IaNodeId id) const {
+        const IaNode& n = nodes_.at(id);
+        return n.replicated ? n.replicated->relation : program_->node(n.origin);
+    }
+
+    // TRA node `origin`'s relation replicated by `spec` (replicate_relation), built once and
+    // shared by every copy of this plan: the search copies plans per candidate, and a
+    // replicated key set is m times its source's.
+    std::shared_ptr<const ReplicatedRelation> replicated(NodeId origin,
+                                                         const Replication& spec) const;
 
     // The IA node holding the final relation of a TRA node (after its enforcers, if any).
     void set_result(NodeId tra, IaNodeId ia);
@@ -134,6 +154,8 @@ class Plan {
     int sites_;
     PersistentVector<IaNode> nodes_;
     PersistentVector<std::optional<IaNodeId>> results_;  // indexed by TRA node
+    using Replications = std::map<std::string, std::shared_ptr<const ReplicatedRelation>>;
+    std::shared_ptr<Replications> replications_ = std::make_shared<Replications>();
 };
 
 }  // namespace tra::ia

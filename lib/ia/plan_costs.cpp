@@ -10,6 +10,7 @@
 #include "ia/grid_move.hpp"
 #include "ia/partials.hpp"
 #include "ia/peak_memory.hpp"
+#include "ia/replication.hpp"
 #include "ia/transfer.hpp"
 
 namespace tra::ia {
@@ -50,7 +51,8 @@ SiteMap traced_sites(const Plan& plan, const IaNode& n, const CostCache::Holders
         fail("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
              plan.origin(n.id).name + "') are: its placement is Unknown");
     const SiteMap& in = *sites.at(n.inputs[0]);
-    const KeySet& out_keys = plan.origin(n.id).keys;
+    const KeySet& out_keys = plan.relation(n.id).keys;
+    if (n.replicated) return replicated_sites(in, out_keys, n.replicated->spec);
     SiteMap out;
     const auto* rekey = n.logical ? std::get_if<RekeyOp>(&*n.logical) : nullptr;
     if (rekey) {
@@ -87,8 +89,8 @@ std::int64_t node_flops(const Plan& plan, const IaNode& n,
     if (n.op != IaOp::LocalJoin || !n.logical) return 0;
     const auto* join = std::get_if<JoinOp>(&*n.logical);
     if (!join) return 0;
-    std::int64_t per_pair = join_kernel_flops(join->kernel, plan.origin(n.inputs[0]).type.bound,
-                                              plan.origin(n.inputs[1]).type.bound);
+    std::int64_t per_pair = join_kernel_flops(join->kernel, plan.relation(n.inputs[0]).type.bound,
+                                              plan.relation(n.inputs[1]).type.bound);
     // One kernel call per output tuple copy: every site where a matching pair meets computes it.
     std::int64_t copies = 0;
     auto tile_bytes = static_cast<std::int64_t>(plan.origin(n.id).type.tile_bytes());
@@ -114,12 +116,19 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
 
 namespace {
 
+// Which relation a node holds, for memo keys: its origin, and how it is replicated if it is.
+std::string relation_id(const IaNode& n) {
+    std::string id = std::to_string(n.origin);
+    if (n.replicated) id += n.replicated->spec.str();
+    return id;
+}
+
 // What a node's cost and holders depend on: its op, relation and placement, whether it moves
 // partials, and where its inputs' tuples are (each traced SiteMap is one shared object, so its
 // address identifies it). Two nodes with the same signature cost the same.
 std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
-    std::string sig = std::to_string(static_cast<int>(n.op)) + " " + std::to_string(n.origin) +
-                      " " + n.placement.str();
+    std::string sig =
+        std::to_string(static_cast<int>(n.op)) + " " + relation_id(n) + " " + n.placement.str();
     if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) sig += " partials";
     for (IaNodeId in : n.inputs)
         sig += " " + std::to_string(reinterpret_cast<std::uintptr_t>(sites.at(in).get()));
@@ -131,17 +140,17 @@ std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
                                         const CostCache::Holders& sites, CostCache::Memo& memo) {
     if (n.placement.kind() == Placement::Kind::Unknown)
         return std::make_shared<const SiteMap>(traced_sites(plan, n, sites));
-    auto& placed = memo.placed[std::to_string(n.origin) + " " + n.placement.str()];
+    auto& placed = memo.placed[relation_id(n) + " " + n.placement.str()];
     if (!placed)
         placed = std::make_shared<const SiteMap>(
-            holders(plan.origin(n.id).keys, n.placement, plan.sites()));
+            holders(plan.relation(n.id).keys, n.placement, plan.sites()));
     return placed;
 }
 
 CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
                                  const CostCache::Holders& sites, CostCache::Memo& memo) {
     const int S = plan.sites();
-    const Node& origin = plan.origin(n.id);
+    const Node& origin = plan.relation(n.id);
     const std::size_t tile_bytes = origin.type.tile_bytes();
     NodeCost cost;
     cost.annotated = true;

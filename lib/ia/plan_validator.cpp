@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "ia/grid_move.hpp"
+#include "ia/replicated_join.hpp"
 
 namespace tra::ia {
 
@@ -112,6 +113,43 @@ std::optional<std::string> partials_problem(const Plan& plan, const IaNode& n) {
     return std::nullopt;
 }
 
+// A replication map (IaNode::replicated, no logical operator): it copies its origin's own
+// relation, once, by a valid spec; the copies stay on their source's sites.
+PlacementInference replication_placement(const Plan& plan, const IaNode& n) {
+    const IaNode& in = plan.node(n.inputs[0]);
+    if (in.origin != n.origin)
+        return invalid("a replication map copies its origin's relation, but its input #" +
+                       std::to_string(in.id) + " holds '" + plan.origin(in.id).name + "'");
+    if (in.replicated) return invalid("its input is already replicated");
+    const Replication& spec = n.replicated->spec;
+    if (auto why = spec.problem(plan.program().node(n.origin).type.key_arity))
+        return invalid("bad replication " + spec.str() + ": " + *why);
+    if (n.map_arity != spec.arity())
+        return invalid("replication " + spec.str() + " makes " + std::to_string(spec.arity()) +
+                       " copies per tuple, the map says arity " + std::to_string(n.map_arity));
+    return valid(replicated_placement(in.placement, spec));
+}
+
+// A local join reading replicated relations must be exactly the RMM form of its TRA join.
+PlacementInference replicated_join_placement(const Plan& plan, const IaNode& n,
+                                             const JoinOp& applied) {
+    const Node& origin = plan.program().node(n.origin);
+    const auto* op = std::get_if<JoinOp>(&origin.op);
+    if (!op) return invalid("a local join must compute a TRA join");
+    const Program& program = plan.program();
+    const IaNode &l = plan.node(n.inputs[0]), &r = plan.node(n.inputs[1]);
+    if (auto why = rmm_join_problem(*op, program.node(origin.inputs.at(0)),
+                                    program.node(origin.inputs.at(1)), l.replicated.get(),
+                                    r.replicated.get(), applied))
+        return invalid(*why);
+    auto out = join_output_placement(l.placement, applied.left_keys, r.placement,
+                                     applied.right_keys, plan.relation(l.id).type.key_arity);
+    if (!out)
+        return invalid("replicated inputs are not co-located: left " + l.placement.str() +
+                       ", right " + r.placement.str() + " joined on every key position");
+    return valid(*out);
+}
+
 }  // namespace
 
 PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
@@ -123,8 +161,18 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
     auto in_placement = [&](std::size_t i) -> const Placement& {
         return plan.node(n.inputs[i]).placement;
     };
-    if (!is_enforcer(n.op) && !n.logical) return invalid("it has no logical operator");
+    const bool replication = n.op == IaOp::Map && n.replicated;
+    if (n.replicated && !replication && !is_enforcer(n.op))
+        return invalid("only a map (replication) or an enforcer holds a replicated relation");
+    if (!is_enforcer(n.op) && !n.logical && !replication)
+        return invalid("it has no logical operator");
     if (auto why = partials_problem(plan, n)) return invalid(*why);
+    for (IaNodeId in : n.inputs)
+        if (plan.node(in).replicated && !is_enforcer(n.op) && n.op != IaOp::LocalJoin)
+            return invalid("its input #" + std::to_string(in) +
+                           " holds a replicated relation, which only enforcers and the "
+                           "replicated (rmm) join read");
+    if (replication) return replication_placement(plan, n);
     switch (n.op) {
         case IaOp::Input:
             if (n.placement.kind() == Placement::Kind::Unknown)
@@ -132,7 +180,7 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
             return valid(n.placement);
         case IaOp::Bcast: return valid(Placement::all());
         case IaOp::Shuffle: {
-            std::size_t arity = plan.program().node(n.origin).type.key_arity;
+            std::size_t arity = plan.relation(n.inputs[0]).type.key_arity;
             for (std::size_t d : n.shuffle_dims)
                 if (d >= arity)
                     return invalid("shuffle position " + std::to_string(d) +
@@ -142,6 +190,8 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
         case IaOp::LocalJoin: {
             const auto* join = std::get_if<JoinOp>(&*n.logical);
             if (!join) return invalid("a local join must apply a TRA join");
+            if (plan.node(n.inputs[0]).replicated || plan.node(n.inputs[1]).replicated)
+                return replicated_join_placement(plan, n, *join);
             const Placement &l = in_placement(0), &r = in_placement(1);
             auto out = join_output_placement(l, join->left_keys, r, join->right_keys,
                                              plan.origin(n.inputs[0]).type.key_arity);
@@ -168,7 +218,7 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
         case IaOp::Map: return map_placement(in_placement(0), *n.logical);
         case IaOp::Grid: {
             // The target grid is a choice, not derivable from the input: it is stored on the node.
-            auto why = grid_move_problem(n.placement, plan.program().node(n.origin).type.key_arity);
+            auto why = grid_move_problem(n.placement, plan.relation(n.inputs[0]).type.key_arity);
             if (why) return invalid(*why);
             return valid(n.placement);
         }

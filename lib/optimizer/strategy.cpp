@@ -6,6 +6,7 @@
 #include "optimizer/aggregate_strategies.hpp"
 #include "optimizer/emit.hpp"
 #include "optimizer/join_grid.hpp"
+#include "optimizer/join_rmm.hpp"
 
 namespace tra::optimizer {
 
@@ -67,7 +68,7 @@ std::optional<IaNodeId> join_local(Plan& plan, NodeId id) {
 std::vector<Strategy> strategies_for(const Operator& op) {
     static const std::vector<Strategy> joins = {
         {"bcast-left", bcast_left}, {"bcast-right", bcast_right}, {"cmm", cmm},
-        {"local", join_local},      {"grid", join_grid}};
+        {"local", join_local},      {"grid", join_grid},          {"rmm", join_rmm}};
     if (std::holds_alternative<JoinOp>(op)) return joins;
     // Per aggregate: the shuffle variants name its group-by positions.
     if (const auto* agg = std::get_if<AggregateOp>(&op)) return aggregate_strategies(*agg);

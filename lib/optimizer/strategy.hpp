@@ -14,6 +14,9 @@
 //     local        local_join(L, R): the inputs are already co_located (ia/placement.hpp)
 //     grid         SUMMA on a 2-D process grid: L and R moved to replicated Grid placements
 //                  (optimizer/join_grid.hpp); not when both already are there (`local`)
+//     rmm          replication ("3-D"): L and R replicated to the output key by local maps,
+//                  shuffled on its non-join positions, joined on every position
+//                  (optimizer/join_rmm.hpp)
 //   aggregate      shuffle, shuffle[p], preagg (R2-5), preagg[p], local: see
 //                  aggregate_strategies.hpp
 //

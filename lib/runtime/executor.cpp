@@ -12,6 +12,7 @@
 #include "runtime/local_ops.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
+#include "runtime/replication_map.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
@@ -60,7 +61,7 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
     const int S = plan.sites();
     std::vector<ia::SiteMap> sites(plan.size());
     for (const IaNode& n : plan.nodes()) {
-        const Node& origin = plan.origin(n.id);
+        const Node& origin = plan.relation(n.id);
         if (n.placement.kind() != ia::Placement::Kind::Unknown) {
             sites[n.id] = ia::holders(origin.keys, n.placement, S);
             continue;
@@ -74,6 +75,10 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
                  origin.name + "') are: its placement is Unknown");
         const ia::SiteMap& in = sites.at(n.inputs[0]);
         ia::SiteMap& out = sites[n.id];
+        if (n.replicated) {
+            out = ia::replicated_sites(in, origin.keys, n.replicated->spec);
+            continue;
+        }
         const Operator& op = logical_of(plan, n);
         if (const auto* rekey = std::get_if<RekeyOp>(&op)) {
             for (const auto& [k, s] : in) {
@@ -151,11 +156,13 @@ void compute_locally(const ia::Plan& plan, const IaNode& n, const std::vector<He
                      Held& out) {
     const Node& origin = plan.origin(n.id);
     const bool partial_input = plan.holds_partials(n.inputs.at(0));
-    if (n.op == IaOp::LocalJoin) {
+    if (n.replicated) {
+        out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
+    } else if (n.op == IaOp::LocalJoin) {
         const auto& join = std::get<JoinOp>(logical_of(plan, n));
-        out.tuples =
-            join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
-                        held.at(n.inputs.at(1)).tuples, plan.origin(n.inputs.at(1)).type.key_arity);
+        out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
+                                 held.at(n.inputs.at(1)).tuples,
+                                 plan.relation(n.inputs.at(1)).type.key_arity);
     } else if (n.op == IaOp::LocalAggregate && partial_input) {
         // Combine: fold each group's partials in ascending order of the site computing them.
         const auto& agg = std::get<AggregateOp>(logical_of(plan, n));
@@ -236,7 +243,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     std::int64_t moved = 0;
 
     for (const IaNode& n : plan.nodes()) {
-        const Node& origin = plan.origin(n.id);
+        const Node& origin = plan.relation(n.id);
         OperatorRun run;
         run.id = static_cast<std::int64_t>(n.id);
         run.op = n.op == IaOp::Input ? "read" : ia::op_name(n.op);

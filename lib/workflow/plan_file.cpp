@@ -2,6 +2,7 @@
 // every node is checked before it enters the ia::Plan (whose own checks are internal
 // invariants, ErrorKind::Failed) and the plan is validated node by node, so each error can be
 // placed at the node's line and column in the file.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -13,8 +14,10 @@
 #include "core/content_hash.hpp"
 #include "core/error.hpp"
 #include "ia/plan_validator.hpp"
+#include "ia/replicated_join.hpp"
 #include "workflow/placement_text.hpp"
 #include "workflow/plan_file.hpp"
+#include "workflow/replication_text.hpp"
 
 #include "optimizer/logical_rewrites.hpp"
 #include "workflow/yaml_fields.hpp"
@@ -155,8 +158,8 @@ private:
     void add_node(ia::Plan& plan, const Field& f) const {
         const Program& program = plan.program();
         if (!f.is_map()) f.fail("a node is a map such as {id: 0, op: input, origin: A, ...}");
-        f.allow_only({"id", "op", "origin", "inputs", "dims", "arity", "placement", "rules",
-                      "does"});
+        f.allow_only({"id", "op", "origin", "inputs", "dims", "arity", "replicate", "placement",
+                      "rules", "does"});
         IaNode n;
         n.id = plan.size();
         const Field id = f.at("id");
@@ -183,14 +186,30 @@ private:
         // for an aggregate its partial aggregation (R2-5).
         const bool partial = n.op == IaOp::PartialAggregate &&
                              std::holds_alternative<AggregateOp>(node.op);
-        if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op) && !partial)
+        // A replication map copies its origin's relation, whatever computed it (RMM's A*).
+        const bool replication = n.op == IaOp::Map && f.has("replicate");
+        if (f.has("replicate") && !replication)
+            fail_at(f.at("replicate"), "replicate belongs to map nodes only");
+        if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op) && !partial && !replication)
             fail_at(f.at("op"), "'" + origin_name + "' is a TRA " + operator_name(node.op) +
                                     ", which " + ia::op_name(computing_op(node.op)) +
                                     " computes (or bcast/shuffle move), not " +
                                     ia::op_name(n.op));
-        if (!ia::is_enforcer(n.op)) n.logical = node.op;
+        if (!ia::is_enforcer(n.op) && !replication) n.logical = node.op;
         read_inputs(plan, f, n, node, fail_at);
-        read_op_arguments(plan, f, n, node, fail_at);
+        if (replication)
+            read_replication(program, f, n, node, fail_at);
+        else
+            read_op_arguments(plan, f, n, node, fail_at);
+        // A join of replicated relations is the RMM form: it joins on every key position.
+        if (n.op == IaOp::LocalJoin && n.inputs.size() == 2 &&
+            (plan.node(n.inputs[0]).replicated || plan.node(n.inputs[1]).replicated))
+            n.logical = ia::rmm_local_join(std::get<JoinOp>(node.op), node.type.key_arity);
+        // The relation the node holds: an enforcer's is its input's (Plan::add carries it).
+        const Node& held = n.replicated ? n.replicated->relation
+                           : ia::is_enforcer(n.op) && n.inputs.size() == 1
+                               ? plan.relation(n.inputs[0])
+                               : node;
         if (f.has("rules")) n.rules = f.at("rules").as_strings();
 
         if (f.has("placement")) {
@@ -200,10 +219,10 @@ private:
                 fail_at(pf, "bad placement '" + pf.as_string() + "' (expected " +
                                 placement_syntax() + ")");
             for (std::size_t d : p->dims())
-                if (d >= node.type.key_arity)
+                if (d >= held.type.key_arity)
                     fail_at(pf, "placement " + p->str() + " uses key position " +
-                                    std::to_string(d) + " but '" + origin_name + "' has keys of " +
-                                    std::to_string(node.type.key_arity) + " positions");
+                                    std::to_string(d) + " but '" + held.name + "' has keys of " +
+                                    std::to_string(held.type.key_arity) + " positions");
             n.placement = *p;
         } else if (n.op == IaOp::Input) {
             fail_at(f, "an input node needs a placement (where each site reads its tuples)");
@@ -248,7 +267,8 @@ private:
         std::vector<Field> items;
         if (f.has("inputs")) items = f.at("inputs").elements();
         std::vector<NodeId> wanted;
-        if (ia::is_enforcer(n.op) || combines_partials(plan, n, items))
+        if (ia::is_enforcer(n.op) || combines_partials(plan, n, items) ||
+            (n.op == IaOp::Map && f.has("replicate")))
             wanted = {n.origin};
         else if (n.op != IaOp::Input)
             wanted = node.inputs;
@@ -301,13 +321,44 @@ private:
         }
     }
 
+    // replicate (a replication map's spec, docs/plan-format.md) and its arity, if given.
+    template <typename Fail>
+    static void read_replication(const Program& program, const Field& f, IaNode& n,
+                                 const Node& node, Fail fail_at) {
+        const Field rf = f.at("replicate");
+        const auto spec = parse_replication(rf.as_string());
+        if (!spec)
+            fail_at(rf, "bad replication '" + rf.as_string() + "' (expected a list such as " +
+                            "(k0, k1, 0:4): kN copies key position N of '" + node.name +
+                            "', 0:N is a new position with N copies)");
+        if (auto why = spec->problem(node.type.key_arity))
+            fail_at(rf, "bad replication " + spec->str() + " of '" + node.name + "': " + *why);
+        // A join needs copies up to some relation's extent; more would only exhaust memory
+        // before the validator could say so.
+        std::int64_t largest = 1;
+        for (const Node& other : program.nodes)
+            for (std::int64_t e : other.frontier.values()) largest = std::max(largest, e);
+        for (const auto& pos : spec->positions)
+            if (!pos.from && pos.copies > largest)
+                fail_at(rf, "replication " + spec->str() + ": 0:" + std::to_string(pos.copies) +
+                                " exceeds every extent of the workflow's relations (at most " +
+                                std::to_string(largest) + ")");
+        n.replicated = ia::replicate_relation(node, *spec);
+        n.map_arity = static_cast<int>(spec->arity());
+        if (f.has("arity") && f.at("arity").as_int() != spec->arity())
+            fail_at(f.at("arity"), "replication " + spec->str() + " has arity " +
+                                       std::to_string(spec->arity()) + ", not " +
+                                       std::to_string(f.at("arity").as_int()));
+    }
+
     // The node computing each TRA relation is its result (enforcers only move it); every
     // relation the workflow's outputs need must be computed exactly once.
     static void set_results(ia::Plan& plan, const Field& nodes) {
         const std::vector<Field> items = nodes.elements();
         for (const IaNode& n : plan.nodes()) {
             // Partials are not the relation: the local aggregate combining them computes it.
-            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate) continue;
+            // Nor is a replication of it (RMM's A*): the relation was computed before.
+            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate || n.replicated) continue;
             if (auto before = plan.result(n.origin))
                 throw Error(label(n.id, n.op, plan.origin(n.id).name) + ": node #" +
                                 std::to_string(*before) + " already computes '" +

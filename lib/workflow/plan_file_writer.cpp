@@ -91,6 +91,8 @@ std::string node_line(const ia::Plan& plan, const ia::IaNode& n) {
     if (n.op != ia::IaOp::Input) s += ", inputs: " + list(n.inputs);
     if (n.op == ia::IaOp::Shuffle) s += ", dims: " + list(n.shuffle_dims);
     if (n.op == ia::IaOp::Map) s += ", arity: " + std::to_string(n.map_arity);
+    if (n.op == ia::IaOp::Map && n.replicated)
+        s += ", replicate: " + yaml_quoted(n.replicated->spec.str());
     s += ", placement: " + yaml_quoted(n.placement.str());
     std::string rules;
     for (const auto& r : n.rules) rules += (rules.empty() ? "" : ", ") + yaml_quoted(r);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The TRA paper's predicted-cost tables from plan files (plans/paper/README.md is the spec):
 # each of the paper's plans, pinned with --plan and its initial placements, must cost exactly
-# the paper's figure under --cost paper: Table 4 (matrix multiply, BMM and CMM; s = 10) and
+# the paper's figure under --cost paper: Table 4 (matrix multiply, BMM, CMM, RMM; s = 10) and
 # Table 6 (nearest-neighbour search, s = 8). Table 9 (FFNN, s = 5) is not consistent with the
 # paper's own model, so only its ranking is asserted, plus our exact figures. Also shows the
 # plan tra prefers when it is cheaper than all of the paper's.
@@ -43,6 +43,11 @@ expect mm-common-k paper_floats 64000000000 "$BMM" 'A=Part[0]' 'B=Part[0]'
 expect mm-common-k paper_floats 1000000000 "$CMM" 'A=Part[1]' 'B=Part[0]'
 expect mm-two-large paper_floats 8000000000 "$BMM" 'A=Part[0]' 'B=Part[0]'
 expect mm-two-large paper_floats 64000000000 "$CMM" 'A=Part[1]' 'B=Part[0]'
+# RMM replicates A nJ = 5 and B nI = 5 times, both inputs on Part[0]: nJ|A| + nI|B|.
+RMM='AB=rmm,C=local'
+expect mm-general paper_floats 16000000000 "$RMM" 'A=Part[0]' 'B=Part[0]'
+expect mm-common-k paper_floats 64000000000 "$RMM" 'A=Part[0]' 'B=Part[0]'
+expect mm-two-large paper_floats 8000000000 "$RMM" 'A=Part[0]' 'B=Part[0]'
 
 # Table 6 (s = 8), read transposed as plans/paper/README.md explains.
 H='diff=bcast-right,projj=bcast-right,proj=local,distj=local,dist=local,nearest=shuffle'

@@ -14,6 +14,7 @@
 #include "ia/plan.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/plan_validator.hpp"
+#include "ia/replicated_join.hpp"
 #include "optimizer/search.hpp"
 #include "tra/program_builder.hpp"
 
@@ -144,7 +145,8 @@ namespace {
 
 // An independent exhaustive enumeration for the matmul program: every start of A and B, every
 // way to move each join side (none, bcast, shuffle on its join key, grid: SUMMA's layout on the
-// grid the `grid` strategy uses, a fixed choice rather than a search dimension) and the
+// grid the `grid` strategy uses, a fixed choice rather than a search dimension; or rmm: both
+// sides replicated to (i, k, j) and shuffled on Part[0, 2]) and the
 // aggregate input (none, shuffle on by or on one of its positions, preagg likewise), built node
 // by node; invalid plans are skipped by the validator.
 // SUMMA's operand layouts on the `grid` strategy's grid: A replicated along rows, B along
@@ -161,18 +163,23 @@ std::int64_t brute_force_min(const Program& p, int S) {
     NodeId a = *p.find("A"), b = *p.find("B"), ab = *p.find("AB"), c = *p.find("C");
     for (std::size_t da = 0; da < 2; ++da)
         for (std::size_t db = 0; db < 2; ++db)
-            for (int ma = 0; ma < 4; ++ma)
-                for (int mb = 0; mb < 4; ++mb)
+            for (int ma = 0; ma < 5; ++ma)  // 4: rmm, both sides replicated
+                for (int mb = 0; mb < (ma == 4 ? 1 : 4); ++mb)
                     for (int mc = 0; mc < 7; ++mc) {
                         Plan plan(p, S);
                         auto add = [&](IaOp op, NodeId origin, std::vector<IaNodeId> in,
-                                       KeyPositions dims, std::optional<Operator> logical) {
+                                       KeyPositions dims, std::optional<Operator> logical,
+                                       std::optional<Replication> replicate = std::nullopt) {
                             IaNode n;
                             n.op = op;
                             n.origin = origin;
                             n.inputs = std::move(in);
                             n.shuffle_dims = std::move(dims);
                             n.logical = std::move(logical);
+                            if (replicate) {
+                                n.replicated = replicate_relation(p.node(origin), *replicate);
+                                n.map_arity = static_cast<int>(replicate->arity());
+                            }
                             n.id = plan.size();
                             if (op == IaOp::Grid) n.placement = grid_target(p, S, origin == a);
                             n.placement = infer_output_placement(plan, n).placement.value_or(
@@ -194,9 +201,22 @@ std::int64_t brute_force_min(const Program& p, int S) {
                             if (how == 3) return add(IaOp::Grid, origin, {in}, {}, {});
                             return in;
                         };
-                        x = move(x, a, ma, 1);
-                        y = move(y, b, mb, 0);
-                        IaNodeId j = add(IaOp::LocalJoin, ab, {x, y}, {}, p.node(ab).op);
+                        const auto& op = std::get<JoinOp>(p.node(ab).op);
+                        IaNodeId j;
+                        if (ma == 4) {
+                            // A(i,k) -> (i,k,0:J), B(k,j) -> (0:I,k,j), both to Part[i, j].
+                            x = add(IaOp::Map, a, {x}, {}, {},
+                                    rmm_left_replication(op, p.node(a), p.node(b)));
+                            y = add(IaOp::Map, b, {y}, {}, {},
+                                    rmm_right_replication(op, p.node(a), p.node(b)));
+                            x = add(IaOp::Shuffle, a, {x}, {0, 2}, {});
+                            y = add(IaOp::Shuffle, b, {y}, {0, 2}, {});
+                            j = add(IaOp::LocalJoin, ab, {x, y}, {}, rmm_local_join(op, 3));
+                        } else {
+                            x = move(x, a, ma, 1);
+                            y = move(y, b, mb, 0);
+                            j = add(IaOp::LocalJoin, ab, {x, y}, {}, p.node(ab).op);
+                        }
                         // C: none, shuffle on (i, j), on i, on j; preagg, its partials
                         // shuffled on (i, j), on i, on j (C's key positions).
                         const std::vector<KeyPositions> on = {{0, 2}, {0}, {2}, {0, 1}, {0}, {1}};
