@@ -6,6 +6,7 @@
 // is on one site BEFORE it, i.e. the placement of R itself (thesis note). Part(D) with D ⊆ by
 // sends equal group keys to one site; All has every group whole everywhere. Match: a local
 // aggregate (or concat) whose input is a shuffle of whole tuples, over R placed that way.
+// The same holds for Σ(SHUF(partial Σ(R))): the partials of whole groups are the groups.
 // Rewrite: the aggregate reads R. Its output placement changes (Part of D's positions within by,
 // or All); the validator re-checks every reader.
 #include <algorithm>
@@ -28,9 +29,21 @@ std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& agg = plan.node(at);
     if (agg.op != ia::IaOp::LocalAggregate) return {};
     const ia::IaNodeId shuffle = agg.inputs[0];
-    if (plan.node(shuffle).op != ia::IaOp::Shuffle || !moves_tuples(plan, shuffle)) return {};
-    const ia::IaNode& r = plan.node(plan.node(shuffle).inputs[0]);
-    if (!groups_whole(r.placement, plan.aggregate_by(agg))) return {};
+    if (plan.node(shuffle).op != ia::IaOp::Shuffle) return {};
+    ia::IaNodeId from = plan.node(shuffle).inputs[0];
+    // A pre-aggregation (R2-5) of an input that turns out to hold each group whole goes too:
+    // the partials would be the finished groups, already at home.
+    KeyPositions by;
+    if (plan.node(from).op == ia::IaOp::PartialAggregate) {
+        from = plan.node(from).inputs[0];
+        by = std::get<AggregateOp>(*agg.logical).by;  // on R's key, not the partials'
+    } else if (moves_tuples(plan, shuffle)) {
+        by = plan.aggregate_by(agg);
+    } else {
+        return {};
+    }
+    const ia::IaNode& r = plan.node(from);
+    if (!groups_whole(r.placement, by)) return {};
     PlanDraft draft(plan);
     ia::IaNode& n = draft.mutable_node(at);
     n.inputs = {r.id};

@@ -90,8 +90,8 @@ bool moves_tuples(const ia::Plan& plan, ia::IaNodeId id) {
 
 const std::vector<IaRule>& ia_rules() {
     static const std::vector<IaRule> rules = {
-        enforcer_chain_rule(),     filter_enforcer_rule(), map_enforcer_rule(),
-        join_shuffle_rule(),       aggregate_in_place_rule(), preaggregate_rule(),
+        enforcer_chain_rule(), filter_enforcer_rule(),    map_enforcer_rule(),
+        join_shuffle_rule(),   aggregate_in_place_rule(), preaggregate_rule(),
         join_strategy_rule(),
     };
     return rules;

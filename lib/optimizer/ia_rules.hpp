@@ -7,8 +7,8 @@
 //   R2-2  filter(enforcer(R)) -> enforcer(filter(R))                  ia_rule_filter_enforcer.cpp
 //   R2-3  map(bcast(R)) -> bcast(map(R)); map(shuffle(R)) -> shuffle(map(R)) for a transform
 //         (identity key map)                                          ia_rule_map_enforcer.cpp
-//   R2-4  Σ(shuffle(R)) -> Σ(R) when R is ALREADY Part(D), D ⊆ by, or All
-//                                                                     ia_rule_aggregate_in_place.cpp
+//   R2-4  Σ(shuffle(R)) -> Σ(R) when R is ALREADY Part(D), D ⊆ by, or All; also
+//         Σ(shuffle(partial Σ(R))) -> Σ(R) then      ia_rule_aggregate_in_place.cpp
 //   R2-5  Σ(shuffle(R)) -> Σ(shuffle(partial Σ(R))) when the kernel is associative and commutative
 //         and R holds each tuple on one site                         ia_rule_preaggregate.cpp
 //   R2-6  the join strategies bcast-left, bcast-right, cmm are equivalent: each is an
@@ -71,13 +71,13 @@ bool ia_rewrite_improves(const ia::PlanTotals& a, std::size_t an, const ia::Plan
                          std::size_t bn);
 
 // The rules' factories (one file each).
-IaRule enforcer_chain_rule();       // R2-1
-IaRule filter_enforcer_rule();      // R2-2
-IaRule map_enforcer_rule();         // R2-3
-IaRule aggregate_in_place_rule();   // R2-4
-IaRule preaggregate_rule();         // R2-5
-IaRule join_strategy_rule();        // R2-6
-IaRule join_shuffle_rule();         // R2-7
+IaRule enforcer_chain_rule();      // R2-1
+IaRule filter_enforcer_rule();     // R2-2
+IaRule map_enforcer_rule();        // R2-3
+IaRule aggregate_in_place_rule();  // R2-4
+IaRule preaggregate_rule();        // R2-5
+IaRule join_strategy_rule();       // R2-6
+IaRule join_shuffle_rule();        // R2-7
 
 // Shared by the rules: whether IA node `id` is an enforcer that moves whole tuples (a bcast,
 // shuffle or grid move that does not carry partials).

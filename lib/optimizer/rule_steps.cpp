@@ -128,8 +128,8 @@ void swap_down(Steps& steps, const std::string& top, const std::string& middle,
     const std::size_t middle_at = steps.index(middle);
     steps.steps[steps.index(top)] = std::move(new_middle);
     steps.steps.erase(steps.steps.begin() + static_cast<std::ptrdiff_t>(middle_at));
-    steps.steps.insert(steps.steps.begin() + static_cast<std::ptrdiff_t>(middle_at),
-                       pushed.begin(), pushed.end());
+    steps.steps.insert(steps.steps.begin() + static_cast<std::ptrdiff_t>(middle_at), pushed.begin(),
+                       pushed.end());
     if (!keep_top_name) steps.redirect(top, middle);
 }
 

@@ -56,8 +56,8 @@ inline bool same_bits(const TensorRelation& x, const TensorRelation& y) {
 }
 
 // Node `before_name` of `before` and node `after_name` of `after` hold bit-identical relations.
-inline void check_same_result(const Program& before, const std::string& before_name, const Program& after,
-                       const std::string& after_name) {
+inline void check_same_result(const Program& before, const std::string& before_name,
+                              const Program& after, const std::string& after_name) {
     runtime::ReferenceEvaluator eb(before), ea(after);
     INFO(before_name << " vs " << after_name);
     CHECK(same_bits(eb.evaluate(*before.find(before_name)), ea.evaluate(*after.find(after_name))));
