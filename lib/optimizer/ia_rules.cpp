@@ -112,6 +112,16 @@ IaRewriteResult apply_ia_rules(const ia::Plan& plan, const std::vector<IaRule>& 
     return {std::move(done.plan), std::move(done.totals), std::move(log)};
 }
 
+std::optional<IaRewriteResult> normalise_plan(const ia::Plan& plan, const ia::PlanTotals& totals) {
+    static const std::vector<IaRule> normalising = {enforcer_chain_rule(), filter_enforcer_rule(),
+                                                    map_enforcer_rule(), join_shuffle_rule(),
+                                                    aggregate_in_place_rule()};
+    RewriteLog log;
+    Costed done = fixpoint(Costed{plan, totals}, log, normalising);
+    if (log.empty()) return std::nullopt;
+    return IaRewriteResult{std::move(done.plan), std::move(done.totals), std::move(log)};
+}
+
 IaRewriteResult apply_ia_rules(const ia::Plan& plan) {
     return apply_ia_rules(plan, ia_rules());
 }

@@ -26,6 +26,7 @@
 //   auto r = optimizer::apply_ia_rules(ia::compile_initial(program, sites));
 //   r.plan, r.totals, r.log
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,12 @@ struct IaRewriteResult {
 // Applies `rules` (default: all) to a fixpoint as described above. The input plan must be valid.
 IaRewriteResult apply_ia_rules(const ia::Plan& plan, const std::vector<IaRule>& rules);
 IaRewriteResult apply_ia_rules(const ia::Plan& plan);
+
+// The search's final normalisation (search.hpp): the rules that never change a named strategy
+// (R2-1, R2-2, R2-3, R2-7, R2-4; not R2-5 or R2-6, whose results the search enumerates under
+// their own names) applied to a complete plan whose costs are `totals`. Nullopt when none
+// applies, which costs only the matching: nothing is re-costed.
+std::optional<IaRewriteResult> normalise_plan(const ia::Plan& plan, const ia::PlanTotals& totals);
 
 // Whether totals `b` are an improvement the driver accepts over `a` (plans of sizes bn, an).
 bool ia_rewrite_improves(const ia::PlanTotals& a, std::size_t an, const ia::PlanTotals& b,

@@ -328,3 +328,40 @@ TEST_CASE("matrix multiply: Table 1, then R2-6, then R2-4/R2-7 is the search's B
         }
     }
 }
+
+TEST_CASE("the search's plans are normal forms of the strategy-preserving rules") {
+    // normalise_plan ran on every complete plan, so none of R2-1, R2-2, R2-3, R2-7, R2-4 applies
+    // to a returned plan any more, on every example and scaled paper workflow.
+    const std::vector<IaRule> normal = {ia_rule("R2-1"), ia_rule("R2-2"), ia_rule("R2-3"),
+                                        ia_rule("R2-7"), ia_rule("R2-4")};
+    for (const char* wf :
+         {"paper/scaled/mm-common-k", "paper/scaled/nn-wide", "paper/scaled/ffnn-speech",
+          "examples/diag", "examples/ffnn", "examples/nn_search", "examples/shortest_paths",
+          "examples/tile_concat"}) {
+        const Program p =
+            workflow::load_workflow(std::string(TRA_SOURCE_DIR "/plans/") + wf + ".yaml");
+        for (int sites : {1, 2, 3, 4}) {
+            INFO(wf << " on " << sites << " sites");
+            for (const RankedPlan& r : search_plans(p, sites)) {
+                INFO(r.name);
+                CHECK(apply_ia_rules(r.plan, normal).log.empty());
+            }
+        }
+    }
+}
+
+TEST_CASE("the search's concat runs in place when the tiles are already grouped (R2-4)") {
+    const Program p = workflow::load_workflow(TRA_SOURCE_DIR "/plans/examples/tile_concat.yaml");
+    for (int sites : {2, 3, 4}) {
+        INFO(sites << " sites");
+        const auto plans = search_plans(p, sites);
+        REQUIRE(plans.size() == 1);
+        // Table 1 shuffles the tiles to Part of the concat's group key; T is already Part on
+        // one of its positions, so nothing moves (Table 1 moved 2304 bytes on 2 sites).
+        CHECK(plans[0].totals.payload_bytes == 0);
+        const auto& back = plans[0].plan.node(*plans[0].plan.result(id_of(p, "Back")));
+        CHECK(back.rules.back() == "R2-4");
+        CHECK_FALSE(has_op(plans[0].plan, IaOp::Shuffle));
+        CHECK(payload(ia::compile_initial(p, sites)) > 0);
+    }
+}
