@@ -21,12 +21,11 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
     const Node& filter = p.node(at);
     const auto* f = std::get_if<FilterOp>(&filter.op);
     if (!f) return std::nullopt;
-    Steps steps = to_steps(p);
-    const auto map_id = sole_use_operand(p, steps, at);
-    if (!map_id) return std::nullopt;
-    const Node& map = p.node(*map_id);
+    const Node& map = p.node(filter.inputs[0]);
     const auto* t = std::get_if<TransformOp>(&map.op);
     if (!t || t->kernel.properties().reads_tile_position) return std::nullopt;
+    Steps steps = to_steps(p);
+    if (!sole_use_operand(p, steps, at)) return std::nullopt;
     const Node& operand = p.node(map.inputs[0]);
 
     const std::string text = positional_text(f->where);

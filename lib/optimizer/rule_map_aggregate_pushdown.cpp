@@ -23,10 +23,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
     const Node& map = p.node(at);
     const auto* t = std::get_if<TransformOp>(&map.op);
     if (!t || t->kernel.properties().reads_tile_position) return std::nullopt;
-    Steps steps = to_steps(p);
-    const auto agg_id = sole_use_operand(p, steps, at);
-    if (!agg_id) return std::nullopt;
-    const Node& agg = p.node(*agg_id);
+    const Node& agg = p.node(map.inputs[0]);
     const auto* a = std::get_if<AggregateOp>(&agg.op);
     if (!a) return std::nullopt;
     const auto& over = t->kernel.properties().distributes_over;
@@ -34,6 +31,8 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
     const Node& operand = p.node(agg.inputs[0]);
     const auto bytes = transformed_tile_bytes(t->kernel, operand.type);
     if (!bytes || *bytes >= operand.type.tile_bytes()) return std::nullopt;
+    Steps steps = to_steps(p);
+    if (!sole_use_operand(p, steps, at)) return std::nullopt;
 
     Step pushed = transform_step(steps.fresh_name(map.name + "." + operand.name), operand.name,
                                  t->kernel, map.where);

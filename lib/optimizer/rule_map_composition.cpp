@@ -52,11 +52,12 @@ std::optional<RuleApplication> try_compose(const Program& p, NodeId at) {
     const Node& outer = p.node(at);
     const bool rekey = std::holds_alternative<RekeyOp>(outer.op);
     if (!rekey && !std::holds_alternative<TransformOp>(outer.op)) return std::nullopt;
+    // The operand's operator first: building the steps costs a copy of the program.
+    if (!std::holds_alternative<RekeyOp>(p.node(outer.inputs[0]).op)) return std::nullopt;
     Steps steps = to_steps(p);
     const auto inner_id = sole_use_operand(p, steps, at);
     if (!inner_id) return std::nullopt;
     const Node& inner = p.node(*inner_id);
-    if (!std::holds_alternative<RekeyOp>(inner.op)) return std::nullopt;
     return rekey ? compose_rekeys(p, std::move(steps), outer, inner)
                  : transform_first(p, std::move(steps), outer, inner);
 }

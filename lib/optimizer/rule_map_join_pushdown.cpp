@@ -24,10 +24,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
     const Node& map = p.node(at);
     const auto* t = std::get_if<TransformOp>(&map.op);
     if (!t || t->kernel.properties().reads_tile_position) return std::nullopt;
-    Steps steps = to_steps(p);
-    const auto join_id = sole_use_operand(p, steps, at);
-    if (!join_id) return std::nullopt;
-    const Node& join = p.node(*join_id);
+    const Node& join = p.node(map.inputs[0]);
     const auto* j = std::get_if<JoinOp>(&join.op);
     if (!j) return std::nullopt;
     const auto& over = t->kernel.properties().distributes_over;
@@ -36,6 +33,8 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
         const auto bytes = transformed_tile_bytes(t->kernel, p.node(in).type);
         if (!bytes || *bytes > p.node(in).type.tile_bytes()) return std::nullopt;
     }
+    Steps steps = to_steps(p);
+    if (!sole_use_operand(p, steps, at)) return std::nullopt;
 
     std::vector<Step> pushed;
     Step new_join = steps.steps[steps.index(join.name)];
