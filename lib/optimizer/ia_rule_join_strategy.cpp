@@ -22,18 +22,31 @@ using ia::IaNode;
 using ia::IaNodeId;
 using ia::IaOp;
 
-// The operand before its enforcer.
-IaNodeId unmoved(const ia::Plan& plan, IaNodeId in) {
-    return moves_tuples(plan, in) ? plan.node(in).inputs[0] : in;
+// How a join operand is obtained: the relation before its enforcer and the move (none: Input).
+struct Side {
+    IaNodeId from;
+    IaOp move = IaOp::Input;
+    KeyPositions dims;
+    friend bool operator==(const Side&, const Side&) = default;
+};
+
+Side in_place(IaNodeId in) {
+    return {in, IaOp::Input, {}};
 }
 
-IaNodeId move(PlanDraft& draft, const ia::Plan& plan, IaNodeId before, IaNodeId in, IaOp op,
-              KeyPositions dims = {}) {
+Side side_of(const ia::Plan& plan, IaNodeId in) {
+    if (!moves_tuples(plan, in)) return in_place(in);
+    const IaNode& e = plan.node(in);
+    return {e.inputs[0], e.op, e.shuffle_dims};
+}
+
+IaNodeId emit_side(PlanDraft& draft, const ia::Plan& plan, IaNodeId before, const Side& side) {
+    if (side.move == IaOp::Input) return side.from;
     IaNode n;
-    n.op = op;
-    n.origin = plan.node(in).origin;
-    n.inputs = {in};
-    n.shuffle_dims = std::move(dims);
+    n.op = side.move;
+    n.origin = plan.node(side.from).origin;
+    n.inputs = {side.from};
+    n.shuffle_dims = side.dims;
     n.rules = {"R2-6"};
     return draft.insert_before(before, std::move(n));
 }
@@ -42,32 +55,29 @@ std::vector<IaRewrite> try_strategies(const ia::Plan& plan, IaNodeId at) {
     const IaNode& join = plan.node(at);
     if (join.op != IaOp::LocalJoin || !join.logical) return {};
     const auto& op = std::get<JoinOp>(*join.logical);
-    const IaNodeId l = unmoved(plan, join.inputs[0]), r = unmoved(plan, join.inputs[1]);
-
+    const Side now_l = side_of(plan, join.inputs[0]), now_r = side_of(plan, join.inputs[1]);
+    const IaNodeId l = now_l.from, r = now_r.from;
+    // cmm: a side already on Part of its join keys stays where it is.
+    auto co_shuffled = [&](IaNodeId in, const KeyPositions& keys) {
+        return plan.node(in).placement == ia::Placement::part(keys) ? in_place(in)
+                                                                    : Side{in, IaOp::Shuffle, keys};
+    };
+    const std::vector<std::pair<std::string, std::pair<Side, Side>>> strategies = {
+        {"bcast-left", {{l, IaOp::Bcast, {}}, in_place(r)}},
+        {"bcast-right", {in_place(l), {r, IaOp::Bcast, {}}}},
+        {"cmm", {co_shuffled(l, op.left_keys), co_shuffled(r, op.right_keys)}},
+    };
     std::vector<IaRewrite> out;
-    auto offer = [&](const std::string& name, auto&& make_inputs) {
+    for (const auto& [name, sides] : strategies) {
+        if (sides.first == now_l && sides.second == now_r) continue;  // the join's own strategy
         PlanDraft draft(plan);
-        std::vector<IaNodeId> inputs = make_inputs(draft);
-        if (inputs == join.inputs) return;  // already this strategy
+        const IaNodeId new_l = emit_side(draft, plan, at, sides.first);
+        const IaNodeId new_r = emit_side(draft, plan, at, sides.second);
         IaNode& n = draft.mutable_node(at);
-        n.inputs = std::move(inputs);
+        n.inputs = {new_l, new_r};
         add_rule(n, "R2-6:" + name);
         out.push_back({std::move(draft), name});
-    };
-    offer("bcast-left", [&](PlanDraft& d) {
-        return std::vector<IaNodeId>{move(d, plan, at, l, IaOp::Bcast), r};
-    });
-    offer("bcast-right", [&](PlanDraft& d) {
-        return std::vector<IaNodeId>{l, move(d, plan, at, r, IaOp::Bcast)};
-    });
-    offer("cmm", [&](PlanDraft& d) {
-        auto side = [&](IaNodeId in, const KeyPositions& keys) {
-            return plan.node(in).placement == ia::Placement::part(keys)
-                       ? in
-                       : move(d, plan, at, in, IaOp::Shuffle, keys);
-        };
-        return std::vector<IaNodeId>{side(l, op.left_keys), side(r, op.right_keys)};
-    });
+    }
     return out;
 }
 
