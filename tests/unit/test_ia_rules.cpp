@@ -367,3 +367,25 @@ TEST_CASE("the search's concat runs in place when the tiles are already grouped 
         CHECK(payload(ia::compile_initial(p, sites)) > 0);
     }
 }
+
+TEST_CASE("every rule from the Table 1 plan: valid, never dearer, on every example workflow") {
+    for (const char* wf : {"paper/scaled/nn-wide", "paper/scaled/ffnn-speech", "examples/diag",
+                           "examples/ffnn", "examples/nn_search", "examples/shortest_paths",
+                           "examples/tile_concat", "examples/matmul"}) {
+        const Program p =
+            workflow::load_workflow(std::string(TRA_SOURCE_DIR "/plans/") + wf + ".yaml");
+        for (int sites : {1, 2, 3, 4}) {
+            INFO(wf << " on " << sites << " sites");
+            const Plan compiled = ia::compile_initial(p, sites);
+            const IaRewriteResult r = apply_ia_rules(compiled);
+            CHECK_NOTHROW(ia::validate(r.plan));
+            Plan plan = compiled;
+            const ia::PlanTotals before = ia::annotate_costs(plan);
+            CHECK(r.totals.payload_bytes <= before.payload_bytes);
+            CHECK(r.totals.total_bytes() <= before.total_bytes());
+            CHECK(r.log.empty() == (r.totals.payload_bytes == before.payload_bytes &&
+                                    r.totals.total_bytes() == before.total_bytes() &&
+                                    r.plan.size() == compiled.size()));
+        }
+    }
+}
