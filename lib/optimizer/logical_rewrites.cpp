@@ -4,8 +4,9 @@ namespace tra::optimizer {
 
 namespace {
 
-// A fixpoint guard: every rule strictly shrinks the program (R1-1) or moves a filter strictly
-// closer to the inputs (R1-5, R1-6), so this is never reached on a terminating rule set; it
+// A fixpoint guard: every rule strictly shrinks the program (R1-1, R1-2 on rekeys) or moves a
+// filter or a transform strictly closer to the inputs (the others; a transform never moves back
+// above a rekey, join or aggregate), so this is never reached on a terminating rule set; it
 // stops a faulty new rule from looping forever.
 constexpr std::size_t kMaxApplications = 10000;
 
@@ -20,6 +21,10 @@ const std::vector<RewriteRule>& logical_rewrite_rules() {
         filter_fusion_rule(),
         filter_join_pushdown_rule(),
         filter_aggregate_pushdown_rule(),
+        filter_map_pushdown_rule(),
+        map_composition_rule(),
+        map_join_pushdown_rule(),
+        map_aggregate_pushdown_rule(),
     };
     return rules;
 }

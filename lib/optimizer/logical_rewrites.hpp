@@ -49,7 +49,8 @@ struct RewriteResult {
     RewriteLog log;  // in the order applied
 };
 
-// The registry, in priority order: R1-1, R1-6, R1-5.
+// The registry, in priority order: R1-1, R1-6, R1-5, R1-3, R1-2, R1-7, R1-4 (filters first, so
+// maps pushed afterwards transform fewer tiles).
 const std::vector<RewriteRule>& logical_rewrite_rules();
 // The registered rule with this id; throws Error (Failed) for an unknown id.
 const RewriteRule& logical_rewrite_rule(const std::string& id);
@@ -65,6 +66,10 @@ RewriteResult apply_logical_rewrites(const Program& program);
 RewriteRule filter_fusion_rule();              // R1-1, rule_filter_fusion.cpp
 RewriteRule filter_join_pushdown_rule();       // R1-6, rule_filter_join_pushdown.cpp
 RewriteRule filter_aggregate_pushdown_rule();  // R1-5, rule_filter_aggregate_pushdown.cpp
+RewriteRule filter_map_pushdown_rule();        // R1-3, rule_filter_map_pushdown.cpp
+RewriteRule map_composition_rule();            // R1-2, rule_map_composition.cpp
+RewriteRule map_join_pushdown_rule();          // R1-7, rule_map_join_pushdown.cpp
+RewriteRule map_aggregate_pushdown_rule();     // R1-4, rule_map_aggregate_pushdown.cpp
 
 // Shared by the filter rules: the node's only operand when that operand has exactly one user
 // (`at`) and is not an output, so the rewrite may replace it; nullopt otherwise.

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "core/error.hpp"
+
 // The lexer is KeyFunction's internal tokenizer; reusing it means the rules split texts exactly
 // as the parser does instead of guessing with string searches.
 #include "tra/key_expr_lexer.hpp"
@@ -71,6 +73,66 @@ std::string positional_text(const KeyFunction& f) {
     std::vector<std::optional<std::size_t>> identity;
     for (std::size_t p = 0; p < f.input_arity(); ++p) identity.emplace_back(p);
     return *reindexed_text(f, identity);
+}
+
+namespace {
+
+// Tokens as positional text, blank-separated like reindexed_text.
+std::string positional(const Split& s, std::vector<Token>::const_iterator from,
+                       std::vector<Token>::const_iterator to) {
+    std::string out;
+    for (auto t = from; t != to; ++t) {
+        if (!out.empty()) out += ' ';
+        out += t->kind == Tok::Name ? "k" + std::to_string(s.params.at(std::string(t->text)))
+                                    : std::string(t->text);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> result_texts(const KeyFunction& f) {
+    const Split s = split(f.text(), f.input_arity());
+    const auto& b = s.body;
+    // A tuple "( e0 , e1 , ... )" when the first parenthesis closes at the very end; otherwise
+    // ("(i + 1) * 2", "k0") the whole body is one result.
+    bool tuple = !b.empty() && b.front().kind == Tok::LParen;
+    int depth = 0;
+    for (std::size_t i = 0; tuple && i < b.size(); ++i) {
+        depth += b[i].kind == Tok::LParen ? 1 : b[i].kind == Tok::RParen ? -1 : 0;
+        if (depth == 0 && i + 1 != b.size()) tuple = false;
+    }
+    if (!tuple) return {positional(s, b.begin(), b.end())};
+    std::vector<std::string> out;
+    auto start = b.begin() + 1;
+    depth = 0;
+    for (auto t = b.begin() + 1; t != b.end() - 1; ++t) {
+        depth += t->kind == Tok::LParen ? 1 : t->kind == Tok::RParen ? -1 : 0;
+        if (depth == 0 && t->kind == Tok::Comma) {
+            out.push_back(positional(s, start, t));
+            start = t + 1;
+        }
+    }
+    out.push_back(positional(s, start, b.end() - 1));
+    return out;
+}
+
+std::string substituted_text(const KeyFunction& f, const std::vector<std::string>& by) {
+    const Split s = split(f.text(), f.input_arity());
+    std::string out;
+    for (const Token& t : s.body) {
+        if (!out.empty()) out += ' ';
+        if (t.kind != Tok::Name) {
+            out += t.text;
+            continue;
+        }
+        const std::size_t p = s.params.at(std::string(t.text));
+        if (p >= by.size())
+            throw Error("internal: no substitute for key position " + std::to_string(p), {},
+                        ErrorKind::Failed);
+        out += "(" + by[p] + ")";
+    }
+    return out;
 }
 
 }  // namespace tra::optimizer

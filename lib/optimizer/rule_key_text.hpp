@@ -25,4 +25,12 @@ std::optional<std::string> reindexed_text(const KeyFunction& predicate,
 // reindexed_text with the identity map: the predicate over positional names.
 std::string positional_text(const KeyFunction& predicate);
 
+// A rekey's results as positional texts, one per output position: "(i, j) -> (j, i + 1)" gives
+// {"k1", "k0 + 1"}.
+std::vector<std::string> result_texts(const KeyFunction& rekey);
+
+// The function's body with each read position p replaced by "(by[p])": composing f after a rekey
+// whose results are `by` (R1-2). Throws Error (Failed) when `by` has no entry for a position.
+std::string substituted_text(const KeyFunction& f, const std::vector<std::string>& by);
+
 }  // namespace tra::optimizer

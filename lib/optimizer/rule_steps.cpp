@@ -1,5 +1,6 @@
 #include "optimizer/rule_steps.hpp"
 
+#include <span>
 #include <type_traits>
 
 #include "tra/program_builder.hpp"
@@ -102,6 +103,34 @@ Step filter_step(std::string name, const std::string& input, std::size_t arity,
                 std::move(at),
                 "",
                 {}};
+}
+
+Step transform_step(std::string name, const std::string& input, kernels::KernelCall kernel,
+                    SourceLocation at) {
+    return Step{std::move(name), TransformOp{std::move(kernel)}, {input}, std::move(at), "", {}};
+}
+
+std::optional<std::size_t> transformed_tile_bytes(const kernels::KernelCall& kernel,
+                                                  const RelationType& operand) {
+    if (kernel.operand_count() != 1) return std::nullopt;
+    try {
+        const Shape out = kernel.output_shape(std::span<const Shape>(&operand.bound, 1));
+        return static_cast<std::size_t>(out.product()) * size_of(operand.dtype);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+void swap_down(Steps& steps, const std::string& top, const std::string& middle,
+               const std::vector<Step>& pushed, Step new_middle) {
+    const bool keep_top_name = steps.is_output(top);
+    if (keep_top_name) new_middle.name = top;
+    const std::size_t middle_at = steps.index(middle);
+    steps.steps[steps.index(top)] = std::move(new_middle);
+    steps.steps.erase(steps.steps.begin() + static_cast<std::ptrdiff_t>(middle_at));
+    steps.steps.insert(steps.steps.begin() + static_cast<std::ptrdiff_t>(middle_at), pushed.begin(),
+                       pushed.end());
+    if (!keep_top_name) steps.redirect(top, middle);
 }
 
 }  // namespace tra::optimizer

@@ -54,4 +54,22 @@ Program build_steps(const Steps& steps);
 Step filter_step(std::string name, const std::string& input, std::size_t arity,
                  const std::string& where, SourceLocation at);
 
+// Step for a transform of `input` by `kernel`.
+Step transform_step(std::string name, const std::string& input, kernels::KernelCall kernel,
+                    SourceLocation at);
+
+// Bytes of one tile of a transform by `kernel` of tiles of `operand`'s type, or nullopt when
+// the kernel does not take such tiles: what the map rules compare to decide a move never grows
+// a relation.
+std::optional<std::size_t> transformed_tile_bytes(const kernels::KernelCall& kernel,
+                                                  const RelationType& operand);
+
+// Exchanges a node `top` with `middle`, the operand it alone reads, when a rule moves `top`'s
+// work below `middle` (R1-3, R1-4, R1-5, R1-7, ...): the `pushed` steps take middle's place (after
+// middle's operands), `new_middle` (reading them) takes top's place. new_middle keeps middle's
+// name, so pins on it still work, and top's readers are pointed at it -- unless top is an
+// output, in which case new_middle takes top's name so outputs keep theirs.
+void swap_down(Steps& steps, const std::string& top, const std::string& middle,
+               const std::vector<Step>& pushed, Step new_middle);
+
 }  // namespace tra::optimizer

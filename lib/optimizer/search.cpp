@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "ia/plan_validator.hpp"
 #include "optimizer/emit.hpp"
+#include "optimizer/ia_rules.hpp"
 #include "optimizer/strategy.hpp"
 
 namespace tra::optimizer {
@@ -256,6 +257,10 @@ class Searcher {
         const std::string& inputs = state.inputs;
         ia::validate(plan);  // strategies only emit validated nodes; this guards the whole
         ia::PlanTotals totals = ia::annotate_costs(plan, state.cache);
+        if (auto normal = normalise_plan(plan, totals)) {  // e.g. a concat needing no shuffle
+            plan = std::move(normal->plan);
+            totals = std::move(normal->totals);
+        }
         std::string name = state.name.empty() ? std::string("table1") : state.name;
         auto it = best_.find(name);
         if (it != best_.end() &&

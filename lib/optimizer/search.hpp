@@ -10,6 +10,9 @@
 //   inputs    each input not fixed by SearchOptions::input_placements may start in Part[d] for
 //             any single key position d (Part[] for key arity 0): reading in place is free, so
 //             the search may choose; one position each keeps the set small.
+//   normal    every complete plan is first rewritten by the R2 rules that keep its strategies
+//             (ia_rules.hpp, normalise_plan): e.g. a concat whose tiles are already grouped
+//             runs in place instead of after Table 1's shuffle.
 //   pins      NODE -> strategy restricts that node to that strategy.
 //   cap       when the product of the choice counts (an upper bound on the combinations)
 //             exceeds max_combinations, the search is a beam search instead: nodes are taken
