@@ -27,9 +27,11 @@ void post_pieces(MessageBuffer& buf, std::size_t limit, bool receive, int peer, 
         const int n = static_cast<int>(std::min(limit, buf.size() - at));
         requests.emplace_back();
         if (receive)
-            MPI_Irecv(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+            MPI_Irecv(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm,
+                      &requests.back());
         else
-            MPI_Isend(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm, &requests.back());
+            MPI_Isend(static_cast<char*>(buf.data()) + at, n, MPI_BYTE, peer, tag, comm,
+                      &requests.back());
     }
 }
 
@@ -129,7 +131,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
             if (key != want)
                 fail("exchange: rank " + std::to_string(s) + " sent tuple " + key.str() +
                      " where the plan says " + want.str());
-            Tile tile(type.dtype, type.bound, memory.tiles);
+            Tile tile = Tile::uninitialized(type.dtype, type.bound, memory.tiles);  // read below
             buf.read(at, tile.address(), tile_bytes, memory.tiles);
             at += tile_bytes;
             stats.payload_bytes += static_cast<std::int64_t>(tile_bytes);
