@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "json_writer.hpp"
+#include "kernels/blas_threads.hpp"
 #include "plan_choice.hpp"
 #include "program_table.hpp"
 #include "verbs.hpp"
@@ -90,6 +91,8 @@ void add_plan(CLI::App& app, int& exit_code) {
     cmd->add_option("-o,--output", opt->output,
                     "Write the first plan (or the one --plan picks) as a plan file");
     cmd->callback([opt, &exit_code] {
+        // Planning never computes a tile: no BLAS thread pool competing with runs beside it.
+        kernels::set_blas_threads(1);
         const RankedPlans ranked = rank_plans(opt->request);
         if (opt->format == "json")
             print_json(std::cout, ranked, opt->request);

@@ -224,11 +224,17 @@ int run_distributed(const RunOptions& opt) {
             threads = share_cores_with_blas(opt, hosts.mine());
         });
         if (rank == 0) {
+            const std::string core = kernels::blas_core_name();
             for (const auto& line : hosts.lines())
                 std::cout << line << ", " << threads << " BLAS thread" << (threads == 1 ? "" : "s")
-                          << " per rank\n";
+                          << " per rank" << (core.empty() ? "" : ", OpenBLAS core " + core) << "\n";
             for (const auto& w : runtime::oversubscription_warnings(hosts, threads))
                 std::cerr << "tra: warning: " << w << "\n";
+            // Rank 0's library stands for all: every rank loads the same one on a uniform cluster.
+            if (kernels::blas_core_is_fallback())
+                std::cerr << "tra: warning: OpenBLAS does not recognise this CPU and runs its "
+                             "generic Prescott kernels (about 3x slower); set OPENBLAS_CORETYPE "
+                             "to the CPU's family (e.g. Haswell, SkylakeX, Zen)\n";
             std::cout.flush();
         }
         // The device every rank computes on (docs/gpu.md); on GPU runs a site holds its tiles in

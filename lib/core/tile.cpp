@@ -8,14 +8,16 @@ namespace tra {
 namespace {
 constexpr std::size_t kAlignment = 64;
 
-void* allocate_zeroed(std::size_t bytes, Residence where) {
+// Device memory is zeroed by the device allocator's contract whatever `zero` says.
+void* allocate(std::size_t bytes, Residence where, bool zero) {
     if (where == Residence::Device) return device_memory().allocate(bytes);
     std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (rounded == 0) rounded = kAlignment;
     void* p = std::aligned_alloc(kAlignment, rounded);
-    if (!p) throw Error("out of memory allocating a tile of " + std::to_string(bytes) + " bytes",
-                        {}, ErrorKind::Failed);
-    std::memset(p, 0, rounded);
+    if (!p)
+        throw Error("out of memory allocating a tile of " + std::to_string(bytes) + " bytes", {},
+                    ErrorKind::Failed);
+    if (zero) std::memset(p, 0, rounded);
     return p;
 }
 }  // namespace
@@ -28,14 +30,21 @@ void Tile::FreeDeleter::operator()(void* p) const {
 }
 
 Tile::Tile(DType dtype, Shape shape, Residence residence)
+    : Tile(dtype, std::move(shape), residence, Fill::Zero) {}
+
+Tile::Tile(DType dtype, Shape shape, Residence residence, Fill fill)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      buffer_(allocate_zeroed(bytes(), residence), FreeDeleter{residence}) {}
+      buffer_(allocate(bytes(), residence, fill == Fill::Zero), FreeDeleter{residence}) {}
+
+Tile Tile::uninitialized(DType dtype, Shape shape, Residence residence) {
+    return Tile(dtype, std::move(shape), residence, Fill::None);
+}
 
 Tile::Tile(const Tile& other) : Tile(other.to(other.residence())) {}
 
 Tile Tile::to(Residence where) const {
-    Tile out(dtype_, shape_, where);
+    Tile out = uninitialized(dtype_, shape_, where);  // every byte is copied below
     if (bytes() == 0) return out;
     if (where == Residence::Host && residence() == Residence::Host)
         std::memcpy(out.buffer_.get(), buffer_.get(), bytes());
@@ -64,9 +73,8 @@ Tile& Tile::operator=(const Tile& other) {
 }
 
 double Tile::get(std::int64_t flat) const {
-    return visit_dtype(dtype_, [&](auto t) -> double {
-        return static_cast<double>(data<decltype(t)>()[flat]);
-    });
+    return visit_dtype(
+        dtype_, [&](auto t) -> double { return static_cast<double>(data<decltype(t)>()[flat]); });
 }
 
 void Tile::set(std::int64_t flat, double value) {

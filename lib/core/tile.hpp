@@ -14,10 +14,13 @@
 namespace tra {
 
 class Tile {
-public:
+  public:
     Tile() = default;
     // A zero-filled tile of the given element type and bound, in host or device memory.
     Tile(DType dtype, Shape shape, Residence residence = Residence::Host);
+    // A tile whose elements are left unset, for writers that overwrite every element (a gemm
+    // with beta = 0, a copy, a received message): zeroing first would touch the memory twice.
+    static Tile uninitialized(DType dtype, Shape shape, Residence residence = Residence::Host);
     Tile(const Tile& other);
     Tile& operator=(const Tile& other);
     Tile(Tile&&) noexcept = default;
@@ -66,7 +69,10 @@ public:
     double get(std::int64_t flat) const;
     void set(std::int64_t flat, double value);
 
-private:
+  private:
+    enum class Fill { Zero, None };
+    Tile(DType dtype, Shape shape, Residence residence, Fill fill);
+
     struct FreeDeleter {
         // Constructors, not a member initializer or default argument: unique_ptr needs the
         // deleter default constructible while Tile is still incomplete.

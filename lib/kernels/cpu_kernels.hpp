@@ -43,11 +43,13 @@ EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> op
 template <class T>
 T argmin_global_index(const Shape& bound, const TilePosition& where, std::int64_t local);
 
-// C = op(A) * op(B), row-major, C is m x n and the inner extent k; A is m x k (k x m when
-// trans_a), B is k x n (n x k when trans_b). Zero extents are fine.
+// C = op(A) * op(B), or C += op(A) * op(B) when `accumulate` (BLAS beta = 1), row-major, C is
+// m x n and the inner extent k; A is m x k (k x m when trans_a), B is k x n (n x k when
+// trans_b). Zero extents are fine. Without `accumulate` C's old contents are never read, so C
+// may be uninitialised memory.
 template <class T>
-void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k,
-          const T* a, const T* b, T* c);
+void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+          const T* b, T* c, bool accumulate = false);
 
 // Throws "<kernel> takes N operand(s), got M".
 void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want);

@@ -202,19 +202,35 @@ std::optional<GemmShape> as_gemm(const Spec& spec, const KernelParams& p, const 
     return g;
 }
 
+// out = L R per batch, or out += L R when `accumulate`; out is fully written either way.
 template <class T>
-void batched_gemm(const GemmShape& g, const T* left, const T* right, T* out) {
+void batched_gemm(const GemmShape& g, const T* left, const T* right, T* out, bool accumulate) {
     for (std::int64_t i = 0; i < g.batch; ++i) {
         const T* l = left + i * g.m * g.k;
         const T* r = right + i * g.k * g.n;
         if (g.m == 1 && g.n == 1) {  // a dot product: BLAS call overhead would dominate
             T sum = 0;
             for (std::int64_t j = 0; j < g.k; ++j) sum += l[j] * r[j];
-            out[i] = sum;
+            out[i] = accumulate ? out[i] + sum : sum;
         } else {
-            gemm<T>(g.trans_l, g.trans_r, g.m, g.n, g.k, l, r, out + i * g.m * g.n);
+            gemm<T>(g.trans_l, g.trans_r, g.m, g.n, g.k, l, r, out + i * g.m * g.n, accumulate);
         }
     }
+}
+
+// acc += einsum(ops) when the spec is a matrix product (as_gemm); false otherwise.
+bool einsum_accumulate(Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
+    Spec spec = checked_spec(p);
+    std::vector<Shape> shapes = shapes_of(ops);
+    Labels l = label_extents(spec, shapes);
+    const std::optional<GemmShape> g = as_gemm(spec, p, l);
+    if (!g || einsum_shape(spec, shapes) != acc.shape()) return false;
+    visit_dtype(acc.dtype(), [&](auto t) {
+        using T = decltype(t);
+        batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(),
+                        acc.data<T>(), true);
+    });
+    return true;
 }
 
 Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
@@ -222,14 +238,15 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     DType d = common_dtype("einsum", ops);
     std::vector<Shape> shapes = shapes_of(ops);
     Labels l = label_extents(spec, shapes);
-    Tile out(d, einsum_shape(spec, shapes));
     const std::optional<GemmShape> g = as_gemm(spec, p, l);
+    // Both paths write every element (the gemm path through BLAS, the other fills first).
+    Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes));
     visit_dtype(d, [&](auto t) {
         using T = decltype(t);
         T* o = out.data<T>();
         if (g) {
-            batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(),
-                            o);
+            batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(), o,
+                            false);
             return;
         }
         std::fill(o, o + out.elements(), static_cast<T>(aggregation_identity(p.agg_op)));
@@ -293,6 +310,7 @@ Kernel einsum_kernel() {
     k.apply = [](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
         return einsum_apply(ops, p);
     };
+    k.accumulate = einsum_accumulate;
     return k;
 }
 

@@ -27,9 +27,9 @@ struct KernelParams {
 struct KernelProperties {
     bool associative = false;
     bool commutative = false;
-    bool elementwise = false;             // out[i] depends only on in[i] of each operand
-    std::optional<double> identity;       // e with op(e, x) == x
-    std::optional<double> annihilator;    // z with op(z, x) == z
+    bool elementwise = false;           // out[i] depends only on in[i] of each operand
+    std::optional<double> identity;     // e with op(e, x) == x
+    std::optional<double> annihilator;  // z with op(z, x) == z
     // Names of aggregation kernels g this kernel distributes over: f(g(a,b),c) == g(f(a,c),f(b,c)).
     // For binary kernels the registry lists g only when f distributes from both sides, i.e. also
     // f(c,g(a,b)) == g(f(c,a),f(c,b)), so a rule may push g through either operand. For unary
@@ -70,11 +70,18 @@ struct Kernel {
     // The same on operands that live on the GPU, giving a GPU tile; empty in a CPU-only build
     // (lib/kernels/cuda fills it in when built with -DTRA_CUDA=ON).
     Apply apply_on_device;
+    // acc += f(operands) in place, where f is this kernel and += the `add` kernel, for host
+    // tiles; false when this call cannot (then nothing is touched). Lets a join followed by a
+    // sum keep one accumulator per group instead of materialising every product (gemm with
+    // beta = 1). Empty for kernels that never can.
+    using Accumulate =
+        std::function<bool(Tile& acc, std::span<const Tile* const> operands, const KernelParams&)>;
+    Accumulate accumulate;
 };
 
 // A kernel together with the parameters of one use of it, e.g. scale(0.5).
 class KernelCall {
-public:
+  public:
     KernelCall() = default;
     // Looks the name up in the registry; throws Error listing the known kernels if unknown.
     // For einsum it also checks the spec and join/agg operators, since they fix the arity.
@@ -95,6 +102,9 @@ public:
     // live on the GPU. They throw Error (without location) on misuse.
     Shape output_shape(std::span<const Shape> operands) const;
     Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
+    // acc += this call on the operands (+ being `add`), in place; false, with acc untouched,
+    // when the kernel cannot accumulate these operands (Kernel::accumulate).
+    bool accumulate(Tile& acc, std::span<const Tile* const> operands) const;
     // "matmul", "scale(0.5)", "einsum(ik,kj->ij; join=mul, agg=add)"
     std::string str() const;
 
@@ -102,7 +112,7 @@ public:
         return a.kernel_ == b.kernel_ && a.params_ == b.params_;
     }
 
-private:
+  private:
     const Kernel* kernel_ = nullptr;
     KernelParams params_;
     int operand_count_ = 0;  // derived from kernel_ and params_, so not part of equality

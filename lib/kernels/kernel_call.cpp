@@ -28,11 +28,13 @@ KernelCall::KernelCall(const std::string& name, KernelParams params)
         for (const Kernel* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->name;
         throw Error("unknown kernel '" + name + "'; known kernels: " + known);
     }
-    operand_count_ = kernel_->name == "einsum" ? cpu::einsum_operand_count(params_)
-                                               : kernel_->arity;
+    operand_count_ =
+        kernel_->name == "einsum" ? cpu::einsum_operand_count(params_) : kernel_->arity;
 }
 
-int KernelCall::operand_count() const { return operand_count_; }
+int KernelCall::operand_count() const {
+    return operand_count_;
+}
 
 Shape KernelCall::output_shape(std::span<const Shape> operands) const {
     const Kernel& k = checked(kernel_);
@@ -53,11 +55,19 @@ Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition
     return k.apply_on_device(operands, params_, where);
 }
 
+bool KernelCall::accumulate(Tile& acc, std::span<const Tile* const> operands) const {
+    const Kernel& k = checked(kernel_);
+    if (!k.accumulate || operands.size() != static_cast<std::size_t>(operand_count_)) return false;
+    if (cpu::on_device(k.name, operands) || acc.on_device()) return false;
+    if (cpu::common_dtype(k.name, operands) != acc.dtype()) return false;
+    return k.accumulate(acc, operands, params_);
+}
+
 std::string KernelCall::str() const {
     const Kernel& k = checked(kernel_);
     if (k.name == "einsum")
-        return "einsum(" + params_.spec + "; join=" + params_.join_op +
-               ", agg=" + params_.agg_op + ")";
+        return "einsum(" + params_.spec + "; join=" + params_.join_op + ", agg=" + params_.agg_op +
+               ")";
     if (params_.factor) return k.name + "(" + format_number(*params_.factor) + ")";
     return k.name;
 }

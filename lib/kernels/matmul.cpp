@@ -66,13 +66,24 @@ Kernel make_product(const Variant& v) {
         std::vector<Shape> shapes = shapes_of(ops);
         Shape out_shape = product_shape(v, shapes);
         std::int64_t inner = v.trans_a ? shapes[0][0] : shapes[0][1];
-        Tile out(d, out_shape);
+        Tile out = Tile::uninitialized(d, out_shape);  // gemm writes every element
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             gemm<T>(v.trans_a, v.trans_b, out_shape[0], out_shape[1], inner, ops[0]->data<T>(),
                     ops[1]->data<T>(), out.data<T>());
         });
         return out;
+    };
+    k.accumulate = [v](Tile& acc, std::span<const Tile* const> ops, const KernelParams&) {
+        std::vector<Shape> shapes = shapes_of(ops);
+        if (product_shape(v, shapes) != acc.shape()) return false;
+        std::int64_t inner = v.trans_a ? shapes[0][0] : shapes[0][1];
+        visit_dtype(acc.dtype(), [&](auto t) {
+            using T = decltype(t);
+            gemm<T>(v.trans_a, v.trans_b, acc.shape()[0], acc.shape()[1], inner, ops[0]->data<T>(),
+                    ops[1]->data<T>(), acc.data<T>(), true);
+        });
+        return true;
     };
     return k;
 }
@@ -81,10 +92,10 @@ Kernel make_product(const Variant& v) {
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          const T* b, T* c) {
+          const T* b, T* c, bool accumulate) {
     if (m == 0 || n == 0) return;
-    if (k == 0) {
-        std::fill(c, c + m * n, T(0));  // an empty sum; BLAS would be handed lda = 0
+    if (k == 0) {  // an empty sum; BLAS would be handed lda = 0
+        if (!accumulate) std::fill(c, c + m * n, T(0));
         return;
     }
     blasint bm = blas_extent(m), bn = blas_extent(n), bk = blas_extent(k);
@@ -93,15 +104,17 @@ void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64
     blasint lda = trans_a ? bm : bk;
     blasint ldb = trans_b ? bk : bn;
     if constexpr (std::is_same_v<T, float>)
-        cblas_sgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0f, a, lda, b, ldb, 0.0f, c, bn);
+        cblas_sgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0f, a, lda, b, ldb,
+                    accumulate ? 1.0f : 0.0f, c, bn);
     else
-        cblas_dgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0, a, lda, b, ldb, 0.0, c, bn);
+        cblas_dgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0, a, lda, b, ldb, accumulate ? 1.0 : 0.0,
+                    c, bn);
 }
 
 template void gemm<float>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const float*,
-                          const float*, float*);
+                          const float*, float*, bool);
 template void gemm<double>(bool, bool, std::int64_t, std::int64_t, std::int64_t, const double*,
-                           const double*, double*);
+                           const double*, double*, bool);
 
 std::vector<Kernel> matmul_kernels() {
     std::vector<Kernel> out;

@@ -9,6 +9,7 @@
 #include "ia/partials.hpp"
 #include "runtime/exchange.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/join_aggregate.hpp"
 #include "runtime/local_ops.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
@@ -101,24 +102,37 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
 
 namespace {
 
-// The messages of one enforcer on this rank: what it sends to and expects from every rank.
+// The messages of one enforcer on this rank: what it sends to and expects from every rank, and
+// the tuples (or a group's partials by source site) it already holds and keeps. Kept tuples are
+// taken over only after the exchange, since the messages may be sending them.
 struct ExchangeLists {
     std::vector<std::vector<OutgoingTuple>> send;
     std::vector<std::vector<Key>> expect;
+    std::vector<const Key*> keep;
+    std::vector<std::pair<const Key*, Site>> keep_partials;
     explicit ExchangeLists(int sites)
         : send(static_cast<std::size_t>(sites)), expect(static_cast<std::size_t>(sites)) {}
 };
 
+// Puts the kept tuples into the enforcer's output: moved when the input has no later consumer
+// (no copy of a tuple the site already holds), copied otherwise.
+void keep_local(const ExchangeLists& lists, Held& in, bool last_use, Held& out) {
+    auto take = [last_use](Tile& t) { return last_use ? std::move(t) : Tile(t); };
+    for (const Key* k : lists.keep) out.tuples.emplace(*k, take(in.tuples.at(*k)));
+    for (const auto& [g, src] : lists.keep_partials)
+        out.partials[*g].emplace(src, take(in.partials.at(*g).at(src)));
+}
+
 // A reduce of partials: every holder of a group's partial but the home sends its own partial to
 // the home; the home keeps its own.
-ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S,
-                           Held& out) {
+ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me,
+                           int S) {
     ExchangeLists lists(S);
     for (const auto& [g, by] : in.partials)
         for (const auto& [src, t] : by) {
             const Site home = n.placement.home(g, S);
             if (home == me) {
-                out.partials[g].emplace(src, t);
+                lists.keep_partials.emplace_back(&g, src);
             } else {
                 if (src != me) fail("a partial computed elsewhere cannot be forwarded");
                 lists.send[static_cast<std::size_t>(home)].emplace_back(&g, &t);
@@ -132,14 +146,13 @@ ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& f
 }
 
 // A move (bcast, shuffle, grid): each receiver lacking a tuple gets it from sender_for.
-ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S,
-                         Held& out) {
+ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S) {
     ExchangeLists lists(S);
     for (const auto& [k, t] : in.tuples) {
         const std::vector<Site>& had = from.at(k);
         for (Site r : n.placement.sites(k, S)) {
             if (r == me) {
-                out.tuples.emplace(k, t);
+                lists.keep.push_back(&k);
             } else if (!holds(had, r) && ia::sender_for(had, r) == me) {
                 lists.send[static_cast<std::size_t>(r)].emplace_back(&k, &t);
             }
@@ -151,13 +164,29 @@ ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& fro
     return lists;
 }
 
-// The local operators: join, aggregate (plain, partial, combining), filter, map.
-void compute_locally(const ia::Plan& plan, const IaNode& n, const std::vector<Held>& held, Site me,
-                     Held& out) {
+// The local operators: join, aggregate (plain, partial, combining), filter, map. `fused` as
+// fused_joins (join_aggregate.hpp) says.
+void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<Held>& held, Site me,
+                     const std::vector<std::optional<ia::IaNodeId>>& fused, Held& out) {
     const Node& origin = plan.origin(n.id);
     const bool partial_input = plan.holds_partials(n.inputs.at(0));
     if (n.replicated) {
         out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
+    } else if (n.op == IaOp::LocalJoin && fused[n.id]) {
+        const IaNode& c = plan.node(*fused[n.id]);
+        out.tuples = join_aggregate_tuples(
+            origin, std::get<JoinOp>(logical_of(plan, n)), plan.origin(c.id),
+            std::get<AggregateOp>(logical_of(plan, c)), held.at(n.inputs.at(0)).tuples,
+            held.at(n.inputs.at(1)).tuples, plan.relation(n.inputs.at(1)).type.key_arity);
+    } else if (fused[n.inputs.at(0)]) {
+        // The join before computed this aggregate's tuples: take them over.
+        Held& in = held[n.inputs[0]];
+        if (n.op == IaOp::PartialAggregate) {
+            for (auto& [g, t] : in.tuples) out.partials[g].emplace(me, std::move(t));
+        } else {
+            out.tuples = std::move(in.tuples);
+        }
+        in.clear();
     } else if (n.op == IaOp::LocalJoin) {
         const auto& join = std::get<JoinOp>(logical_of(plan, n));
         out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
@@ -236,6 +265,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     }
     for (const Output& o : plan.program().outputs)
         if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
+    const std::vector<std::optional<ia::IaNodeId>> fused = fused_joins(plan, last_use);
 
     std::vector<Held> held(plan.size());
     std::int64_t resident = 0;
@@ -252,6 +282,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         const double t0 = MPI_Wtime();
         Held out;
         std::int64_t buffers = 0;
+        ExchangeLists lists(S);
 
         if (ia::is_enforcer(n.op)) {
             // Local failures are agreed on before any message is posted; a failure during the
@@ -259,10 +290,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             const bool reduce = plan.holds_partials(n.inputs.at(0));
             const Held& in = held.at(n.inputs[0]);
             const ia::SiteMap& from = sites.at(n.inputs[0]);
-            ExchangeLists lists(S);
             agree.step([&] {
-                lists = reduce ? reduce_lists(n, in, from, me, S, out)
-                               : move_lists(n, in, from, me, S, out);
+                lists = reduce ? reduce_lists(n, in, from, me, S) : move_lists(n, in, from, me, S);
             });
             faults.reach(me, run.id, run.op);
             const ExchangeStats stats = exchange(
@@ -297,10 +326,14 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
                     input_tuples(origin, [&](const Key& k) { return holds(mine.at(k), me); });
                 if (options.memory.tiles == Residence::Device)
                     for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);
-            } else if (!ia::is_enforcer(n.op)) {
-                compute_locally(plan, n, held, me, out);
+            } else if (ia::is_enforcer(n.op)) {
+                keep_local(lists, held[n.inputs[0]], last_use[n.inputs[0]] == n.id, out);
+            } else {
+                // The consumer of a fused join takes the join's tuples over (compute_locally).
+                if (fused[n.inputs.at(0)]) resident -= held[n.inputs[0]].bytes;
+                compute_locally(plan, n, held, me, fused, out);
             }
-            check_holdings(plan, n, sites[n.id], me, out);
+            if (!fused[n.id]) check_holdings(plan, n, sites[n.id], me, out);
             out.count();
             if (options.memory_budget > 0 && resident + out.bytes + buffers > options.memory_budget)
                 fail("IA node #" + std::to_string(n.id) + " ('" + origin.name + "') needs " +

@@ -85,7 +85,7 @@ Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, c
             throw Error("tile " + key.str() + " of bound " + bound.str() +
                         " lies outside a tensor of shape " + shape.str());
     }
-    Tile tile(dtype, bound);
+    Tile tile = Tile::uninitialized(dtype, bound);  // the walk below sets every element
     if (tile.elements() == 0) return tile;
     visit_dtype(dtype, [&](auto t) {
         using T = decltype(t);

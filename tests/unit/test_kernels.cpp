@@ -5,7 +5,9 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -207,6 +209,59 @@ TEST_CASE("matmul variants match a naive product") {
     CHECK(KernelCall("matmul_nt").output_shape(nt) == Shape{4, 2});
     std::vector<Shape> tt{Shape{3, 4}, Shape{2, 3}};
     CHECK(KernelCall("matmul_tt").output_shape(tt) == Shape{4, 2});
+}
+
+TEST_CASE("accumulate adds a product into the accumulator, or declines and leaves it alone") {
+    const std::int64_t m = 5, k = 3, n = 4;
+    for (DType d : kDtypes) {
+        INFO(name_of(d));
+        const Tile a = random_tile(d, {m, k}, -2, 2, 3), b = random_tile(d, {k, n}, -2, 2, 4);
+        const Tile bt = random_tile(d, {n, k}, -2, 2, 5), c = random_tile(d, {m, n}, -2, 2, 6);
+        const Tile* ab[] = {&a, &b};
+        const Tile* abt[] = {&a, &bt};
+        struct Case {
+            KernelCall call;
+            std::span<const Tile* const> operands;
+        };
+        KernelParams gemm_nt;
+        gemm_nt.spec = "ik,jk->ij";
+        for (const Case& cs : {Case{KernelCall("matmul"), ab}, Case{KernelCall("matmul_nt"), abt},
+                               Case{KernelCall("einsum", gemm_nt), abt}}) {
+            INFO(cs.call.str());
+            Tile acc = c;
+            REQUIRE(cs.call.accumulate(acc, cs.operands));
+            const Tile product = cs.call.apply(cs.operands);
+            const Tile* sum[] = {&c, &product};
+            require_close(acc, KernelCall("add").apply(sum));
+        }
+        // Not a matrix product (join max), a kernel without accumulate, a wrong-shaped acc.
+        KernelParams max_plus;
+        max_plus.spec = "ik,kj->ij";
+        max_plus.join_op = "add";
+        max_plus.agg_op = "max";
+        const Tile* cc[] = {&c, &c};
+        const Tile wrong = random_tile(d, {n, m}, -2, 2, 7);
+        for (auto [call, operands, target] :
+             {std::tuple{KernelCall("einsum", max_plus), std::span<const Tile* const>(ab), &c},
+              std::tuple{KernelCall("add"), std::span<const Tile* const>(cc), &c},
+              std::tuple{KernelCall("matmul"), std::span<const Tile* const>(ab), &wrong}}) {
+            INFO(call.str());
+            Tile acc = *target;
+            CHECK_FALSE(call.accumulate(acc, operands));
+            require_close(acc, *target);
+        }
+    }
+}
+
+TEST_CASE("an uninitialized tile has its dtype and shape, and copies keep every element") {
+    Tile t = Tile::uninitialized(DType::F32, {3, 7});
+    CHECK(t.dtype() == DType::F32);
+    CHECK(t.shape() == Shape{3, 7});
+    CHECK(t.bytes() == 3 * 7 * 4);
+    for (std::int64_t i = 0; i < t.elements(); ++i) t.set(i, static_cast<double>(i));
+    const Tile copy = t;
+    require_close(copy, t);
+    CHECK(Tile::uninitialized(DType::F64, {0, 4}).bytes() == 0);
 }
 
 TEST_CASE("elementwise binary kernels match naive loops") {

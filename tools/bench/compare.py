@@ -5,7 +5,7 @@ search and FFNN training step, on 1 and 2 ranks. Prints a table of medians, writ
 PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
-                              [--top N] [--monitor]
+                              [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
 """
@@ -58,8 +58,14 @@ class Runner:
                            ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
                            ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
                            # Binding one rank to one core would also bind its BLAS threads.
-                           ("OMPI_MCA_hwloc_base_binding_policy", "none")]:
+                           ("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                           # A rank waiting for a peer yields its core instead of spinning, so
+                           # on a busy machine it does not take the core a peer computes on.
+                           ("OMPI_MCA_mpi_yield_when_idle", "1")]:
             self.env.setdefault(key, value)
+        coretype = default_coretype()
+        if coretype:
+            self.env.setdefault("OPENBLAS_CORETYPE", coretype)
 
     def threads(self, ranks):
         return max(1, self.cores // ranks)
@@ -111,6 +117,16 @@ class Runner:
                               "--top", str(top), "--format", "json"], env=self.env,
                              capture_output=True, text=True, check=True)
         return json.loads(out.stdout)["plans"]
+
+
+def default_coretype():
+    """OpenBLAS 0.3.21 falls back to its slow Prescott kernels on CPUs it does not know (tra run
+    warns); any x86 CPU with AVX2 and FMA runs its Haswell kernels. None where that is unknown."""
+    try:
+        flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return None
+    return "Haswell" if "avx2" in flags and "fma" in flags else None
 
 
 def compute_seconds(report):
@@ -259,6 +275,8 @@ def main():
     ap.add_argument("--top", type=int, default=1, help="also time tra's plans 2..N")
     ap.add_argument("--monitor", action="store_true",
                     help="count tra's wire bytes with OpenMPI's pml monitoring (one more run)")
+    ap.add_argument("--cases", help="only these cases, comma-separated (default: all)")
+    ap.add_argument("--tiles", help="only these matmul tilings, comma-separated (default: all)")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     build = pathlib.Path(args.build).resolve()
@@ -269,18 +287,28 @@ def main():
     ranks_list = [int(r) for r in args.ranks.split(",")]
     matmuls = QUICK_MATMULS if args.quick else MATMULS
     tiles = QUICK_TILES if args.quick else TILES
+    workflows = WORKFLOWS
+    if args.cases:
+        cases = args.cases.split(",")
+        unknown = set(cases) - {m[0] for m in matmuls} - set(WORKFLOWS)
+        if unknown:
+            ap.error("unknown cases: %s" % ", ".join(sorted(unknown)))
+        matmuls = [m for m in matmuls if m[0] in cases]
+        workflows = [w for w in WORKFLOWS if w in cases]
+    if args.tiles:
+        tiles = [int(t) for t in args.tiles.split(",")]
     blocks = QUICK_BLOCKS if args.quick else BLOCKS
 
     started = time.time()
     print("cores %d, OPENBLAS_CORETYPE=%s, load average %s; medians of %d runs; ratios are "
-          "tra's time over the other's" % (runner.cores, os.environ.get("OPENBLAS_CORETYPE", "-"),
+          "tra's time over the other's" % (runner.cores, runner.env.get("OPENBLAS_CORETYPE", "-"),
                                           os.getloadavg(), args.repeats))
     print(HEADER)
     rows = []
 
     def save():  # after every case, so an interrupted run keeps what it measured
         result = dict(quick=args.quick, cores=runner.cores, repeats=args.repeats,
-                      openblas_coretype=os.environ.get("OPENBLAS_CORETYPE"),
+                      openblas_coretype=runner.env.get("OPENBLAS_CORETYPE"),
                       load_average_end=os.getloadavg(), seconds=time.time() - started, rows=rows)
         (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
 
@@ -289,10 +317,10 @@ def main():
             rows += measure_matmul(runner, case, (I, K, J), ranks, tiles, blocks, args.repeats,
                                    args.top, work, args.monitor)
             save()
-        square = next(r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square")
-        for name in WORKFLOWS:
+        square = next((r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square"), None)
+        for name in workflows:
             rows.append(measure_workflow(runner, name, ranks, args.repeats, args.top, work,
-                                         square["methods"]["ceiling"]["gflops"]))
+                                         square and square["methods"]["ceiling"]["gflops"]))
             save()
     png = chart.write_chart(rows, out / "bench.png")
     print("wrote %s%s in %.0f s" % (out / "bench.json", " and %s" % png if png else "",

@@ -1,0 +1,99 @@
+#include "runtime/join_aggregate.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace tra::runtime {
+
+namespace {
+
+Key project(const Key& k, const KeyPositions& positions) {
+    Key out;
+    for (auto p : positions) out.push_back(k[p]);
+    return out;
+}
+
+const Operator& logical_of(const ia::Plan& plan, const ia::IaNode& n) {
+    return n.logical ? *n.logical : plan.origin(n.id).op;
+}
+
+// The operands of one product of the join.
+struct Operands {
+    const Tile* left;
+    const Tile* right;
+};
+
+}  // namespace
+
+// Kernel::accumulate's contract (acc = add(acc, f(operands))) is exactly one step of the fold,
+// so no algebraic property is needed beyond the aggregate being `add`.
+bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
+    return aggregate.kernel.name() == "add" && static_cast<bool>(join.kernel.kernel().accumulate);
+}
+
+std::vector<std::optional<ia::IaNodeId>> fused_joins(const ia::Plan& plan,
+                                                     const std::vector<std::size_t>& last_use) {
+    using ia::IaOp;
+    std::vector<int> consumers(plan.size(), 0);
+    for (const ia::IaNode& n : plan.nodes())
+        for (auto in : n.inputs) ++consumers[in];
+    std::vector<std::optional<ia::IaNodeId>> fused(plan.size());
+    for (const ia::IaNode& c : plan.nodes()) {
+        if ((c.op != IaOp::LocalAggregate && c.op != IaOp::PartialAggregate) ||
+            c.inputs.size() != 1)
+            continue;
+        const ia::IaNode& j = plan.node(c.inputs[0]);
+        if (j.op != IaOp::LocalJoin || consumers[j.id] != 1 || last_use[j.id] != c.id ||
+            plan.holds_partials(j.id))
+            continue;
+        const auto* join = std::get_if<JoinOp>(&logical_of(plan, j));
+        const auto* agg = std::get_if<AggregateOp>(&logical_of(plan, c));
+        if (join && agg && fusable_join_aggregate(*join, *agg)) fused[j.id] = c.id;
+    }
+    return fused;
+}
+
+Tuples join_aggregate_tuples(const Node& join_node, const JoinOp& join, const Node& aggregate_node,
+                             const AggregateOp& aggregate, const Tuples& left, const Tuples& right,
+                             std::size_t right_arity) {
+    std::vector<bool> joined(right_arity, false);
+    for (auto p : join.right_keys) joined[p] = true;
+    std::map<Key, std::vector<const std::pair<const Key, Tile>*>> by_join;
+    for (const auto& entry : right)
+        by_join[project(entry.first, join.right_keys)].push_back(&entry);
+    // group -> the join's output key -> its operands: each group's products in key order, the
+    // order aggregate_tuples folds them in.
+    std::map<Key, std::map<Key, Operands>> groups;
+    for (const auto& [lk, lt] : left) {
+        auto match = by_join.find(project(lk, join.left_keys));
+        if (match == by_join.end()) continue;
+        for (const auto* r : match->second) {
+            Key k = lk;
+            for (std::size_t i = 0; i < r->first.size(); ++i)
+                if (!joined[i]) k.push_back(r->first[i]);
+            Key g = project(k, aggregate.by);
+            if (!groups[std::move(g)].emplace(std::move(k), Operands{&lt, &r->second}).second)
+                throw Error("step " + join_node.name + " produced a duplicate key", join_node.where,
+                            ErrorKind::Failed);
+        }
+    }
+    Tuples out;
+    for (const auto& [g, products] : groups) {
+        auto it = products.begin();
+        const Tile* first[] = {it->second.left, it->second.right};
+        Tile acc = join.kernel.apply(first, {it->first, join_node.frontier});
+        for (++it; it != products.end(); ++it) {
+            const Tile* args[] = {it->second.left, it->second.right};
+            if (join.kernel.accumulate(acc, args)) continue;
+            const Tile product = join.kernel.apply(args, {it->first, join_node.frontier});
+            const Tile* sum[] = {&acc, &product};
+            acc = aggregate.kernel.apply(sum, {g, aggregate_node.frontier});
+        }
+        out.emplace(g, std::move(acc));
+    }
+    return out;
+}
+
+}  // namespace tra::runtime
