@@ -96,13 +96,14 @@ class Runner:
 
     def wire_bytes(self, ranks, workflow, work, plan):
         """Bytes the plan's operators put on the wire, counted by OpenMPI's pml monitoring
-        rather than by tra: every point-to-point byte sent (lines `E` of the profiles) minus
-        the final gather to rank 0 (the report's `write`, not part of the plan)."""
+        rather than by tra: every point-to-point byte sent (lines `E` of the profiles; with
+        pml_monitoring_enable 2 the collectives' own messages are `I` lines, not counted) minus
+        the report's `write` (0: each rank writes its own tiles)."""
         prefix = work / "monitor"
         for old in work.glob("monitor.*.prof"):
             old.unlink()
         report = self.tra_run(ranks, workflow, work, plan, options=[
-            "--mca", "pml_monitoring_enable", "1", "--mca", "pml_monitoring_enable_output", "3",
+            "--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
             "--mca", "pml_monitoring_filename", str(prefix)])
         sent = 0
         for prof in work.glob("monitor.*.prof"):
