@@ -20,8 +20,10 @@ struct PlanOptions {
 void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req) {
     out << "workflow " << r.program->name << " on " << r.sites << " sites: " << r.plans.size()
         << " plan(s), cheapest first by the " << cost_name(req.cost) << " model\n";
+    const bool timed = req.cost == CostModel::Time;
     std::vector<std::vector<std::string>> rows = {{"rank", "name", "paper floats", "exact bytes",
                                                    "overhead bytes", "peak bytes/site", "flops"}};
+    if (timed) rows[0].push_back("est. seconds");
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
         const auto& t = r.plans[i].totals;
         char paper[32];
@@ -31,6 +33,11 @@ void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req
                         std::to_string(t.overhead_bytes),
                         std::to_string(t.peak_bytes) + " (" + human_bytes(t.peak_bytes) + ")",
                         std::to_string(t.flops)});
+        if (timed) {
+            char seconds[32];
+            std::snprintf(seconds, sizeof seconds, "%.3g", r.seconds.at(i));
+            rows.back().push_back(seconds);
+        }
     }
     print_columns(out, rows);
     for (const auto& d : r.dropped)
@@ -53,18 +60,37 @@ void print_json(std::ostream& out, const RankedPlans& r, const PlanRequest& req)
             .field("overhead_bytes", t.overhead_bytes)
             .field("peak_bytes_per_site", t.peak_bytes)
             .field("flops", t.flops)
+            .field("estimated_seconds", r.seconds.at(i))
             .end_object();
     }
     j.end_array().key("dropped").begin_array();
     for (const auto& d : r.dropped)
-        j.begin_object().field("name", d.name).field("peak_bytes_per_site", d.peak_bytes).end_object();
+        j.begin_object()
+            .field("name", d.name)
+            .field("peak_bytes_per_site", d.peak_bytes)
+            .end_object();
     j.end_array().end_object();
 }
 
 }  // namespace
 
+void add_cost_options(CLI::App* cmd, CostModel& cost, ia::MachineRates& rates) {
+    cmd->add_option("--cost", cost,
+                    "Rank plans (and count --plan N) by the exact (bytes), paper (floats) or time "
+                    "(estimated seconds: busiest site's flops and received bytes) model")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, CostModel>{
+            {"exact", CostModel::Exact}, {"paper", CostModel::Paper}, {"time", CostModel::Time}}));
+    cmd->add_option("--flop-rate", rates.flops_per_second,
+                    "Time model: flops per second of one site (default 5e10)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--bandwidth", rates.bytes_per_second,
+                    "Time model: bytes per second one site receives (default 5e9)")
+        ->check(CLI::PositiveNumber);
+}
+
 void add_plan_request_options(CLI::App* cmd, PlanRequest& req) {
-    cmd->add_option("--sites", req.sites, "Number of sites (MPI ranks); default: the workflow's sites:")
+    cmd->add_option("--sites", req.sites,
+                    "Number of sites (MPI ranks); default: the workflow's sites:")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--plan", req.plan,
                     "A rank (1 = cheapest) or pins NODE=strategy[,NODE=strategy...], e.g. C=cmm");
@@ -72,22 +98,21 @@ void add_plan_request_options(CLI::App* cmd, PlanRequest& req) {
                     "Drop plans whose predicted peak bytes per site exceed this");
     cmd->add_option("--input-placement", req.input_placements,
                     "Fix where an input starts, e.g. A=Part[1] (repeatable)");
-    cmd->add_option("--cost", req.cost,
-                    "Rank plans (and count --plan N) by the exact (bytes) or paper (floats) model")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, CostModel>{{"exact", CostModel::Exact}, {"paper", CostModel::Paper}}));
+    add_cost_options(cmd, req.cost, req.rates);
 }
 
 void add_plan(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand(
-        "plan", "List the candidate distributed (IA) plans of a workflow with their predicted "
-                "transfer, peak memory per site and flops, cheapest first");
+        "plan",
+        "List the candidate distributed (IA) plans of a workflow with their predicted "
+        "transfer, peak memory per site and flops, cheapest first");
     auto opt = std::make_shared<PlanOptions>();
     cmd->add_option("workflow", opt->request.workflow, "Workflow YAML file")->required();
     add_plan_request_options(cmd, opt->request);
     cmd->add_option("--top", opt->request.top, "How many plans to list (default 10)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--format", opt->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+    cmd->add_option("--format", opt->format, "text or json")
+        ->check(CLI::IsMember({"text", "json"}));
     cmd->add_option("-o,--output", opt->output,
                     "Write the first plan (or the one --plan picks) as a plan file");
     cmd->callback([opt, &exit_code] {

@@ -12,7 +12,8 @@ namespace tra::cli {
 namespace {
 
 bool is_rank(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // "AB=cmm,C=local" -> {AB: cmm, C: local}.
@@ -24,8 +25,10 @@ std::map<std::string, std::string> parse_pins(const std::string& text) {
         const std::string item = text.substr(start, comma - start);
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-            throw Error("--plan '" + text + "': expected a rank such as 2, or pins such as "
-                        "'C=cmm' or 'AB=bcast-left,C=local', got '" + item + "'");
+            throw Error("--plan '" + text +
+                        "': expected a rank such as 2, or pins such as "
+                        "'C=cmm' or 'AB=bcast-left,C=local', got '" +
+                        item + "'");
         if (!pins.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
             throw Error("--plan '" + text + "' pins " + item.substr(0, eq) + " twice");
         if (comma == std::string::npos) break;
@@ -42,7 +45,8 @@ std::map<NodeId, ia::Placement> parse_input_placements(const Program& p,
         const std::string name = item.substr(0, eq);
         const auto id = p.find(name);
         if (eq == std::string::npos || !id || !std::holds_alternative<InputOp>(p.node(*id).op))
-            throw Error("--input-placement '" + item + "': expected INPUT=PLACEMENT with an input "
+            throw Error("--input-placement '" + item +
+                        "': expected INPUT=PLACEMENT with an input "
                         "of the workflow, e.g. A=Part[1]");
         const auto placement = workflow::parse_placement(item.substr(eq + 1));
         if (!placement)
@@ -53,19 +57,36 @@ std::map<NodeId, ia::Placement> parse_input_placements(const Program& p,
     return out;
 }
 
-bool cheaper(const optimizer::RankedPlan& a, const optimizer::RankedPlan& b, CostModel m) {
-    const auto& x = a.totals;
-    const auto& y = b.totals;
+// A plan with its estimated seconds, computed once for ranking.
+struct Candidate {
+    optimizer::RankedPlan plan;
+    double seconds = 0;
+};
+
+bool cheaper(const Candidate& a, const Candidate& b, CostModel m) {
+    const auto& x = a.plan.totals;
+    const auto& y = b.plan.totals;
     if (m == CostModel::Paper && x.paper_floats != y.paper_floats)
         return x.paper_floats < y.paper_floats;
+    if (m == CostModel::Time && a.seconds != b.seconds) return a.seconds < b.seconds;
     if (x.payload_bytes != y.payload_bytes) return x.payload_bytes < y.payload_bytes;
     if (x.paper_floats != y.paper_floats) return x.paper_floats < y.paper_floats;
-    return a.name < b.name;
+    return a.plan.name < b.plan.name;
 }
 
 }  // namespace
 
-std::string cost_name(CostModel m) { return m == CostModel::Exact ? "exact" : "paper"; }
+std::string cost_name(CostModel m) {
+    switch (m) {
+        case CostModel::Exact:
+            return "exact";
+        case CostModel::Paper:
+            return "paper";
+        case CostModel::Time:
+            return "time";
+    }
+    return "exact";
+}
 
 std::string human_bytes(double bytes) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -102,15 +123,20 @@ RankedPlans rank_plans(const PlanRequest& request) {
     options.top_k = static_cast<std::size_t>(-1);
     if (!request.plan.empty() && !is_rank(request.plan)) options.pins = parse_pins(request.plan);
     options.input_placements = parse_input_placements(p, request.input_placements);
-    std::vector<optimizer::RankedPlan> all = optimizer::search_plans(p, ranked.sites, options);
-    std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) {
-        return cheaper(a, b, request.cost);
-    });
-    for (auto& plan : all) {
-        if (request.memory_per_site && plan.totals.peak_bytes > *request.memory_per_site)
-            ranked.dropped.push_back({plan.name, plan.totals.peak_bytes});
-        else if (ranked.plans.size() < request.top)
-            ranked.plans.push_back(std::move(plan));
+    std::vector<Candidate> all;
+    for (auto& plan : optimizer::search_plans(p, ranked.sites, options)) {
+        const double seconds = ia::estimated_seconds(plan.plan, request.rates);
+        all.push_back({std::move(plan), seconds});
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [&](const auto& a, const auto& b) { return cheaper(a, b, request.cost); });
+    for (auto& c : all) {
+        if (request.memory_per_site && c.plan.totals.peak_bytes > *request.memory_per_site) {
+            ranked.dropped.push_back({c.plan.name, c.plan.totals.peak_bytes});
+        } else if (ranked.plans.size() < request.top) {
+            ranked.plans.push_back(std::move(c.plan));
+            ranked.seconds.push_back(c.seconds);
+        }
     }
     if (ranked.plans.empty() && !ranked.dropped.empty())
         throw Error("no plan fits in --memory-per-site " +

@@ -7,22 +7,26 @@
 #include <string>
 #include <vector>
 
+#include "ia/time_estimate.hpp"
 #include "optimizer/logical_rewrites.hpp"
 #include "optimizer/search.hpp"
 #include "tra/program.hpp"
 
 namespace tra::cli {
 
-enum class CostModel { Exact, Paper };
+// exact: payload bytes; paper: the paper's floats; time: ia::estimated_seconds (compute on the
+// busiest site plus its received bytes, per operator), which sees work left on one site.
+enum class CostModel { Exact, Paper, Time };
 
 struct PlanRequest {
     std::string workflow;
-    std::optional<int> sites;                    // --sites, else the workflow's sites:
-    std::string plan;                            // --plan: "", a rank N, or NODE=strategy,...
+    std::optional<int> sites;  // --sites, else the workflow's sites:
+    std::string plan;          // --plan: "", a rank N, or NODE=strategy,...
     CostModel cost = CostModel::Exact;
     std::optional<std::int64_t> memory_per_site;  // --memory-per-site
-    std::vector<std::string> input_placements;   // --input-placement NAME=PLACEMENT
+    std::vector<std::string> input_placements;    // --input-placement NAME=PLACEMENT
     std::size_t top = 10;
+    ia::MachineRates rates;  // --flop-rate, --bandwidth (time model)
 };
 
 struct DroppedPlan {
@@ -34,6 +38,7 @@ struct RankedPlans {
     std::unique_ptr<Program> program;  // the plans point at it: keep it at one address
     int sites = 0;
     std::vector<optimizer::RankedPlan> plans;  // best first under the request's cost model
+    std::vector<double> seconds;               // ia::estimated_seconds of each plan, same order
     std::vector<DroppedPlan> dropped;          // over the memory budget, cheapest first
     optimizer::RewriteLog rewrites;            // logical rewrites applied before the search
 };

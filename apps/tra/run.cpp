@@ -88,6 +88,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
                 request.plan = opt.plan;
                 request.top = static_cast<std::size_t>(-1);
                 request.memory_per_site = plan_memory;
+                request.cost = opt.cost;
+                request.rates = opt.rates;
                 const RankedPlans ranked = rank_plans(request);
                 const auto& chosen = choose_plan(ranked, opt.plan);
                 choice = chosen.name + "\n";
@@ -172,8 +174,7 @@ void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Ho
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
                     const runtime::DeviceContext& device, int size, double start) {
     const Program& p = *prep.program;
-    RunSummary summary{size,    prep.name,    &p,     MPI_Wtime() - start,
-                       &result, &prep.totals, &device};
+    RunSummary summary{size, prep.name, &p, MPI_Wtime() - start, &result, &prep.totals, &device};
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
@@ -325,6 +326,7 @@ void add_run(CLI::App& app, int& exit_code) {
                     "Which plan: a rank N as listed by `tra plan --sites S` (default 1, the "
                     "cheapest), or pins NODE=strategy,...");
     cmd->add_option("--report", opt->report, "Write the run report as JSON to this file");
+    add_cost_options(cmd, opt->cost, opt->rates);
     cmd->add_flag("--check", opt->check,
                   "Also evaluate with the reference evaluator and compare every output; exit 1 "
                   "if they differ or if any operator's measured bytes differ from the prediction");

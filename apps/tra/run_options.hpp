@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ia/plan_costs.hpp"
+#include "plan_choice.hpp"
 #include "runtime/device_context.hpp"
 #include "runtime/executor.hpp"
 #include "tra/program.hpp"
@@ -25,6 +26,8 @@ struct RunOptions {
     bool force = false;
     bool progress = false;
     bool check = false;
+    CostModel cost = CostModel::Exact;  // which plan `--plan N` (default 1) means
+    ia::MachineRates rates;
 };
 
 // Evaluates the workflow on one process with the reference evaluator and writes its outputs.

@@ -3,6 +3,8 @@
 // `exit_code` (0 ok, 1 result differs or run failed, 2 bad input).
 #include <CLI/CLI.hpp>
 
+#include "plan_choice.hpp"
+
 namespace tra::cli {
 
 void add_validate(CLI::App& app, int& exit_code);
@@ -13,8 +15,9 @@ void add_kernels(CLI::App& app, int& exit_code);
 void add_plan(CLI::App& app, int& exit_code);
 void add_explain(CLI::App& app, int& exit_code);
 
-struct PlanRequest;
-// --sites, --plan, --memory-per-site, --input-placement, --cost: shared by plan and explain.
+// --sites, --plan, --memory-per-site, --input-placement and the cost options: plan and explain.
 void add_plan_request_options(CLI::App* cmd, PlanRequest& request);
+// --cost exact|paper|time, --flop-rate, --bandwidth: plan, explain and run.
+void add_cost_options(CLI::App* cmd, CostModel& cost, ia::MachineRates& rates);
 
 }  // namespace tra::cli

@@ -9,12 +9,6 @@ namespace tra::runtime {
 
 namespace {
 
-Key project(const Key& k, const KeyPositions& positions) {
-    Key out;
-    for (auto p : positions) out.push_back(k[p]);
-    return out;
-}
-
 const Operator& logical_of(const ia::Plan& plan, const ia::IaNode& n) {
     return n.logical ? *n.logical : plan.origin(n.id).op;
 }

@@ -9,13 +9,13 @@
 
 namespace tra::runtime {
 
-namespace {
-
 Key project(const Key& k, const KeyPositions& positions) {
     Key out;
     for (auto p : positions) out.push_back(k[p]);
     return out;
 }
+
+namespace {
 
 void insert_unique(Tuples& r, Key k, Tile t, const Node& node) {
     if (!r.emplace(std::move(k), std::move(t)).second)

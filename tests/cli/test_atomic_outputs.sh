@@ -6,17 +6,9 @@
 # Usage: bash test_atomic_outputs.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-usage="usage: bash test_atomic_outputs.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" atomic_outputs "$@"
 
-fail() {
-    echo "FAIL (atomic_outputs): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 plan="$SRC/plans/examples/matmul.yaml"
 input="$SRC/data/examples/matmul/A.h5"
 expected="$SRC/data/examples/matmul/expected.h5"

@@ -5,10 +5,8 @@
 # Usage: bash test_cli_basics.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -uo pipefail
 
-usage="usage: bash test_cli_basics.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" cli_basics "$@"
 : "$SRC"
 
 failures=0
@@ -17,7 +15,6 @@ fail() {
     failures=$((failures + 1))
 }
 
-[ -x "$TRA" ] || { echo "FAIL (cli_basics): tra binary '$TRA' is missing" >&2; exit 1; }
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK" || exit 1

@@ -7,19 +7,11 @@
 # Usage: bash test_compare_report.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-usage="usage: bash test_compare_report.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" compare_report "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 COMPARE=$SRC/tools/slurm/compare_report.py
 
-fail() {
-    echo "FAIL (compare_report): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK"

@@ -6,10 +6,8 @@
 # Usage: bash test_device.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -uo pipefail
 
-usage="usage: bash test_device.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" device "$@"
 : "$SRC"
 
 failures=0
@@ -18,7 +16,6 @@ fail() {
     failures=$((failures + 1))
 }
 
-[ -x "$TRA" ] || { echo "FAIL (device): tra binary '$TRA' is missing" >&2; exit 1; }
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cd "$WORK" || exit 1

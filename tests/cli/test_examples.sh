@@ -6,17 +6,9 @@
 # Usage: bash test_examples.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-usage="usage: bash test_examples.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" examples "$@"
 
-fail() {
-    echo "FAIL (examples): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 [ -d "$SRC/plans/examples" ] || fail "no plans/examples under '$SRC'"
 
 rm -rf "$WORK"

@@ -6,18 +6,10 @@
 # Usage: bash test_examples_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-usage="usage: bash test_examples_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" examples_numpy "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 
-fail() {
-    echo "FAIL (examples_numpy): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 script="$SRC/tools/reference/examples.py"
 [ -f "$script" ] || fail "no tools/reference/examples.py under '$SRC'"
 "$PY" -c 'import numpy, h5py, yaml' 2>/dev/null || fail "'$PY' lacks numpy, h5py or yaml (set TRA_PYTHON)"

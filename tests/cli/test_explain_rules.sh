@@ -4,12 +4,10 @@
 # already grouped runs without a shuffle) in the rules of the node it produced, text and JSON.
 # Usage: bash test_explain_rules.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-TRA=${1:?usage: TRA SOURCE WORK}
-SRC=${2:?}
-WORK=${3:?}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" explain_rules "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
-fail() { echo "FAIL (explain_rules): $*" >&2; exit 1; }
 
 "$TRA" explain "$SRC/plans/examples/diag.yaml" --sites 2 > diag.txt
 rules=$(grep '^rewrite: ' diag.txt | awk '{print $2}' | tr '\n' ' ')

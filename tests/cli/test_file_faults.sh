@@ -8,18 +8,10 @@
 # Usage: bash test_file_faults.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-usage="usage: bash test_file_faults.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" file_faults "$@"
 PYTHON=${TRA_PYTHON:-/usr/bin/python3}
 
-fail() {
-    echo "FAIL (file_faults): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 plan="$SRC/plans/examples/matmul.yaml"
 input="$SRC/data/examples/matmul/A.h5"
 for f in "$plan" "$input"; do [ -f "$f" ] || fail "missing $f"; done

@@ -5,18 +5,10 @@
 # Usage: bash test_generator_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-usage="usage: bash test_generator_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" generator_numpy "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 
-fail() {
-    echo "FAIL (generator_numpy): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 [ -f "$SRC/tools/reference/tragen.py" ] || fail "no tools/reference/tragen.py under '$SRC'"
 "$PY" -c 'import numpy, h5py' 2>/dev/null || fail "'$PY' lacks numpy or h5py (set TRA_PYTHON)"
 

@@ -8,18 +8,10 @@
 # Usage: bash test_paper_workflows.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-usage="usage: bash test_paper_workflows.sh TRA_BINARY SOURCE_DIR WORK_DIR"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" paper_workflows "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 
-fail() {
-    echo "FAIL (paper_workflows): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
 checker="$SRC/plans/paper/check_scaled.py"
 [ -f "$checker" ] || fail "no plans/paper/check_scaled.py under '$SRC'"
 "$PY" -c 'import numpy, h5py, yaml' 2>/dev/null || fail "'$PY' lacks numpy, h5py or yaml (set TRA_PYTHON)"

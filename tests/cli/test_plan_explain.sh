@@ -4,12 +4,10 @@
 # costs), and bad input (exit 2 with a message naming what is wrong).
 # Usage: bash test_plan_explain.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-TRA=${1:?usage: TRA SOURCE WORK}
-SRC=${2:?}
-WORK=${3:?}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" plan_explain "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
-fail() { echo "FAIL (plan_explain): $*" >&2; exit 1; }
 WF=$SRC/plans/examples/matmul.yaml
 
 # Text table: header, ranks 1..K, cheapest first.

@@ -7,12 +7,10 @@
 # the node).
 # Usage: bash test_rmm_strategies.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-TRA=${1:?usage: TRA SOURCE WORK}
-SRC=${2:?}
-WORK=${3:?}
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" rmm_strategies "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
-fail() { echo "FAIL (rmm_strategies): $*" >&2; exit 1; }
 
 # 4 x 4 tiles of 2x2 on each side: |A| = |B| = 64 floats, xDups = yDups = 4.
 cat > mm.yaml <<'YAML'

@@ -6,17 +6,8 @@
 # Usage: bash test_bench_baselines.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_bench_baselines.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
-
-fail() {
-    echo "FAIL (bench_baselines, $RANKS ranks): $*" >&2
-    exit 1
-}
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" bench_baselines "$@"
 
 bench=$(cd "$(dirname "$TRA")/../tools/bench" && pwd) || fail "no tools/bench build folder"
 for b in ceiling summa; do [ -x "$bench/bench_$b" ] || fail "bench_$b was not built"; done

@@ -6,20 +6,8 @@
 # Usage: bash test_deterministic.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_deterministic.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
-
-fail() {
-    echo "FAIL (deterministic, $RANKS ranks): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
-command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" deterministic "$@"
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

@@ -8,19 +8,10 @@
 # Usage: bash test_large_inputs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_large_inputs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" large_inputs "$@"
 PY=${TRA_PYTHON:-/usr/bin/python3}
 BUDGET=20000000
-
-fail() {
-    echo "FAIL (large_inputs, $RANKS ranks): $*" >&2
-    exit 1
-}
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

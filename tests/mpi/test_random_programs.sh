@@ -11,12 +11,8 @@
 # Usage: bash test_random_programs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_random_programs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" random_programs "$@"
 BASE=${TRA_RANDOM_SEED:-0}
 PROGRAMS=${TRA_RANDOM_PROGRAMS:-12}
 seed=none
@@ -30,9 +26,6 @@ fail() {
     exit 1
 }
 
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
-command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
-[[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
 [[ "$BASE" =~ ^[0-9]+$ ]] || fail "TRA_RANDOM_SEED must be a non-negative integer, not '$BASE'"
 [[ "$PROGRAMS" =~ ^[0-9]+$ ]] || fail "TRA_RANDOM_PROGRAMS must be a non-negative integer, not '$PROGRAMS'"
 # shellcheck source=tests/mpi/plan_runs.bash

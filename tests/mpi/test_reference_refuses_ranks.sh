@@ -6,21 +6,8 @@
 # (ctest sets OMPI_ALLOW_RUN_AS_ROOT*, oversubscription and no binding in the environment.)
 set -euo pipefail
 
-usage="usage: bash test_reference_refuses_ranks.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
-
-fail() {
-    echo "FAIL (reference_refuses_ranks, $RANKS ranks): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
-command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
-[[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || fail "RANKS must be a positive integer, not '$RANKS'"
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" reference_refuses_ranks "$@"
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

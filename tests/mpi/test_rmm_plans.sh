@@ -10,20 +10,9 @@
 # Usage: bash test_rmm_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_rmm_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" rmm_plans "$@"
 
-fail() {
-    echo "FAIL (rmm_plans, $RANKS ranks): $*" >&2
-    exit 1
-}
-
-[ -x "$TRA" ] || fail "tra binary '$TRA' is missing or not executable"
-command -v "$MPIEXEC" > /dev/null || fail "mpiexec '$MPIEXEC' not found"
 # shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring

@@ -12,18 +12,9 @@
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-usage="usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC"
-TRA=${1:?$usage}
-SRC=${2:?$usage}
-WORK=${3:?$usage}
-RANKS=${4:?$usage}
-MPIEXEC=${5:?$usage}
+# shellcheck source=tests/mpi/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" run_failures "$@"
 LAST=$((RANKS - 1))
-
-fail() {
-    echo "FAIL (run_failures, $RANKS ranks): $*" >&2
-    exit 1
-}
 
 rm -rf "$WORK"
 mkdir -p "$WORK"

@@ -6,6 +6,7 @@ PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
+                              [--cost exact|paper|time]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
 """
@@ -49,9 +50,10 @@ outputs:
 class Runner:
     """Runs the programs under mpirun with one BLAS thread count per rank count."""
 
-    def __init__(self, build, cores):
+    def __init__(self, build, cores, cost):
         self.build = build
         self.cores = cores
+        self.cost = cost  # tra's cost model: which plan rank N is
         self.env = dict(os.environ)
         for key, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
                            ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
@@ -90,7 +92,7 @@ class Runner:
         """One `tra run`; its report (the JSON of docs/runtime.md)."""
         report = work / "report.json"
         self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan,
-                            "--report", report, "--out-dir", work / "out", "--force"],
+                            "--cost", self.cost, "--report", report, "--out-dir", work / "out", "--force"],
                     options=options)
         return json.loads(report.read_text())
 
@@ -115,7 +117,8 @@ class Runner:
 
     def plans(self, ranks, workflow, top):
         out = subprocess.run([self.build / "apps/tra", "plan", workflow, "--sites", str(ranks),
-                              "--top", str(top), "--format", "json"], env=self.env,
+                              "--top", str(top), "--cost", self.cost, "--format", "json"],
+                             env=self.env,
                              capture_output=True, text=True, check=True)
         return json.loads(out.stdout)["plans"]
 
@@ -278,13 +281,16 @@ def main():
                     help="count tra's wire bytes with OpenMPI's pml monitoring (one more run)")
     ap.add_argument("--cases", help="only these cases, comma-separated (default: all)")
     ap.add_argument("--tiles", help="only these matmul tilings, comma-separated (default: all)")
+    ap.add_argument("--cost", default="time", choices=["exact", "paper", "time"],
+                    help="tra's cost model ranking the plans (default time: by bytes alone, "
+                         "a plan computing everything on one rank would win)")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     build = pathlib.Path(args.build).resolve()
     out = pathlib.Path(args.out or build / ("bench-quick" if args.quick else "bench")).resolve()
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
-    runner = Runner(build, os.cpu_count() or 1)
+    runner = Runner(build, os.cpu_count() or 1, args.cost)
     ranks_list = [int(r) for r in args.ranks.split(",")]
     matmuls = QUICK_MATMULS if args.quick else MATMULS
     tiles = QUICK_TILES if args.quick else TILES

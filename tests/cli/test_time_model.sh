@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `--cost time` (ia::estimated_seconds): with one output tile and a long shared dimension, the
+# exact model ranks first a plan that moves 0 bytes by computing every product on one site;
+# the time model ranks first a plan that splits the products over both sites, and every plan in
+# its list has an estimate no smaller than the first. `--flop-rate` and `--bandwidth` move the
+# estimates, bad values are refused, and `tra run --cost time` runs the plan it ranks first.
+# Usage: bash test_time_model.sh TRA_BINARY SOURCE_DIR WORK_DIR
+set -euo pipefail
+
+# shellcheck source=tests/cli/test_arguments.bash
+source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" time_model "$@"
+PY=${TRA_PYTHON:-/usr/bin/python3}
+: "$SRC"
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK"
+cat > k.yaml << 'YAML'
+name: common_k
+inputs:
+  A: {shape: [64, 1024], tile: [64, 64], generate: {uniform: [-1, 1], seed: 1}}
+  B: {shape: [1024, 64], tile: [64, 64], generate: {uniform: [-1, 1], seed: 2}}
+program:
+  - C: {einsum: "ik,kj->ij", inputs: [A, B]}
+outputs:
+  C: {file: out/C.h5}
+YAML
+
+"$TRA" plan k.yaml --sites 2 --top 50 --format json > exact.json || fail "plan --cost exact"
+"$TRA" plan k.yaml --sites 2 --top 50 --cost time --format json > time.json ||
+    fail "plan --cost time"
+"$TRA" plan k.yaml --sites 2 --top 50 --cost time --flop-rate 1e9 --format json > slow.json ||
+    fail "plan --cost time --flop-rate"
+"$PY" - exact.json time.json slow.json << 'PY' || fail "rankings (see above)"
+import json, sys
+exact, time, slow = (json.load(open(f)) for f in sys.argv[1:4])
+assert time["cost"] == "time", time["cost"]
+first_exact, first_time = exact["plans"][0], time["plans"][0]
+print("exact first:", first_exact["name"], first_exact["exact_bytes"], first_exact["estimated_seconds"])
+print("time first: ", first_time["name"], first_time["exact_bytes"], first_time["estimated_seconds"])
+assert first_exact["exact_bytes"] == 0 and "rmm" in first_exact["name"], first_exact
+assert "rmm" not in first_time["name"] and first_time["exact_bytes"] > 0, first_time
+assert first_time["estimated_seconds"] < first_exact["estimated_seconds"]
+assert all(p["estimated_seconds"] >= first_time["estimated_seconds"] for p in time["plans"])
+assert all("estimated_seconds" in p for p in exact["plans"])
+# 50x slower flops: estimates grow (compute dominates both).
+assert slow["plans"][0]["estimated_seconds"] > 10 * first_time["estimated_seconds"]
+PY
+
+"$TRA" plan k.yaml --sites 2 --cost time | grep -q "est. seconds" ||
+    fail "the text table under --cost time has no estimate column"
+rc=0
+"$TRA" plan k.yaml --sites 2 --cost time --bandwidth 0 > bad.out 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "--bandwidth 0 was accepted"
+grep -q "bandwidth" bad.out || fail "--bandwidth 0: the message does not name the option"
+"$TRA" run k.yaml --cost time --check > run.out 2>&1 || { cat run.out >&2; fail "run --cost time"; }
+echo "PASS (time_model)"
