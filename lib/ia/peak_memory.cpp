@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ia/last_uses.hpp"
+
 namespace tra::ia {
 
 namespace {
@@ -23,13 +25,7 @@ std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
 
 std::vector<std::int64_t> peak_per_site(const Plan& plan) {
     const auto S = static_cast<std::size_t>(plan.sites());
-    std::vector<IaNodeId> last_use(plan.size());
-    for (const IaNode& n : plan.nodes()) {
-        last_use[n.id] = std::max(last_use[n.id], n.id);
-        for (IaNodeId in : n.inputs) last_use[in] = std::max(last_use[in], n.id);
-    }
-    for (const Output& o : plan.program().outputs)
-        if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
+    const std::vector<IaNodeId> last_use = last_uses(plan);
 
     std::vector<std::int64_t> peak(S, 0);
     for (IaNodeId t = 0; t < plan.size(); ++t) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
+#include <vector>
+
+#include "ia/fused_joins.hpp"
 
 namespace tra::ia {
 
@@ -29,13 +33,33 @@ double busiest_site_received(const Transfer& t) {
     return static_cast<double>(most);
 }
 
+double busiest_site(const std::vector<std::int64_t>& per_site) {
+    return per_site.empty() ? 0.0
+                            : static_cast<double>(*std::max_element(per_site.begin(), per_site.end()));
+}
+
+// The busiest site's bytes of the memory pass of node n (the header's `passed`).
+double busiest_site_passed(const Plan& plan, const IaNode& n,
+                           const std::vector<std::optional<IaNodeId>>& fused) {
+    const bool aggregate = n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate;
+    if (n.op == IaOp::LocalJoin) return fused[n.id] ? 0.0 : busiest_site(n.cost.resident);
+    if (!aggregate || n.inputs.size() != 1 || fused[n.inputs[0]]) return 0.0;
+    std::vector<std::int64_t> passed = n.cost.resident;
+    const std::vector<std::int64_t>& read = plan.node(n.inputs[0]).cost.resident;
+    passed.resize(std::max(passed.size(), read.size()), 0);
+    for (std::size_t s = 0; s < read.size(); ++s) passed[s] += read[s];
+    return busiest_site(passed);
+}
+
 }  // namespace
 
 double estimated_seconds(const Plan& plan, const MachineRates& rates) {
+    const std::vector<std::optional<IaNodeId>> fused = fused_joins(plan);
     double seconds = 0;
     for (const IaNode& n : plan.nodes())
         seconds += busiest_site_flops(n.cost) / rates.flops_per_second +
-                   busiest_site_received(n.cost.transfer) / rates.bytes_per_second;
+                   busiest_site_received(n.cost.transfer) / rates.bytes_per_second +
+                   busiest_site_passed(plan, n, fused) / rates.memory_bytes_per_second;
     return seconds;
 }
 

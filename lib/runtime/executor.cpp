@@ -6,6 +6,8 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/fused_joins.hpp"
+#include "ia/last_uses.hpp"
 #include "ia/partials.hpp"
 #include "runtime/exchange.hpp"
 #include "runtime/fault_injection.hpp"
@@ -165,7 +167,7 @@ ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& fro
 }
 
 // The local operators: join, aggregate (plain, partial, combining), filter, map. `fused` as
-// fused_joins (join_aggregate.hpp) says.
+// ia::fused_joins says.
 void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<Held>& held, Site me,
                      const std::vector<std::optional<ia::IaNodeId>>& fused, Held& out) {
     const Node& origin = plan.origin(n.id);
@@ -257,15 +259,8 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         sites = trace_sites(plan);
     });
 
-    // Last consumer of each output; program results live to the end.
-    std::vector<std::size_t> last_use(plan.size(), 0);
-    for (const IaNode& n : plan.nodes()) {
-        last_use[n.id] = std::max(last_use[n.id], n.id);
-        for (auto in : n.inputs) last_use[in] = std::max(last_use[in], n.id);
-    }
-    for (const Output& o : plan.program().outputs)
-        if (auto r = plan.result(o.node)) last_use[*r] = plan.size();
-    const std::vector<std::optional<ia::IaNodeId>> fused = fused_joins(plan, last_use);
+    const std::vector<ia::IaNodeId> last_use = ia::last_uses(plan);
+    const std::vector<std::optional<ia::IaNodeId>> fused = ia::fused_joins(plan);
 
     std::vector<Held> held(plan.size());
     std::int64_t resident = 0;

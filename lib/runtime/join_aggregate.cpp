@@ -9,10 +9,6 @@ namespace tra::runtime {
 
 namespace {
 
-const Operator& logical_of(const ia::Plan& plan, const ia::IaNode& n) {
-    return n.logical ? *n.logical : plan.origin(n.id).op;
-}
-
 // The operands of one product of the join.
 struct Operands {
     const Tile* left;
@@ -20,34 +16,6 @@ struct Operands {
 };
 
 }  // namespace
-
-// Kernel::accumulate's contract (acc = add(acc, f(operands))) is exactly one step of the fold,
-// so no algebraic property is needed beyond the aggregate being `add`.
-bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
-    return aggregate.kernel.name() == "add" && static_cast<bool>(join.kernel.kernel().accumulate);
-}
-
-std::vector<std::optional<ia::IaNodeId>> fused_joins(const ia::Plan& plan,
-                                                     const std::vector<std::size_t>& last_use) {
-    using ia::IaOp;
-    std::vector<int> consumers(plan.size(), 0);
-    for (const ia::IaNode& n : plan.nodes())
-        for (auto in : n.inputs) ++consumers[in];
-    std::vector<std::optional<ia::IaNodeId>> fused(plan.size());
-    for (const ia::IaNode& c : plan.nodes()) {
-        if ((c.op != IaOp::LocalAggregate && c.op != IaOp::PartialAggregate) ||
-            c.inputs.size() != 1)
-            continue;
-        const ia::IaNode& j = plan.node(c.inputs[0]);
-        if (j.op != IaOp::LocalJoin || consumers[j.id] != 1 || last_use[j.id] != c.id ||
-            plan.holds_partials(j.id))
-            continue;
-        const auto* join = std::get_if<JoinOp>(&logical_of(plan, j));
-        const auto* agg = std::get_if<AggregateOp>(&logical_of(plan, c));
-        if (join && agg && fusable_join_aggregate(*join, *agg)) fused[j.id] = c.id;
-    }
-    return fused;
-}
 
 Tuples join_aggregate_tuples(const Node& join_node, const JoinOp& join, const Node& aggregate_node,
                              const AggregateOp& aggregate, const Tuples& left, const Tuples& right,

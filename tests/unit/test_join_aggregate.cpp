@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "ia/fused_joins.hpp"
 #include "runtime/join_aggregate.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "storage/generator.hpp"
@@ -52,7 +53,7 @@ void check_fused(const KernelCall& kernel, KeyPositions by, bool fusable, DType 
     const Program p = b.finish();
     const auto& join = std::get<JoinOp>(p.node(2).op);
     const auto& agg = std::get<AggregateOp>(p.node(3).op);
-    CHECK(runtime::fusable_join_aggregate(join, agg) == fusable);
+    CHECK(ia::fusable_join_aggregate(join, agg) == fusable);
     ReferenceEvaluator ev(p);
     const auto fused =
         runtime::join_aggregate_tuples(p.node(2), join, p.node(3), agg, ev.evaluate(0).tuples,
@@ -93,6 +94,6 @@ TEST_CASE("a sum that is not add is not fused", "[join_aggregate]") {
     b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
     b.add_aggregate("C", "AB", {0, 2}, KernelCall("max"), at("C"));
     const Program p = b.finish();
-    CHECK_FALSE(runtime::fusable_join_aggregate(std::get<JoinOp>(p.node(2).op),
+    CHECK_FALSE(ia::fusable_join_aggregate(std::get<JoinOp>(p.node(2).op),
                                                 std::get<AggregateOp>(p.node(3).op)));
 }

@@ -78,3 +78,15 @@ TEST_CASE("estimated seconds: both terms add, and an idle site costs time", "[ti
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, rates) == Approx(2 + 7));
     CHECK(ia::estimated_seconds(pinned(p, "rmm", "local").plan, rates) == Approx(4 + 30));
 }
+
+TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fused", "[time]") {
+    const Program p = common_k();
+    const ia::MachineRates memory_only{kInstant, kInstant, 1};
+    // Join, shuffle, sum: each site writes its two products (64 bytes); the sum on site 0, the
+    // home of (0, 0), reads all four (128) and writes one tile (32).
+    CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, memory_only) ==
+          Approx(64 + 160));
+    // Pre-aggregation: the join adds its products into one accumulator per site (fused: no
+    // pass); the combining sum on site 0 reads the two partials (64) and writes one tile (32).
+    CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) == Approx(96));
+}

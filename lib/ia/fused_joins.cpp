@@ -1,0 +1,44 @@
+#include "ia/fused_joins.hpp"
+
+#include <variant>
+
+#include "ia/last_uses.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+const Operator& logical_of(const Plan& plan, const IaNode& n) {
+    return n.logical ? *n.logical : plan.origin(n.id).op;
+}
+
+}  // namespace
+
+// Kernel::accumulate's contract (acc = add(acc, f(operands))) is exactly one step of the fold,
+// so no algebraic property is needed beyond the aggregate being `add`.
+bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
+    return aggregate.kernel.name() == "add" && static_cast<bool>(join.kernel.kernel().accumulate);
+}
+
+std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan) {
+    const std::vector<IaNodeId> last_use = last_uses(plan);
+    std::vector<int> consumers(plan.size(), 0);
+    for (const IaNode& n : plan.nodes())
+        for (auto in : n.inputs) ++consumers[in];
+    std::vector<std::optional<IaNodeId>> fused(plan.size());
+    for (const IaNode& c : plan.nodes()) {
+        if ((c.op != IaOp::LocalAggregate && c.op != IaOp::PartialAggregate) ||
+            c.inputs.size() != 1)
+            continue;
+        const IaNode& j = plan.node(c.inputs[0]);
+        if (j.op != IaOp::LocalJoin || consumers[j.id] != 1 || last_use[j.id] != c.id ||
+            plan.holds_partials(j.id))
+            continue;
+        const auto* join = std::get_if<JoinOp>(&logical_of(plan, j));
+        const auto* agg = std::get_if<AggregateOp>(&logical_of(plan, c));
+        if (join && agg && fusable_join_aggregate(*join, *agg)) fused[j.id] = c.id;
+    }
+    return fused;
+}
+
+}  // namespace tra::ia

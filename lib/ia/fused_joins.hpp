@@ -1,0 +1,22 @@
+#pragma once
+// Which local joins the runtime computes together with the aggregate that reads them
+// (runtime/join_aggregate.hpp): each group keeps one accumulator and the join's kernel adds
+// every product into it in place, so the join's output never exists as tiles and no separate
+// pass adds them. The time model (time_estimate.hpp) charges such a pair no memory pass.
+#include <optional>
+#include <vector>
+
+#include "ia/plan.hpp"
+
+namespace tra::ia {
+
+// Whether `aggregate` (the only consumer of a join with kernel `join`) can be fused with it:
+// it sums with `add` and the join's kernel can accumulate (Kernel::accumulate).
+bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate);
+
+// For each IA node: when it is a local join whose only reader is a (partial) aggregate it can
+// be fused with (fusable_join_aggregate), that reader. A join whose output is a program result
+// or holds partials is never fused.
+std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan);
+
+}  // namespace tra::ia
