@@ -3,7 +3,8 @@
 # exact model ranks first a plan that moves 0 bytes by computing every product on one site;
 # the time model ranks first a plan that splits the products over both sites, and every plan in
 # its list has an estimate no smaller than the first. `--flop-rate` and `--bandwidth` move the
-# estimates, bad values are refused, and `tra run --cost time` runs the plan it ranks first.
+# estimates, bad values are refused, and `tra run --cost time` runs the plan it ranks first. On
+# one site, plans that join and sum apart rank below the fused join and sum.
 # Usage: bash test_time_model.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
@@ -45,6 +46,18 @@ assert all(p["estimated_seconds"] >= first_time["estimated_seconds"] for p in ti
 assert all("estimated_seconds" in p for p in exact["plans"])
 # 50x slower flops: estimates grow (compute dominates both).
 assert slow["plans"][0]["estimated_seconds"] > 10 * first_time["estimated_seconds"]
+PY
+
+# One site: joining and summing apart (a shuffle between them, which moves nothing here) costs a
+# memory pass the fused join and sum does not.
+"$TRA" plan k.yaml --sites 1 --top 50 --cost time --format json > one.json || fail "plan --sites 1"
+"$PY" - one.json << 'PY' || fail "one-site ranking (see above)"
+import json, sys
+plans = json.load(open(sys.argv[1]))["plans"]
+apart = [p for p in plans if p["name"].endswith("C=shuffle") or "C=shuffle[" in p["name"]]
+print("first:", plans[0]["name"], plans[0]["estimated_seconds"], "apart:", len(apart))
+assert apart and "shuffle" not in plans[0]["name"], plans[0]
+assert all(p["estimated_seconds"] > plans[0]["estimated_seconds"] for p in apart)
 PY
 
 "$TRA" plan k.yaml --sites 2 --cost time | grep -q "est. seconds" ||
