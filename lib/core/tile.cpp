@@ -1,10 +1,10 @@
 #include "core/tile.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-
-#include <sys/mman.h>
 
 namespace tra {
 

@@ -6,14 +6,6 @@
 
 namespace tra::ia {
 
-namespace {
-
-const Operator& logical_of(const Plan& plan, const IaNode& n) {
-    return n.logical ? *n.logical : plan.origin(n.id).op;
-}
-
-}  // namespace
-
 // Kernel::accumulate's contract (acc = add(acc, f(operands))) is exactly one step of the fold,
 // so no algebraic property is needed beyond the aggregate being `add`.
 bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
@@ -34,8 +26,8 @@ std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan) {
         if (j.op != IaOp::LocalJoin || consumers[j.id] != 1 || last_use[j.id] != c.id ||
             plan.holds_partials(j.id))
             continue;
-        const auto* join = std::get_if<JoinOp>(&logical_of(plan, j));
-        const auto* agg = std::get_if<AggregateOp>(&logical_of(plan, c));
+        const auto* join = std::get_if<JoinOp>(&plan.logical(j.id));
+        const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.id));
         if (join && agg && fusable_join_aggregate(*join, *agg)) fused[j.id] = c.id;
     }
     return fused;

@@ -83,9 +83,9 @@ struct IaNode {
     // for a concat's aggregate, FilterOp, RekeyOp, TransformOp, TileOp); InputOp for inputs;
     // empty for enforcers, which apply none.
     std::optional<Operator> logical;
-    KeyPositions shuffle_dims;       // Shuffle: the ordered Part dims it produces
-    int map_arity = 1;               // Map: output tuples per input tuple (tile: pieces)
-    Placement placement;             // where the output lives
+    KeyPositions shuffle_dims;  // Shuffle: the ordered Part dims it produces
+    int map_arity = 1;          // Map: output tuples per input tuple (tile: pieces)
+    Placement placement;        // where the output lives
     // Set when the output is not the origin's TRA relation but that relation replicated: on a
     // replication map, and on every enforcer moving its output (Plan::add copies it from the
     // input). Shared, since it holds the replicated key set.
@@ -116,6 +116,11 @@ class Plan {
 
     // The TRA node an IA node's relation belongs to.
     const Node& origin(IaNodeId id) const { return program_->node(nodes_.at(id).origin); }
+    // The TRA operator an IA node applies: its own (IaNode::logical) or else its origin's.
+    const Operator& logical(IaNodeId id) const {
+        const IaNode& n = nodes_.at(id);
+        return n.logical ? *n.logical : origin(id).op;
+    }
     // The relation an IA node's output holds (type, key set, frontier): its origin's, or the
     // replicated relation after a replication map.
     const Node& relation(IaNodeId id) const {

@@ -34,8 +34,9 @@ double busiest_site_received(const Transfer& t) {
 }
 
 double busiest_site(const std::vector<std::int64_t>& per_site) {
-    return per_site.empty() ? 0.0
-                            : static_cast<double>(*std::max_element(per_site.begin(), per_site.end()));
+    return per_site.empty()
+               ? 0.0
+               : static_cast<double>(*std::max_element(per_site.begin(), per_site.end()));
 }
 
 // The busiest site's bytes of the memory pass of node n (the header's `passed`).

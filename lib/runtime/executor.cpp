@@ -11,11 +11,10 @@
 #include "ia/partials.hpp"
 #include "runtime/exchange.hpp"
 #include "runtime/fault_injection.hpp"
-#include "runtime/join_aggregate.hpp"
-#include "runtime/local_ops.hpp"
+#include "runtime/held_tuples.hpp"
+#include "runtime/local_step.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
-#include "runtime/replication_map.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
@@ -32,30 +31,6 @@ using ia::Site;
 
 bool holds(const std::vector<Site>& sites, Site s) {
     return std::find(sites.begin(), sites.end(), s) != sites.end();
-}
-
-// What one rank holds of one node's output: plain tuples, or partials (group -> source site ->
-// partial) for nodes that hold partial results.
-struct Held {
-    Tuples tuples;
-    std::map<Key, std::map<Site, Tile>> partials;
-    std::int64_t bytes = 0;
-
-    void count() {
-        bytes = 0;
-        for (const auto& [k, t] : tuples) bytes += static_cast<std::int64_t>(t.bytes());
-        for (const auto& [k, by] : partials)
-            for (const auto& [s, t] : by) bytes += static_cast<std::int64_t>(t.bytes());
-    }
-    void clear() {
-        Tuples().swap(tuples);
-        partials.clear();
-        bytes = 0;
-    }
-};
-
-const Operator& logical_of(const ia::Plan& plan, const IaNode& n) {
-    return n.logical ? *n.logical : plan.origin(n.id).op;
 }
 
 }  // namespace
@@ -82,7 +57,7 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
             out = ia::replicated_sites(in, origin.keys, n.replicated->spec);
             continue;
         }
-        const Operator& op = logical_of(plan, n);
+        const Operator& op = plan.logical(n.id);
         if (const auto* rekey = std::get_if<RekeyOp>(&op)) {
             for (const auto& [k, s] : in) {
                 auto& dst = out[rekey->key.apply(k)];
@@ -118,7 +93,7 @@ struct ExchangeLists {
 
 // Puts the kept tuples into the enforcer's output: moved when the input has no later consumer
 // (no copy of a tuple the site already holds), copied otherwise.
-void keep_local(const ExchangeLists& lists, Held& in, bool last_use, Held& out) {
+void keep_local(const ExchangeLists& lists, HeldTuples& in, bool last_use, HeldTuples& out) {
     auto take = [last_use](Tile& t) { return last_use ? std::move(t) : Tile(t); };
     for (const Key* k : lists.keep) out.tuples.emplace(*k, take(in.tuples.at(*k)));
     for (const auto& [g, src] : lists.keep_partials)
@@ -127,7 +102,7 @@ void keep_local(const ExchangeLists& lists, Held& in, bool last_use, Held& out) 
 
 // A reduce of partials: every holder of a group's partial but the home sends its own partial to
 // the home; the home keeps its own.
-ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me,
+ExchangeLists reduce_lists(const IaNode& n, const HeldTuples& in, const ia::SiteMap& from, Site me,
                            int S) {
     ExchangeLists lists(S);
     for (const auto& [g, by] : in.partials)
@@ -148,7 +123,8 @@ ExchangeLists reduce_lists(const IaNode& n, const Held& in, const ia::SiteMap& f
 }
 
 // A move (bcast, shuffle, grid): each receiver lacking a tuple gets it from sender_for.
-ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& from, Site me, int S) {
+ExchangeLists move_lists(const IaNode& n, const HeldTuples& in, const ia::SiteMap& from, Site me,
+                         int S) {
     ExchangeLists lists(S);
     for (const auto& [k, t] : in.tuples) {
         const std::vector<Site>& had = from.at(k);
@@ -166,71 +142,9 @@ ExchangeLists move_lists(const IaNode& n, const Held& in, const ia::SiteMap& fro
     return lists;
 }
 
-// The local operators: join, aggregate (plain, partial, combining), filter, map. `fused` as
-// ia::fused_joins says.
-void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<Held>& held, Site me,
-                     const std::vector<std::optional<ia::IaNodeId>>& fused, Held& out) {
-    const Node& origin = plan.origin(n.id);
-    const bool partial_input = plan.holds_partials(n.inputs.at(0));
-    if (n.replicated) {
-        out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
-    } else if (n.op == IaOp::LocalJoin && fused[n.id]) {
-        const IaNode& c = plan.node(*fused[n.id]);
-        out.tuples = join_aggregate_tuples(
-            origin, std::get<JoinOp>(logical_of(plan, n)), plan.origin(c.id),
-            std::get<AggregateOp>(logical_of(plan, c)), held.at(n.inputs.at(0)).tuples,
-            held.at(n.inputs.at(1)).tuples, plan.relation(n.inputs.at(1)).type.key_arity);
-    } else if (fused[n.inputs.at(0)]) {
-        // The join before computed this aggregate's tuples: take them over.
-        Held& in = held[n.inputs[0]];
-        if (n.op == IaOp::PartialAggregate) {
-            for (auto& [g, t] : in.tuples) out.partials[g].emplace(me, std::move(t));
-        } else {
-            out.tuples = std::move(in.tuples);
-        }
-        in.clear();
-    } else if (n.op == IaOp::LocalJoin) {
-        const auto& join = std::get<JoinOp>(logical_of(plan, n));
-        out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
-                                 held.at(n.inputs.at(1)).tuples,
-                                 plan.relation(n.inputs.at(1)).type.key_arity);
-    } else if (n.op == IaOp::LocalAggregate && partial_input) {
-        // Combine: fold each group's partials in ascending order of the site computing them.
-        const auto& agg = std::get<AggregateOp>(logical_of(plan, n));
-        for (const auto& [g, by] : held.at(n.inputs[0]).partials) {
-            auto it = by.begin();
-            Tile acc = it->second;
-            for (++it; it != by.end(); ++it) {
-                const Tile* args[] = {&acc, &it->second};
-                acc = agg.kernel.apply(args, {g, origin.frontier});
-            }
-            out.tuples.emplace(g, std::move(acc));
-        }
-    } else if (n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate) {
-        const Operator& op = logical_of(plan, n);
-        const Tuples& in = held.at(n.inputs.at(0)).tuples;
-        Tuples result;
-        if (const auto* agg = std::get_if<AggregateOp>(&op))
-            result = aggregate_tuples(origin, *agg, in);
-        else if (const auto* concat = std::get_if<ConcatOp>(&op))
-            result = concat_tuples(*concat, in);
-        else
-            fail("IA node #" + std::to_string(n.id) + " aggregates with a non-aggregate operator");
-        if (n.op == IaOp::PartialAggregate) {
-            for (auto& [g, t] : result) out.partials[g].emplace(me, std::move(t));
-        } else {
-            out.tuples = std::move(result);
-        }
-    } else {  // local_filter, map
-        const Node& input = plan.origin(n.inputs.at(0));
-        out.tuples = map_tuples(origin, logical_of(plan, n), held.at(n.inputs.at(0)).tuples,
-                                input.keys.frontier(input.type.key_arity));
-    }
-}
-
 // The tuples held must be exactly those the traced placement puts on this site.
 void check_holdings(const ia::Plan& plan, const IaNode& n, const ia::SiteMap& where, Site me,
-                    const Held& out) {
+                    const HeldTuples& out) {
     std::size_t expected = 0;
     for (const auto& [k, s] : where)
         if (holds(s, me)) ++expected;
@@ -262,7 +176,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     const std::vector<ia::IaNodeId> last_use = ia::last_uses(plan);
     const std::vector<std::optional<ia::IaNodeId>> fused = ia::fused_joins(plan);
 
-    std::vector<Held> held(plan.size());
+    std::vector<HeldTuples> held(plan.size());
     std::int64_t resident = 0;
     std::vector<OperatorRun> runs;
     std::int64_t moved = 0;
@@ -275,7 +189,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         run.predicted_payload = n.cost.transfer.payload_bytes;
         run.predicted_overhead = n.cost.transfer.overhead_bytes;
         const double t0 = MPI_Wtime();
-        Held out;
+        HeldTuples out;
         std::int64_t buffers = 0;
         ExchangeLists lists(S);
 
@@ -283,7 +197,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             // Local failures are agreed on before any message is posted; a failure during the
             // exchange itself (peers wait on this rank) ends the job in the caller.
             const bool reduce = plan.holds_partials(n.inputs.at(0));
-            const Held& in = held.at(n.inputs[0]);
+            const HeldTuples& in = held.at(n.inputs[0]);
             const ia::SiteMap& from = sites.at(n.inputs[0]);
             agree.step([&] {
                 lists = reduce ? reduce_lists(n, in, from, me, S) : move_lists(n, in, from, me, S);
