@@ -19,8 +19,14 @@ def write_chart(rows, png):
             label = "%s/%dr" % (r["case"], r["ranks"]) + ("/t%d" % r["tile"] if r["tile"] else "")
             values = [r["methods"].get(m, {}).get("gflops") for m, _ in METHODS]
             f.write('"%s" ' % label + " ".join("%.2f" % v if v else "NaN" for v in values) + "\n")
+    # gnuplot refuses a column without a single number (e.g. only the paper workflows ran, which
+    # have no baselines), so such columns are left out of the plot.
+    measured = [any(r["methods"].get(m, {}).get("gflops") for r in rows) for m, _ in METHODS]
+    if not any(measured):
+        print("nothing to chart")
+        return None
     plots = ", ".join("'%s' using %d:xtic(1) title '%s'" % (data, i + 2, title)
-                      for i, (_, title) in enumerate(METHODS))
+                      for i, (_, title) in enumerate(METHODS) if measured[i])
     script = "\n".join([
         "set terminal pngcairo size 1400,600 noenhanced" if _has_cairo() else
         "set terminal png size 1400,600 noenhanced",
