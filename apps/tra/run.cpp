@@ -1,6 +1,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -148,6 +149,27 @@ int share_cores_with_blas(const RunOptions& opt, const runtime::Host& host) {
     return threads;
 }
 
+// TRA_MAX_MESSAGE_BYTES (the tests lower it so exchanges travel in pieces): a whole number of
+// bytes, at least 1; unset, runtime::kMaxMessageBytes.
+std::size_t message_limit_from_environment() {
+    const char* v = std::getenv("TRA_MAX_MESSAGE_BYTES");
+    if (!v) return runtime::kMaxMessageBytes;
+    const std::string text(v);
+    std::size_t used = 0;
+    unsigned long long bytes = 0;
+    try {
+        if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
+            bytes = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;  // out of range
+    }
+    if (used == 0 || used != text.size() || bytes == 0)
+        throw Error("TRA_MAX_MESSAGE_BYTES='" + text +
+                    "' is not a whole number of bytes of at least 1 (the exchange's largest "
+                    "message piece)");
+    return static_cast<std::size_t>(bytes);
+}
+
 // Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
 // The default budget is the device's free memory on GPU runs, a share of the host's otherwise.
 void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Host& host,
@@ -219,10 +241,12 @@ int run_distributed(const RunOptions& opt) {
     try {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
         int threads = 1;
+        std::size_t max_message_bytes = runtime::kMaxMessageBytes;
         agree.step([&] {
             if (opt.threads && *opt.threads < 1)
                 throw Error("--threads must be at least 1, not " + std::to_string(*opt.threads));
             threads = share_cores_with_blas(opt, hosts.mine());
+            max_message_bytes = message_limit_from_environment();
         });
         if (rank == 0) {
             const std::string core = kernels::blas_core_name();
@@ -266,8 +290,7 @@ int run_distributed(const RunOptions& opt) {
             exec.output_paths.push_back(path);
         }
         exec.memory_budget = opt.memory_per_site.value_or(0);
-        if (const char* v = std::getenv("TRA_MAX_MESSAGE_BYTES"))
-            exec.max_message_bytes = std::stoull(v);
+        exec.max_message_bytes = max_message_bytes;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,

@@ -7,8 +7,8 @@
 # (lib/runtime/fault_injection.hpp), on the last rank, so peers are waiting on it.
 # Also: the memory check refuses a plan that does not fit --memory-per-site (exit 2, "needs X,
 # have Y") before any work; measured peak <= predicted peak; exchange messages split into pieces
-# (TRA_MAX_MESSAGE_BYTES) move the same bytes and compute the same result; --threads and the
-# host lines.
+# (TRA_MAX_MESSAGE_BYTES) move the same bytes and compute the same result, and a limit that is
+# not a number is refused; --threads and the host lines.
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -120,6 +120,14 @@ assert r["measured_bytes"] == r["predicted_bytes"] and r["overhead_bytes"] == r[
 PY
 done
 "$TRA" diff whole/out/C.h5:/C pieces/out/C.h5:/C > pieces.diff || fail "pieces: C differs from the run in whole messages"
+
+# 8b. A message limit that is not a whole number of bytes is bad input, before any work.
+for limit in "" abc 12x 0 -5; do
+    TRA_MAX_MESSAGE_BYTES="$limit" run bad_limit matmul.yaml
+    [ "$rc" -eq 2 ] || { cat bad_limit.err >&2; fail "TRA_MAX_MESSAGE_BYTES='$limit': exited with $rc, expected 2"; }
+    expect_one_message bad_limit 0 "TRA_MAX_MESSAGE_BYTES='$limit' is not a whole number"
+    [ ! -e bad_limit ] || fail "TRA_MAX_MESSAGE_BYTES='$limit': a refused run made $(find bad_limit)"
+done
 
 # 9. --threads: the host lines list every rank once, with the threads asked for; 0 is refused.
 run threads matmul.yaml --threads 2
