@@ -11,8 +11,7 @@
 // the transform is an output; the pushed transform is MAP.OPERAND.
 // Tuple counts: the pushed transform has R's tuples with smaller tiles (fewer bytes than R);
 // the aggregate's key set is unchanged.
-#include <algorithm>
-
+#include "optimizer/distributing_transform.hpp"
 #include "optimizer/logical_rewrites.hpp"
 
 namespace tra::optimizer {
@@ -20,14 +19,12 @@ namespace tra::optimizer {
 namespace {
 
 std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
-    const Node& map = p.node(at);
-    const auto* t = std::get_if<TransformOp>(&map.op);
-    if (!t || t->kernel.properties().reads_tile_position) return std::nullopt;
-    const Node& agg = p.node(map.inputs[0]);
-    const auto* a = std::get_if<AggregateOp>(&agg.op);
-    if (!a) return std::nullopt;
-    const auto& over = t->kernel.properties().distributes_over;
-    if (std::find(over.begin(), over.end(), a->kernel.name()) == over.end()) return std::nullopt;
+    const auto match = distributing_transform<AggregateOp>(p, at);
+    if (!match) return std::nullopt;
+    const Node& map = match->map;
+    const TransformOp* t = &match->transform;
+    const Node& agg = match->below;
+    const AggregateOp* a = &match->op;
     const Node& operand = p.node(agg.inputs[0]);
     const auto bytes = transformed_tile_bytes(t->kernel, operand.type);
     if (!bytes || *bytes >= operand.type.tile_bytes()) return std::nullopt;

@@ -12,8 +12,7 @@
 // pushed transforms are MAP.OPERAND.
 // Tuple counts: each pushed transform has its operand's tuples and no larger tiles; the join's
 // key set is unchanged.
-#include <algorithm>
-
+#include "optimizer/distributing_transform.hpp"
 #include "optimizer/logical_rewrites.hpp"
 
 namespace tra::optimizer {
@@ -21,14 +20,12 @@ namespace tra::optimizer {
 namespace {
 
 std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
-    const Node& map = p.node(at);
-    const auto* t = std::get_if<TransformOp>(&map.op);
-    if (!t || t->kernel.properties().reads_tile_position) return std::nullopt;
-    const Node& join = p.node(map.inputs[0]);
-    const auto* j = std::get_if<JoinOp>(&join.op);
-    if (!j) return std::nullopt;
-    const auto& over = t->kernel.properties().distributes_over;
-    if (std::find(over.begin(), over.end(), j->kernel.name()) == over.end()) return std::nullopt;
+    const auto match = distributing_transform<JoinOp>(p, at);
+    if (!match) return std::nullopt;
+    const Node& map = match->map;
+    const TransformOp* t = &match->transform;
+    const Node& join = match->below;
+    const JoinOp* j = &match->op;
     for (NodeId in : join.inputs) {
         const auto bytes = transformed_tile_bytes(t->kernel, p.node(in).type);
         if (!bytes || *bytes > p.node(in).type.tile_bytes()) return std::nullopt;
