@@ -8,13 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build}-sanitize"
 
-packages=(clang-14 libclang-rt-14-dev llvm-14)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-    echo "== installing ${missing[*]}"
-    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash tools/sanitize/install-clang.sh
 bash tools/fuzz.sh 30 "$build"
