@@ -7,14 +7,7 @@ build=${1:-build}
 packages=(cmake g++ make pkg-config libcli11-dev libyaml-cpp-dev libhdf5-openmpi-dev hdf5-tools
           libopenmpi-dev openmpi-bin libopenblas-dev catch2 python3 python3-numpy python3-h5py
           python3-yaml libscalapack-openmpi-dev gnuplot-nox)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-    echo "== installing ${missing[*]}"
-    sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash tools/install-packages.sh "${packages[@]}"
 echo "== configuring $build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRA_WERROR=ON >/dev/null
 echo "== building"

@@ -4,12 +4,7 @@
 
 using namespace tra;
 using namespace tra::ia;
-using namespace tra::rmm_testing;
-using kernels::KernelCall;
-using optimizer::RankedPlan;
-using optimizer::SearchOptions;
-using tra::testing::at;
-using tra::testing::generated;
+using namespace tra::rmm_testing;  // with its test names (KernelCall, RankedPlan, at, ...)
 
 TEST_CASE("replication: keys, text, arity, problems", "[rmm]") {
     const Replication spec{{copy(0), fresh(2), copy(1), fresh(3)}};

@@ -5,12 +5,7 @@
 
 using namespace tra;
 using namespace tra::ia;
-using namespace tra::rmm_testing;
-using kernels::KernelCall;
-using optimizer::RankedPlan;
-using optimizer::SearchOptions;
-using tra::testing::at;
-using tra::testing::generated;
+using namespace tra::rmm_testing;  // with its test names (KernelCall, RankedPlan, at, ...)
 
 TEST_CASE("rmm: the specs of a general join and when it applies", "[rmm]") {
     // A(i, k, l) ⋈ B(m, k, n) on A[1] = B[1]: output (i, k, l, m, n).

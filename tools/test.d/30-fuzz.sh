@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build="${1:-build}-sanitize"
 
-bash tools/sanitize/install-clang.sh
+bash tools/install-packages.sh clang-14 libclang-rt-14-dev llvm-14
 bash tools/fuzz.sh 30 "$build"

@@ -27,16 +27,7 @@ fail() {
 
 [ -x "$tra" ] || fail "no tra binary at $tra (build first: tools/setup.sh)"
 packages=(slurmctld slurmd slurm-client munge)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
-if ((${#missing[@]})); then
-    echo "== installing ${missing[*]}"
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" > /dev/null
-fi
+bash tools/install-packages.sh --no-install-recommends "${packages[@]}"
 [ "$(id -u)" -eq 0 ] || fail "the cluster runs its daemons as root (SlurmUser=root); run as root"
 
 # A fresh cluster every time: stale state reuses job ids and collides with old PMIx sockets.
