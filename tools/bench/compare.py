@@ -15,12 +15,12 @@ import json
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import chart  # noqa: E402
+from runner import Runner, compute_seconds  # noqa: E402
 import lower_bound  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
@@ -47,114 +47,36 @@ outputs:
 """
 
 
-class Runner:
-    """Runs the programs under mpirun with one BLAS thread count per rank count."""
-
-    def __init__(self, build, cores, cost):
-        self.build = build
-        self.cores = cores
-        self.cost = cost  # tra's cost model: which plan rank N is
-        self.env = dict(os.environ)
-        for key, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
-                           ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
-                           ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
-                           ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-                           # Binding one rank to one core would also bind its BLAS threads.
-                           ("OMPI_MCA_hwloc_base_binding_policy", "none"),
-                           # A rank waiting for a peer yields its core instead of spinning, so
-                           # on a busy machine it does not take the core a peer computes on.
-                           ("OMPI_MCA_mpi_yield_when_idle", "1")]:
-            self.env.setdefault(key, value)
-        coretype = default_coretype()
-        if coretype:
-            self.env.setdefault("OPENBLAS_CORETYPE", coretype)
-
-    def threads(self, ranks):
-        return max(1, self.cores // ranks)
-
-    def mpirun(self, ranks, argv, threads=None, options=()):
-        env = dict(self.env)
-        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads or self.threads(ranks))
-        cmd = ["mpirun", "-n", str(ranks)] + list(options) + [str(a) for a in argv]
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        if out.returncode != 0:
-            raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), out.returncode,
-                                                           out.stdout, out.stderr))
-        return out.stdout
-
-    def baseline(self, name, ranks, args, threads=None):
-        """Runs tools/bench/bench_NAME; its JSON line (seconds per repeat, ...)."""
-        line = self.mpirun(ranks, [self.build / "tools/bench" / ("bench_" + name)] + args,
-                           threads).strip().splitlines()[-1]
-        return json.loads(line)
-
-    def tra_run(self, ranks, workflow, work, plan=1, options=()):
-        """One `tra run`; its report (the JSON of docs/runtime.md)."""
-        report = work / "report.json"
-        self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan,
-                            "--cost", self.cost, "--report", report, "--out-dir", work / "out", "--force"],
-                    options=options)
-        return json.loads(report.read_text())
-
-    def wire_bytes(self, ranks, workflow, work, plan):
-        """Bytes the plan's operators put on the wire, counted by OpenMPI's pml monitoring
-        rather than by tra: every point-to-point byte sent (lines `E` of the profiles; with
-        pml_monitoring_enable 2 the collectives' own messages are `I` lines, not counted) minus
-        the report's `write` (0: each rank writes its own tiles)."""
-        prefix = work / "monitor"
-        for old in work.glob("monitor.*.prof"):
-            old.unlink()
-        report = self.tra_run(ranks, workflow, work, plan, options=[
-            "--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
-            "--mca", "pml_monitoring_filename", str(prefix)])
-        sent = 0
-        for prof in work.glob("monitor.*.prof"):
-            for line in prof.read_text().splitlines():
-                if line.startswith("E\t"):
-                    sent += int(line.split("\t")[3].split()[0])
-        write = [op for op in report["operators"] if op["op"] == "write"]
-        return sent - sum(op["measured_bytes"] + op["overhead_bytes"] for op in write)
-
-    def plans(self, ranks, workflow, top):
-        out = subprocess.run([self.build / "apps/tra", "plan", workflow, "--sites", str(ranks),
-                              "--top", str(top), "--cost", self.cost, "--format", "json"],
-                             env=self.env,
-                             capture_output=True, text=True, check=True)
-        return json.loads(out.stdout)["plans"]
-
-
-def default_coretype():
-    """OpenBLAS 0.3.21 falls back to its slow Prescott kernels on CPUs it does not know (tra run
-    warns); any x86 CPU with AVX2 and FMA runs its Haswell kernels. None where that is unknown."""
-    try:
-        flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
-    except (OSError, StopIteration):
-        return None
-    return "Haswell" if "avx2" in flags and "fma" in flags else None
-
-
-def compute_seconds(report):
-    """The run's computation: every operator but reading inputs and writing outputs."""
-    return sum(op["seconds"] for op in report["operators"] if op["op"] not in ("read", "write"))
-
-
 def grids(ranks):
     return [(r, ranks // r) for r in range(1, ranks + 1) if ranks % r == 0]
 
 
-def best_config(run, configs, repeats):
-    """Tries every config once, then repeats the fastest; (median seconds, config, result)."""
+def best_config(run, configs):
+    """Tries every config once; the fastest, or None when none ran."""
     trials = []
     for config in configs:
         try:
-            trials.append((min(run(config, 1)["seconds"]), config))
+            trials.append((run(config), config))
         except RuntimeError as e:
             print("  skipped %s: %s" % (config, str(e).splitlines()[0]))
-    if not trials:
-        return None
-    _, config = min(trials)
-    result = run(config, repeats)
-    return statistics.median(result["seconds"]), config, result
+    return min(trials)[1] if trials else None
+
+
+def interleaved(programs, rounds):
+    """Runs every program once per round, in turn, and returns {key: [seconds per round]}.
+    This machine's speed drifts by 10-15% within minutes; run one after another, a program
+    measured in a slow minute would look slower than its peers. Interleaved, a drift falls
+    on all of them alike, and the ratios of the same round (paired_ratio) cancel it."""
+    times = {key: [] for key in programs}
+    for _ in range(rounds):
+        for key, run in programs.items():
+            times[key].append(run())
+    return times
+
+
+def paired_ratio(mine, theirs):
+    """The median over rounds of my time over theirs in the same round."""
+    return statistics.median(a / b for a, b in zip(mine, theirs))
 
 
 def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work, monitor):
@@ -162,62 +84,93 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
     flops = 2.0 * I * K * J
     bound = lower_bound.memory_independent_words(I, J, K, ranks) * 8
     dims = [I, K, J]
-    methods = {}
 
-    def entry(seconds, **extra):
-        return dict(seconds=seconds, gflops=flops / seconds / 1e9, **extra)
+    # A baseline's first repeat in a process pays for MPI's connection setup: each round runs
+    # two and keeps the second. last[label]: its latest JSON (SUMMA's received bytes).
+    last = {}
+
+    def baseline(label, name, ranks_, args, threads=None):
+        def run():
+            last[label] = runner.baseline(name, ranks_, args + [2], threads)
+            return last[label]["seconds"][-1]
+        return run
 
     # (c) the ceiling: one process with every thread on the whole problem, and (on P ranks) P
     # dgemms at once, each on 1/P of the rows: no rank waits for data.
-    whole = runner.baseline("ceiling", 1, dims + [repeats], threads=runner.cores)
-    methods["dgemm_whole"] = entry(statistics.median(whole["seconds"]), threads=runner.cores)
+    programs = {"dgemm_whole": baseline("dgemm_whole", "ceiling", 1, dims, runner.cores)}
+    config = {"dgemm_whole": dict(threads=runner.cores)}
     if ranks > 1:
-        split = runner.baseline("ceiling", ranks, dims + [repeats])
-        methods["ceiling"] = entry(statistics.median(split["seconds"]),
-                                   threads=runner.threads(ranks))
-    else:
-        methods["ceiling"] = dict(methods["dgemm_whole"])
+        programs["ceiling"] = baseline("ceiling", "ceiling", ranks, dims)
+        config["ceiling"] = dict(threads=runner.threads(ranks))
 
-    # (a) ScaLAPACK and (b) SUMMA, each with its best grid and block size.
+    # (a) ScaLAPACK and (b) SUMMA, each with its best grid and block size, tried once each.
     configs = [(pr, pc, nb) for pr, pc in grids(ranks) for nb in blocks]
     for name, label in (("pdgemm", "scalapack"), ("summa", "summa")):
         if not (runner.build / "tools/bench" / ("bench_" + name)).exists():
             continue
         best = best_config(
-            lambda c, n, name=name: runner.baseline(name, ranks, dims + list(c) + [n]),
-            configs, repeats)
+            lambda c, name=name: runner.baseline(name, ranks, dims + list(c) + [1])["seconds"][0],
+            configs)
         if best:
-            seconds, (pr, pc, nb), result = best
-            methods[label] = entry(seconds, grid="%dx%d" % (pr, pc), block=nb)
-            if "received_bytes" in result:
-                methods[label]["bytes"] = result["received_bytes"]
+            programs[label] = baseline(label, name, ranks, dims + list(best))
+            config[label] = dict(grid="%dx%d" % best[:2], block=best[2])
+
+    workflows, tra_plans = {}, {}
+    for tile in tiles:
+        wf = workflows[tile] = work / ("%s-t%d.yaml" % (case, tile))
+        wf.write_text(MATMUL_WORKFLOW.format(case=case, I=I, K=K, J=J, tI=min(tile, I),
+                                             tK=min(tile, K), tJ=min(tile, J)))
+        tra_plans[tile] = tra_programs(runner, ranks, wf, work, top, programs, key=tile)
+
+    times = interleaved(programs, repeats)
+    if "ceiling" not in programs:  # on 1 rank the ceiling is the whole-problem dgemm
+        times["ceiling"], config["ceiling"] = times["dgemm_whole"], config["dgemm_whole"]
+    methods = {}
+    for label in config:
+        seconds = statistics.median(times[label])
+        methods[label] = dict(seconds=seconds, gflops=flops / seconds / 1e9, **config[label])
+        if "received_bytes" in last.get(label, {}):
+            methods[label]["bytes"] = last[label]["received_bytes"]
 
     rows = []
     for tile in tiles:
-        wf = work / ("%s-t%d.yaml" % (case, tile))
-        wf.write_text(MATMUL_WORKFLOW.format(case=case, I=I, K=K, J=J, tI=min(tile, I),
-                                             tK=min(tile, K), tJ=min(tile, J)))
         row = dict(case=case, ranks=ranks, tile=tile, shape=dict(I=I, K=K, J=J), flops=flops,
                    lower_bound_bytes=bound, methods=dict(methods))
-        row["methods"]["tra"], row["tra_plans"] = measure_tra(runner, ranks, wf, work, repeats,
-                                                              top, flops)
+        row["methods"]["tra"], row["tra_plans"] = tra_result(tra_plans[tile], times, tile, flops)
+        first = times[(tile, tra_plans[tile][0]["rank"])]
+        row["paired_ratios"] = {label: paired_ratio(first, times[label]) for label in config}
         if monitor and ranks > 1:
-            row["methods"]["tra"]["wire_bytes"] = runner.wire_bytes(ranks, wf, work, 1)
+            row["methods"]["tra"]["wire_bytes"] = runner.wire_bytes(ranks, workflows[tile], work, 1)
         rows.append(row)
         print_row(row)
     return rows
 
 
-def measure_tra(runner, ranks, workflow, work, repeats, top, flops):
-    """tra's plan 1 (and up to `top` plans, to check the ranking) over `repeats` runs."""
+def tra_programs(runner, ranks, workflow, work, top, programs, key):
+    """Adds tra's plan 1 (and up to `top` plans, to check the ranking) to `programs`, keyed
+    (key, plan rank); returns the plans, each keeping the report of its last run."""
     plans = []
     for p in runner.plans(ranks, workflow, top):
-        reports = [runner.tra_run(ranks, workflow, work, p["rank"]) for _ in range(repeats)]
-        seconds = statistics.median(compute_seconds(r) for r in reports)
-        plans.append(dict(rank=p["rank"], name=p["name"], predicted_bytes=p["exact_bytes"],
-                          seconds=seconds,
-                          bytes=reports[0]["measured_bytes"] + reports[0]["overhead_bytes"],
-                          flops=p["flops"]))
+        plan = dict(rank=p["rank"], name=p["name"], predicted_bytes=p["exact_bytes"],
+                    flops=p["flops"])
+
+        def run(plan=plan):
+            plan["report"] = runner.tra_run(ranks, workflow, work, plan["rank"])
+            return compute_seconds(plan["report"])
+
+        programs[(key, p["rank"])] = run
+        plans.append(plan)
+    return plans
+
+
+def tra_result(plans, times, key, flops):
+    """tra's entry of a row (plan 1) and every timed plan, from the interleaved times."""
+    first_times = times[(key, plans[0]["rank"])]
+    for plan in plans:
+        report = plan.pop("report")
+        plan["seconds"] = statistics.median(times[(key, plan["rank"])])
+        plan["bytes"] = report["measured_bytes"] + report["overhead_bytes"]
+        plan["paired_ratio_to_first"] = paired_ratio(times[(key, plan["rank"])], first_times)
     first = plans[0]
     tra = dict(seconds=first["seconds"], gflops=(flops or first["flops"]) / first["seconds"] / 1e9,
                plan=first["name"], bytes=first["bytes"])
@@ -227,7 +180,9 @@ def measure_tra(runner, ranks, workflow, work, repeats, top, flops):
 def measure_workflow(runner, name, ranks, repeats, top, work, ceiling_gflops):
     """A paper workflow: tra only; its ceiling is its flops at the dgemm ceiling's rate."""
     wf = SOURCE / "plans/paper/scaled" / (name + ".yaml")
-    tra, plans = measure_tra(runner, ranks, wf, work, repeats, top, None)
+    programs = {}
+    plans = tra_programs(runner, ranks, wf, work, top, programs, key=name)
+    tra, plans = tra_result(plans, interleaved(programs, repeats), name, None)
     row = dict(case=name, ranks=ranks, tile=None, flops=plans[0]["flops"], lower_bound_bytes=None,
                methods={"tra": tra}, tra_plans=plans)
     if ceiling_gflops:
@@ -251,8 +206,11 @@ def print_row(row):
     def conf(name):
         return "%s,%d" % (m[name]["grid"], m[name]["block"]) if name in m else "-"
 
-    def ratio(name):
-        return "%.2f" % (m["tra"]["seconds"] / m[name]["seconds"]) if name in m else "-"
+    def ratio(name):  # of the same round where the rounds were interleaved
+        paired = row.get("paired_ratios", {}).get(name)
+        if paired is None and name in m:
+            paired = m["tra"]["seconds"] / m[name]["seconds"]
+        return "%.2f" % paired if paired is not None else "-"
 
     bound = row["lower_bound_bytes"]
     moved = "%.2f" % (m["tra"]["bytes"] / bound) if bound else "-"
@@ -265,7 +223,7 @@ def print_row(row):
         flush=True)
     for p in row["tra_plans"][1:]:
         print("%-13s    plan %d: %.3f s (%.2f x plan 1), %d bytes predicted: %s" % (
-            "", p["rank"], p["seconds"], p["seconds"] / row["tra_plans"][0]["seconds"],
+            "", p["rank"], p["seconds"], p["paired_ratio_to_first"],
             p["predicted_bytes"], p["name"]))
 
 

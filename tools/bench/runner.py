@@ -1,0 +1,96 @@
+"""Starts the benchmark's programs under mpirun: tra (its plans and runs) and the baselines
+tools/bench/bench_* (docs/benchmarks.md), with the environment every one of them shares."""
+import json
+import os
+import subprocess
+
+
+class Runner:
+    """Runs the programs under mpirun with one BLAS thread count per rank count."""
+
+    def __init__(self, build, cores, cost):
+        self.build = build
+        self.cores = cores
+        self.cost = cost  # tra's cost model: which plan rank N is
+        self.env = dict(os.environ)
+        for key, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+                           ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                           ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
+                           ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+                           # Binding one rank to one core would also bind its BLAS threads.
+                           ("OMPI_MCA_hwloc_base_binding_policy", "none"),
+                           # A rank waiting for a peer yields its core instead of spinning, so
+                           # on a busy machine it does not take the core a peer computes on.
+                           ("OMPI_MCA_mpi_yield_when_idle", "1")]:
+            self.env.setdefault(key, value)
+        coretype = default_coretype()
+        if coretype:
+            self.env.setdefault("OPENBLAS_CORETYPE", coretype)
+
+    def threads(self, ranks):
+        return max(1, self.cores // ranks)
+
+    def mpirun(self, ranks, argv, threads=None, options=()):
+        env = dict(self.env)
+        env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads or self.threads(ranks))
+        cmd = ["mpirun", "-n", str(ranks)] + list(options) + [str(a) for a in argv]
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError("%s failed (%d):\n%s%s" % (" ".join(cmd), out.returncode,
+                                                           out.stdout, out.stderr))
+        return out.stdout
+
+    def baseline(self, name, ranks, args, threads=None):
+        """Runs tools/bench/bench_NAME; its JSON line (seconds per repeat, ...)."""
+        line = self.mpirun(ranks, [self.build / "tools/bench" / ("bench_" + name)] + args,
+                           threads).strip().splitlines()[-1]
+        return json.loads(line)
+
+    def tra_run(self, ranks, workflow, work, plan=1, options=()):
+        """One `tra run`; its report (the JSON of docs/runtime.md)."""
+        report = work / "report.json"
+        self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan,
+                            "--cost", self.cost, "--report", report, "--out-dir", work / "out", "--force"],
+                    options=options)
+        return json.loads(report.read_text())
+
+    def wire_bytes(self, ranks, workflow, work, plan):
+        """Bytes the plan's operators put on the wire, counted by OpenMPI's pml monitoring
+        rather than by tra: every point-to-point byte sent (lines `E` of the profiles; with
+        pml_monitoring_enable 2 the collectives' own messages are `I` lines, not counted) minus
+        the report's `write` (0: each rank writes its own tiles)."""
+        prefix = work / "monitor"
+        for old in work.glob("monitor.*.prof"):
+            old.unlink()
+        report = self.tra_run(ranks, workflow, work, plan, options=[
+            "--mca", "pml_monitoring_enable", "2", "--mca", "pml_monitoring_enable_output", "3",
+            "--mca", "pml_monitoring_filename", str(prefix)])
+        sent = 0
+        for prof in work.glob("monitor.*.prof"):
+            for line in prof.read_text().splitlines():
+                if line.startswith("E\t"):
+                    sent += int(line.split("\t")[3].split()[0])
+        write = [op for op in report["operators"] if op["op"] == "write"]
+        return sent - sum(op["measured_bytes"] + op["overhead_bytes"] for op in write)
+
+    def plans(self, ranks, workflow, top):
+        out = subprocess.run([self.build / "apps/tra", "plan", workflow, "--sites", str(ranks),
+                              "--top", str(top), "--cost", self.cost, "--format", "json"],
+                             env=self.env,
+                             capture_output=True, text=True, check=True)
+        return json.loads(out.stdout)["plans"]
+
+
+def default_coretype():
+    """OpenBLAS 0.3.21 falls back to its slow Prescott kernels on CPUs it does not know (tra run
+    warns); any x86 CPU with AVX2 and FMA runs its Haswell kernels. None where that is unknown."""
+    try:
+        flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return None
+    return "Haswell" if "avx2" in flags and "fma" in flags else None
+
+
+def compute_seconds(report):
+    """The run's computation: every operator but reading inputs and writing outputs."""
+    return sum(op["seconds"] for op in report["operators"] if op["op"] not in ("read", "write"))
