@@ -11,20 +11,29 @@ namespace tra {
 namespace {
 constexpr std::size_t kAlignment = 64;
 constexpr std::size_t kPage = 4096;
+constexpr std::size_t kHugePage = std::size_t{1} << 21;
 // Below this, glibc mostly serves tiles from its heap, whose pages are usually mapped already.
-constexpr std::size_t kPrefaultBytes = std::size_t{1} << 22;
+constexpr std::size_t kLargeTileBytes = std::size_t{1} << 22;
 
-// Maps every page of a fresh buffer in one system call. A large tile is a fresh mapping whose
-// pages would otherwise fault in one by one when first written, inside a gemm or an MPI receive;
-// on the 4096^3 multiply on 2 ranks (2048 tiles) prefaulting took the broadcast from 0.063 to
-// 0.036 s and the join from 1.79-2.01 to 1.77-1.78 s (docs/benchmarks.md). Best effort: kernels
-// before Linux 5.14 refuse the advice and the pages fault in as before.
-void prefault(void* p, std::size_t bytes) {
-    const auto first = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) / kPage * kPage;
-    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) / kPage * kPage;
-#ifdef MADV_POPULATE_WRITE
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+// A large tile starts on a 2 MiB boundary and asks for transparent huge pages over its whole 2 MiB
+// blocks (the tail stays on 4 KiB pages, so no tile holds more memory than its bytes), then maps
+// every page in one system call. On 4 KiB pages, the first gemm pass over fresh tiles ran 10%
+// slower than later passes (page walks in this VM) and unmapping a consumed 16 MiB input took 1.7
+// ms inside the join; on huge pages both costs go (32 gemms of 1024x2048x1024 over fresh tiles
+// freed after use: 1.80 -> 1.55 s; docs/runtime.md, "Memory"). Without prefaulting, pages would
+// fault in one by one inside a gemm or an MPI receive. Best effort: a kernel without THP or
+// MADV_POPULATE_WRITE (Linux < 5.14) refuses the advice and pages fault in as before.
+void* allocate_large(std::size_t bytes) {
+    const std::size_t pages = (bytes + kPage - 1) / kPage * kPage;
+    void* p = std::aligned_alloc(kHugePage, pages);
+    if (!p) return nullptr;
+#ifdef MADV_HUGEPAGE
+    if (bytes >= kHugePage) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);
 #endif
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, pages, MADV_POPULATE_WRITE);
+#endif
+    return p;
 }
 
 // Device memory is zeroed by the device allocator's contract whatever `zero` says.
@@ -32,11 +41,11 @@ void* allocate(std::size_t bytes, Residence where, bool zero) {
     if (where == Residence::Device) return device_memory().allocate(bytes);
     std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (rounded == 0) rounded = kAlignment;
-    void* p = std::aligned_alloc(kAlignment, rounded);
+    void* p = rounded >= kLargeTileBytes ? allocate_large(rounded)
+                                         : std::aligned_alloc(kAlignment, rounded);
     if (!p)
         throw Error("out of memory allocating a tile of " + std::to_string(bytes) + " bytes", {},
                     ErrorKind::Failed);
-    if (rounded >= kPrefaultBytes) prefault(p, rounded);
     if (zero) std::memset(p, 0, rounded);
     return p;
 }

@@ -39,6 +39,23 @@ TEST_CASE("tiles are typed, zeroed and deep-copied") {
     CHECK(reinterpret_cast<std::uintptr_t>(t.raw()) % 64 == 0);
 }
 
+// Large tiles start on a 2 MiB boundary so that their whole 2 MiB blocks can be huge pages
+// (lib/core/tile.cpp); their contents behave like any tile's, tail included.
+TEST_CASE("large tiles are huge-page aligned, zeroed to the last element") {
+    const std::int64_t n = (std::int64_t{5} << 20) / 8 + 3;  // 5 MiB and a ragged tail
+    Tile t(DType::F64, Shape{n});
+    CHECK(reinterpret_cast<std::uintptr_t>(t.raw()) % (std::uintptr_t{1} << 21) == 0);
+    CHECK(t.get(0) == 0.0);
+    CHECK(t.get(n - 1) == 0.0);
+    t.set(n - 1, 4.0);
+    Tile u = Tile::uninitialized(DType::F64, Shape{n});
+    CHECK(reinterpret_cast<std::uintptr_t>(u.raw()) % (std::uintptr_t{1} << 21) == 0);
+    u = t;
+    CHECK(u.get(n - 1) == 4.0);
+    Tile small(DType::F64, Shape{1000});
+    CHECK(reinterpret_cast<std::uintptr_t>(small.raw()) % 64 == 0);
+}
+
 TEST_CASE("relation type renders as R^(k,r,b)") {
     RelationType t{2, Shape{4, 8}, DType::F64};
     CHECK(t.str() == "R^(2,2,[4, 8]) f64");
