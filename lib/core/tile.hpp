@@ -76,9 +76,10 @@ class Tile {
     struct FreeDeleter {
         // Constructors, not a member initializer or default argument: unique_ptr needs the
         // deleter default constructible while Tile is still incomplete.
-        FreeDeleter() : residence(Residence::Host) {}
-        explicit FreeDeleter(Residence where) : residence(where) {}
+        FreeDeleter() : residence(Residence::Host), mapped(0) {}
+        FreeDeleter(Residence where, std::size_t mapping) : residence(where), mapped(mapping) {}
         Residence residence;
+        std::size_t mapped;  // a large host tile's own mapping (munmap); 0: std::free
         void operator()(void* p) const;
     };
     void* host_buffer() const;
