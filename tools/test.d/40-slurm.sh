@@ -32,8 +32,11 @@ bash tools/install-packages.sh --no-install-recommends "${packages[@]}"
 
 # A fresh cluster every time: stale state reuses job ids and collides with old PMIx sockets.
 rm -rf "$work"
-mkdir -p "$work"/{munge,run,state,spool,tmp,log,jobs}
-chmod 711 "$work/munge"
+mkdir -p "$work"/{run,state,spool,tmp,log,jobs}
+# munged refuses a socket under any folder that is not executable for all, as a clone inside a
+# `mktemp -d` folder (0700) is: its key and socket live in a folder of their own under /tmp.
+munge=$(mktemp -d /tmp/tra-munge.XXXXXX)
+chmod 711 "$munge"
 node=$(hostname -s)
 
 stop_cluster() {
@@ -62,6 +65,7 @@ stop_cluster() {
             tail -n 20 "$log" >&2
         done
     fi
+    rm -rf "$munge"
     echo "slurm: daemons stopped"
     exit "$rc"
 }
@@ -74,12 +78,12 @@ s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
-echo "== munge: key and daemon in $work/munge"
-mungekey --create --keyfile="$work/munge/munge.key"
-chmod 600 "$work/munge/munge.key"
-munged --key-file="$work/munge/munge.key" --socket="$work/munge/munge.socket" \
+echo "== munge: key and daemon in $munge"
+mungekey --create --keyfile="$munge/munge.key"
+chmod 600 "$munge/munge.key"
+munged --key-file="$munge/munge.key" --socket="$munge/munge.socket" \
     --pid-file="$work/run/munged.pid" --log-file="$work/log/munged.log" \
-    --seed-file="$work/munge/munged.seed"
+    --seed-file="$munge/munged.seed"
 
 cat > "$work/slurm.conf" << EOF
 ClusterName=tra-test
@@ -90,7 +94,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$work/munge/munge.socket
+AuthInfo=socket=$munge/munge.socket
 StateSaveLocation=$work/state
 SlurmdSpoolDir=$work/spool
 TmpFS=$work/tmp
