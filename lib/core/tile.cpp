@@ -41,7 +41,7 @@ void* map_large(std::size_t length) {
         munmap(reinterpret_cast<void*>(first + length), start + span - first - length);
     void* p = reinterpret_cast<void*>(first);
 #ifdef MADV_HUGEPAGE
-    if (length >= kHugePage) madvise(p, length / kHugePage * kHugePage, MADV_HUGEPAGE);
+    madvise(p, length / kHugePage * kHugePage, MADV_HUGEPAGE);  // large tiles span 2+ blocks
 #endif
 #ifdef MADV_POPULATE_WRITE
     madvise(p, length, MADV_POPULATE_WRITE);
