@@ -68,6 +68,11 @@ void print_run_table(const RunSummary& run) {
         "peak %lld bytes per rank (predicted %lld)\n",
         ll(t.measured), ll(t.predicted), ll(t.overhead), ll(t.predicted_overhead),
         ll(result.peak_bytes), ll(run.totals->peak_bytes));
+    if (result.reserved_bytes > 0)
+        std::printf(
+            "reserved %lld bytes per rank for large tiles before the first operator, in "
+            "%.4f s\n",
+            ll(result.reserved_bytes), result.reserve_seconds);
     std::fflush(stdout);
 }
 
@@ -95,6 +100,8 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.field("measured_bytes", t.measured).field("predicted_bytes", t.predicted);
     j.field("overhead_bytes", t.overhead).field("predicted_overhead_bytes", t.predicted_overhead);
     j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);
+    j.field("reserved_bytes", result.reserved_bytes)
+        .field("reserve_seconds", result.reserve_seconds);
     j.end_object();
     out << "\n";
     if (!out) throw Error("cannot write the report " + path, {}, ErrorKind::Failed);

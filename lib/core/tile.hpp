@@ -79,7 +79,7 @@ class Tile {
         FreeDeleter() : residence(Residence::Host), mapped(0) {}
         FreeDeleter(Residence where, std::size_t mapping) : residence(where), mapped(mapping) {}
         Residence residence;
-        std::size_t mapped;  // a large host tile's own mapping (munmap); 0: std::free
+        std::size_t mapped;  // a large host tile's own mapping (host_mappings); 0: std::free
         void operator()(void* p) const;
     };
     void* host_buffer() const;

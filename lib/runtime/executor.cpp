@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/last_uses.hpp"
 #include "ia/partials.hpp"
@@ -15,6 +16,7 @@
 #include "runtime/local_step.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
+#include "runtime/tile_reservation.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
@@ -176,6 +178,16 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     const std::vector<ia::IaNodeId> last_use = ia::last_uses(plan);
     const std::vector<std::optional<ia::IaNodeId>> fused = ia::fused_joins(plan);
 
+    // The memory of the tiles held at the peak, before the first operator (tile_reservation.hpp).
+    const double reserve_start = MPI_Wtime();
+    std::int64_t reserved = 0;
+    if (options.memory.tiles == Residence::Host)
+        agree.step([&] {
+            reserved =
+                static_cast<std::int64_t>(host_mappings::reserve(tile_mappings_at_peak(plan, me)));
+        });
+    const double reserve_seconds = MPI_Wtime() - reserve_start;
+
     std::vector<HeldTuples> held(plan.size());
     std::int64_t resident = 0;
     std::vector<OperatorRun> runs;
@@ -267,6 +279,10 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         }
     }
 
+    // Nothing but the outputs' tiles is allocated from here on: the cached mappings go back to
+    // the system, where the output files' page cache takes them up.
+    host_mappings::trim();
+
     // Write: each output tuple once, by the lowest site holding it, tile by tile into the
     // output's temporary file, one rank at a time (output_files.hpp).
     OperatorRun write;
@@ -339,6 +355,11 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
             result.peak_bytes = std::max(result.peak_bytes, runs[i].peak_bytes);
         }
     }
+    const double reserve_local[2] = {reserve_seconds, static_cast<double>(reserved)};
+    double reserve_max[2] = {0, 0};
+    MPI_Reduce(reserve_local, reserve_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
+    result.reserve_seconds = me == 0 ? reserve_max[0] : reserve_seconds;
+    result.reserved_bytes = me == 0 ? static_cast<std::int64_t>(reserve_max[1]) : reserved;
     result.operators = std::move(runs);
     return result;
 }

@@ -34,6 +34,10 @@ struct OperatorRun {
 struct ExecutionResult {
     std::vector<OperatorRun> operators;  // on rank 0: reduced over ranks; elsewhere: local
     std::int64_t peak_bytes = 0;         // max over ranks and operators
+    // Memory mapped for large tiles before the first operator (tile_reservation.hpp), and the
+    // time it took: max over ranks on rank 0.
+    std::int64_t reserved_bytes = 0;
+    double reserve_seconds = 0;
 };
 
 struct ExecuteOptions {

@@ -6,7 +6,8 @@ Usage: check_report.py REPORT.json [--monitoring PREFIX] [--same-bytes OTHER.jso
 * Every operator's measured payload and overhead equal its prediction, and so do the totals
   (the totals cover the plan's operators, not the `write` gather; docs/runtime.md).
 * No operator holds more than the plan's predicted peak (`predicted_peak_bytes` includes the
-  exchange buffers, lib/ia/peak_memory.hpp), and neither does the whole run.
+  exchange buffers, lib/ia/peak_memory.hpp), and neither does the whole run nor the memory it
+  reserves for large tiles before its first operator (`reserved_bytes`).
 * --monitoring PREFIX: OpenMPI's pml monitoring files PREFIX.RANK.prof (one per rank, written by
   `mpiexec --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3
   --mca pml_monitoring_filename PREFIX`). Their `E` lines are the point-to-point bytes the
@@ -52,7 +53,11 @@ def check_prediction(report):
     if report.get("peak_bytes", 0) > report.get("predicted_peak_bytes", 0):
         problems.append("run: peak %d bytes resident, the plan predicts at most %d"
                         % (report["peak_bytes"], report["predicted_peak_bytes"]))
-    for key in ("sites", "plan", "seconds", "peak_bytes", "predicted_peak_bytes"):
+    if report.get("reserved_bytes", 0) > report.get("predicted_peak_bytes", 0):
+        problems.append("run: %d bytes reserved for large tiles, the plan predicts at most %d"
+                        % (report["reserved_bytes"], report["predicted_peak_bytes"]))
+    for key in ("sites", "plan", "seconds", "peak_bytes", "predicted_peak_bytes",
+                "reserved_bytes", "reserve_seconds"):
         if key not in report:
             problems.append("the report has no '%s'" % key)
     return problems

@@ -1,0 +1,170 @@
+#include "core/host_mappings.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace tra::host_mappings {
+
+namespace {
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kHugePage = std::size_t{1} << 21;
+// Host tiles from this size on get a mapping of their own (below, glibc's heap serves them).
+constexpr std::size_t kLargeTileBytes = std::size_t{1} << 22;
+
+// A mapping that starts on a 2 MiB boundary and asks for transparent huge pages over its whole
+// 2 MiB blocks (the tail stays on 4 KiB pages, so no tile holds more memory than its bytes),
+// then maps every page in one system call. On 4 KiB pages, the first gemm pass over fresh tiles
+// ran 10% slower than later passes (page walks in this VM) and unmapping a consumed 16 MiB
+// input took 1.7 ms inside the join; on huge pages both costs go (docs/runtime.md, "Memory").
+// Its own mapping, not glibc's: glibc serves a freed size from its heap next time (its mmap
+// threshold rises) and trims the heap again, so pages were zeroed anew. Without prefaulting,
+// pages fault in one by one inside a gemm or an MPI receive. Best effort: a kernel without THP
+// or MADV_POPULATE_WRITE (Linux < 5.14) refuses the advice.
+void* map_fresh(std::size_t length) {
+    const std::size_t span = length + kHugePage;
+    void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const auto first = (start + kHugePage - 1) / kHugePage * kHugePage;
+    if (first > start) munmap(raw, first - start);
+    if (start + span > first + length)
+        munmap(reinterpret_cast<void*>(first + length), start + span - first - length);
+    void* p = reinterpret_cast<void*>(first);
+#ifdef MADV_HUGEPAGE
+    madvise(p, length / kHugePage * kHugePage, MADV_HUGEPAGE);  // large tiles span 2+ blocks
+#endif
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, length, MADV_POPULATE_WRITE);
+#endif
+    return p;
+}
+
+// Tiles are allocated and freed by the executor and, on GPU runs, by staging threads.
+class Cache {
+  public:
+    void* acquire(std::size_t length, bool zero) {
+        std::unique_lock lock(mutex_);
+        if (auto it = free_.find(length); it != free_.end()) {
+            void* p = it->second;
+            free_.erase(it);
+            cached_ -= length;
+            live_ += length;
+            lock.unlock();
+            if (zero) std::memset(p, 0, length);  // a reused mapping holds an old tile
+            return p;
+        }
+        // Room for a fresh mapping within the high-water mark, or past it only by what the live
+        // tiles need: cached mappings of other lengths go first.
+        while (!free_.empty() && live_ + cached_ + length > high_water_) {
+            auto victim = std::prev(free_.end());  // the longest
+            munmap(victim->second, victim->first);
+            cached_ -= victim->first;
+            free_.erase(victim);
+        }
+        lock.unlock();
+        void* p = map_fresh(length);  // zero, being fresh
+        if (!p) return nullptr;
+        lock.lock();
+        live_ += length;
+        note_high_water();
+        return p;
+    }
+
+    void release(void* p, std::size_t length) noexcept {
+        const std::lock_guard lock(mutex_);
+        live_ -= length;
+        free_.emplace(length, p);  // live + cached is unchanged, so within the mark
+        cached_ += length;
+    }
+
+    std::size_t reserve(const std::vector<std::size_t>& lengths) {
+        std::multiset<std::size_t> wanted(lengths.begin(), lengths.end());
+        {
+            // Cached mappings of a wanted length stay; the others go, and the mark restarts.
+            const std::lock_guard lock(mutex_);
+            for (auto it = free_.begin(); it != free_.end();) {
+                if (auto w = wanted.find(it->first); w != wanted.end()) {
+                    wanted.erase(w);
+                    ++it;
+                    continue;
+                }
+                munmap(it->second, it->first);
+                cached_ -= it->first;
+                it = free_.erase(it);
+            }
+            high_water_ = live_ + cached_;
+        }
+        for (std::size_t length : wanted) {
+            void* p = map_fresh(length);
+            if (!p) break;
+            const std::lock_guard lock(mutex_);
+            free_.emplace(length, p);
+            cached_ += length;
+            note_high_water();
+        }
+        return usage().cached;
+    }
+
+    Usage usage() {
+        const std::lock_guard lock(mutex_);
+        return {live_, cached_, high_water_};
+    }
+
+    void trim() {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [length, p] : free_) munmap(p, length);
+        free_.clear();
+        cached_ = 0;
+        high_water_ = live_;
+    }
+
+  private:
+    void note_high_water() {
+        if (live_ + cached_ > high_water_) high_water_ = live_ + cached_;
+    }
+
+    std::mutex mutex_;
+    std::multimap<std::size_t, void*> free_;  // length -> a cached mapping of that length
+    std::size_t live_ = 0;
+    std::size_t cached_ = 0;
+    std::size_t high_water_ = 0;
+};
+
+// Never destroyed: tiles held by static objects may be freed after main returns.
+Cache& cache() {
+    static Cache* instance = new Cache;
+    return *instance;
+}
+}  // namespace
+
+std::size_t length_for(std::size_t bytes) {
+    if (bytes < kLargeTileBytes) return 0;
+    return (bytes + kPage - 1) / kPage * kPage;
+}
+
+void* acquire(std::size_t length, bool zero) {
+    return cache().acquire(length, zero);
+}
+
+void release(void* p, std::size_t length) noexcept {
+    cache().release(p, length);
+}
+
+std::size_t reserve(const std::vector<std::size_t>& lengths) {
+    return cache().reserve(lengths);
+}
+
+Usage usage() {
+    return cache().usage();
+}
+
+void trim() {
+    cache().trim();
+}
+
+}  // namespace tra::host_mappings

@@ -1,0 +1,39 @@
+#pragma once
+// The memory of large host tiles: each one a mapping of its own on huge pages, and the mappings
+// of freed tiles kept for the next tile of the same length. On this kind of VM a fresh page costs
+// far more than its zeroing (the hypervisor backs it on first touch), so a run that frees and
+// allocates tiles of one size reuses its pages instead. The cache never lets the process hold
+// more than the most it ever held live (its high-water mark), so the plan's predicted peak
+// (live tiles, docs/cost-model.md) still bounds the memory a run takes.
+#include <cstddef>
+#include <vector>
+
+namespace tra::host_mappings {
+
+// The length of a host tile's own mapping, or 0 where the tile is small enough for malloc.
+std::size_t length_for(std::size_t bytes);
+
+// A mapping of `length` bytes (from length_for), 2 MiB-aligned, every page mapped; zero-filled
+// when `zero` is set. A cached mapping of that length is reused. nullptr when out of memory.
+void* acquire(std::size_t length, bool zero);
+// Gives a mapping back: kept for reuse while the live-plus-cached total stays under the
+// high-water mark, unmapped otherwise.
+void release(void* p, std::size_t length) noexcept;
+
+// Makes the cache hold exactly mappings of the given lengths, prefaulted, so the tiles a run is
+// going to hold find their pages ready: the run's memory is taken before its first operator (and
+// an out-of-memory shows there) instead of page by page inside the computation. Cached mappings
+// of other lengths are unmapped and the high-water mark restarts from what is held. Returns the
+// bytes cached (less than asked if memory ran out).
+std::size_t reserve(const std::vector<std::size_t>& lengths);
+
+struct Usage {
+    std::size_t live = 0;        // bytes of mappings held by tiles
+    std::size_t cached = 0;      // bytes of mappings kept for reuse
+    std::size_t high_water = 0;  // the most live + cached ever held
+};
+Usage usage();
+// Unmaps every cached mapping and lowers the high-water mark to what is live.
+void trim();
+
+}  // namespace tra::host_mappings

@@ -1,0 +1,20 @@
+#pragma once
+// The large host tiles one rank will hold at once, taken before the first operator runs. The
+// plan says exactly which tiles each node leaves on each site (NodeCost::resident), so the rank
+// maps and prefaults their memory up front (core/host_mappings.hpp) rather than page by page
+// inside its gemms and receives: the way a ScaLAPACK program allocates its matrices before it
+// multiplies, and an out-of-memory shows before any work. docs/runtime.md, "Memory".
+#include <cstddef>
+#include <vector>
+
+#include "ia/plan.hpp"
+
+namespace tra::runtime {
+
+// Per mapping length (host_mappings::length_for), as many mappings as the node outputs alive at
+// once hold on `site` at the most, walking the plan as the peak model does (ia/peak_memory.hpp)
+// but knowing that a fused join makes only its aggregate's tiles; in all at most the site's
+// predicted peak. Small tiles (glibc's) are not counted.
+std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site);
+
+}  // namespace tra::runtime

@@ -1,0 +1,82 @@
+// The large tiles a rank reserves before its first operator (runtime/tile_reservation.hpp),
+// counted by hand on the initial plan of a matrix product.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <numeric>
+#include <vector>
+
+#include "core/host_mappings.hpp"
+#include "ia/fused_joins.hpp"
+#include "ia/initial_plan.hpp"
+#include "ia/plan_costs.hpp"
+#include "optimizer/search.hpp"
+#include "program_fixtures.hpp"
+#include "runtime/tile_reservation.hpp"
+#include "tra/program_builder.hpp"
+
+namespace {
+
+using namespace tra;
+using kernels::KernelCall;
+using tra::testing::at;
+using tra::testing::generated;
+
+// C = A B with A, B of n x n in tiles of t x t.
+Program matmul(std::int64_t n, std::int64_t t) {
+    ProgramBuilder b("mm", DType::F64);
+    b.add_input("A", Shape{n, n}, Shape{t, t}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{n, n}, Shape{t, t}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
+    b.add_output("C", "out.h5", "/C", at("out"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("a rank reserves one mapping per large tile alive at its peak") {
+    // 2 x 2 tiles of 8 MiB on 2 sites, in the initial plan: A, B (2 tiles per site), bcast A (4),
+    // the join AB (8 products, 4 per site), the shuffle of its partials and C. At the join B,
+    // bcast A and AB are alive (A is freed after the bcast): 2 + 4 + 4 = 10 tiles.
+    const Program prog = matmul(2048, 1024);
+    ia::Plan plan = ia::compile_initial(prog, 2);
+    const ia::PlanTotals totals = ia::annotate_costs(plan);
+    const std::size_t tile = host_mappings::length_for(1024 * 1024 * 8);
+    for (int site = 0; site < 2; ++site) {
+        const auto lengths = runtime::tile_mappings_at_peak(plan, site);
+        CHECK(lengths == std::vector<std::size_t>(10, tile));
+        const std::size_t sum = std::accumulate(lengths.begin(), lengths.end(), std::size_t{0});
+        CHECK(static_cast<std::int64_t>(sum) <=
+              totals.peak_per_site[static_cast<std::size_t>(site)]);
+    }
+}
+
+TEST_CASE("a plan of small tiles reserves nothing") {
+    const Program prog = matmul(64, 16);  // the plan refers to it
+    ia::Plan plan = ia::compile_initial(prog, 2);
+    ia::annotate_costs(plan);
+    CHECK(runtime::tile_mappings_at_peak(plan, 0).empty());
+    CHECK(runtime::tile_mappings_at_peak(plan, 1).empty());
+}
+
+TEST_CASE("a fused join reserves its sums' tiles, not its products'") {
+    // bcast-left on 2 sites: each site holds one column of B (2 tiles), all of A after the bcast
+    // (4) and its column of C (2); the 4 products of its column are summed in place and never
+    // held (8 tiles, where the join's products as tiles would make 10).
+    const Program prog = matmul(2048, 1024);
+    optimizer::SearchOptions options;
+    options.top_k = 1000;
+    bool found = false;
+    for (const auto& r : optimizer::search_plans(prog, 2, options)) {
+        if (r.name != "AB=bcast-left,C=local") continue;
+        found = true;
+        const auto fused = ia::fused_joins(r.plan);
+        CHECK(std::count(fused.begin(), fused.end(), std::nullopt) + 1 ==
+              static_cast<std::ptrdiff_t>(fused.size()));
+        const std::size_t tile = host_mappings::length_for(1024 * 1024 * 8);
+        for (int site = 0; site < 2; ++site)
+            CHECK(runtime::tile_mappings_at_peak(r.plan, site) ==
+                  std::vector<std::size_t>(8, tile));
+    }
+    CHECK(found);
+}
