@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ia/last_uses.hpp"
+#include "ia/output_lifetimes.hpp"
 
 namespace tra::ia {
 
@@ -25,13 +25,13 @@ std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
 
 std::vector<std::int64_t> peak_per_site(const Plan& plan) {
     const auto S = static_cast<std::size_t>(plan.sites());
-    const std::vector<IaNodeId> last_use = last_uses(plan);
+    const std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan);
 
     std::vector<std::int64_t> peak(S, 0);
     for (IaNodeId t = 0; t < plan.size(); ++t) {
         std::vector<std::int64_t> live = exchange_buffers(plan.node(t).cost.transfer, plan.sites());
-        for (IaNodeId i = 0; i <= t; ++i)
-            if (last_use[i] >= t)
+        for (IaNodeId i = 0; i < plan.size(); ++i)
+            if (lifetimes[i] && lifetimes[i]->alive_at(t))
                 for (std::size_t s = 0; s < S; ++s) live[s] += at(plan.node(i).cost.resident, s);
         for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], live[s]);
     }

@@ -3,7 +3,9 @@
 // number of bytes resident at once while the plan runs, in plan order, where at node t
 //
 //   resident(t) = tile bytes of every output alive at t (allocated at its node, freed after its
-//                 last consumer; outputs of the program stay to the end), node t's own included
+//                 last consumer; outputs of the program stay to the end), node t's own included;
+//                 a fused join's products are never tiles, its sums live from the join on
+//                 (output_lifetimes.hpp)
 //               + the exchange buffers of node t, if it is an enforcer: one send buffer per
 //                 receiver and one receive buffer per sender, held together, each
 //                 [8-byte count][per tuple: key values, tile] (exchange_buffers)

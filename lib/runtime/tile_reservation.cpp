@@ -6,40 +6,29 @@
 #include <optional>
 
 #include "core/host_mappings.hpp"
-#include "ia/fused_joins.hpp"
-#include "ia/last_uses.hpp"
+#include "ia/output_lifetimes.hpp"
 #include "ia/peak_memory.hpp"
 
 namespace tra::runtime {
 
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site) {
     const auto s = static_cast<std::size_t>(site);
-    const std::vector<ia::IaNodeId> last_use = ia::last_uses(plan);
+    const std::vector<std::optional<ia::Lifetime>> lifetimes = ia::output_lifetimes(plan);
     // Per node: its mapping length and how many tiles it leaves on the site.
     std::vector<std::size_t> length(plan.size(), 0);
     std::vector<std::int64_t> tiles(plan.size(), 0);
     for (ia::IaNodeId i = 0; i < plan.size(); ++i) {
         const std::size_t bytes = plan.relation(i).type.tile_bytes();
         const auto& resident = plan.node(i).cost.resident;
-        if (bytes == 0 || s >= resident.size()) continue;
+        if (bytes == 0 || s >= resident.size() || !lifetimes[i]) continue;
         length[i] = host_mappings::length_for(bytes);
         tiles[i] = resident[s] / static_cast<std::int64_t>(bytes);
     }
-    // A fused join allocates its aggregate's tiles and never its own (ia/fused_joins.hpp): they
-    // are born at the join.
-    std::vector<ia::IaNodeId> born(plan.size());
-    for (ia::IaNodeId i = 0; i < plan.size(); ++i) born[i] = i;
-    const std::vector<std::optional<ia::IaNodeId>> fused = ia::fused_joins(plan);
-    for (ia::IaNodeId i = 0; i < plan.size(); ++i)
-        if (fused[i]) {
-            tiles[i] = 0;
-            born[*fused[i]] = i;
-        }
     std::map<std::size_t, std::int64_t> most;  // length -> most mappings alive at once
     for (ia::IaNodeId t = 0; t < plan.size(); ++t) {
         std::map<std::size_t, std::int64_t> alive;
         for (ia::IaNodeId i = 0; i < plan.size(); ++i)
-            if (born[i] <= t && last_use[i] >= t && length[i] > 0) alive[length[i]] += tiles[i];
+            if (length[i] > 0 && lifetimes[i]->alive_at(t)) alive[length[i]] += tiles[i];
         for (const auto& [l, n] : alive) most[l] = std::max(most[l], n);
     }
     // Each length's most need not be reached at the same node, so their sum may pass the peak.

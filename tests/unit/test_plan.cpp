@@ -1,16 +1,18 @@
 // IA plans: the initial TRA -> IA compilation (Table 1), placement inference, the validator's
 // accept and reject cases, and per-node costs checked against hand counts and brute force.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "ia/initial_plan.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/placement.hpp"
 #include "ia/plan.hpp"
-#include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/plan_validator.hpp"
+#include "optimizer/search.hpp"
 #include "program_fixtures.hpp"
 #include "tra/program_builder.hpp"
 
@@ -128,6 +130,36 @@ TEST_CASE("costs: resident bytes and the peak model", "[plan][costs]") {
         CHECK(t.peak_per_site[s] ==
               std::max({256 + 256 + 512 + b2[s], at_join, 1024 + r4[s] + b4[s]}));
     CHECK(t.peak_bytes == std::max(t.peak_per_site[0], t.peak_per_site[1]));
+}
+
+TEST_CASE("costs: a fused join's products are not in the peak, its sums are", "[plan][costs]") {
+    // A: 1 x 4 tiles, B: 4 x 8, 32-byte tiles, on 2 sites, bcast-left (the join is fused with
+    // the sum). A starts on site 0 (Part[0]), B split by column: 16 tiles per site.
+    ProgramBuilder b("mm", DType::F64);
+    b.add_input("A", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{8, 16}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
+    b.add_output("C", "out.h5", "/C", at("out"));
+    const Program prog = b.finish();
+    optimizer::SearchOptions options;
+    options.top_k = 1000;
+    bool found = false;
+    for (const auto& r : optimizer::search_plans(prog, 2, options)) {
+        if (r.name != "AB=bcast-left,C=local") continue;
+        found = true;
+        // At the bcast: A (4 tiles on site 0), B (16), bcast A (4), and site 0 sends the 4
+        // tuples of A that site 1 receives, [8-byte count][4 x (16-byte key + 32)].
+        const std::int64_t buffers = 8 + 4 * 48;
+        const std::int64_t at_bcast[] = {(4 + 16 + 4) * 32 + buffers, (16 + 4) * 32 + buffers};
+        // At the join: B, bcast A and C's 4 sums per site, 768 bytes. The join's 16 products
+        // per site never exist as tiles; counted, they would make the peak 1152 on both sites.
+        const std::int64_t at_join = (16 + 4 + 4) * 32;
+        CHECK(r.totals.peak_per_site == std::vector<std::int64_t>{std::max(at_bcast[0], at_join),
+                                                                  std::max(at_bcast[1], at_join)});
+        CHECK(r.totals.peak_per_site == std::vector<std::int64_t>{968, 840});
+    }
+    CHECK(found);
 }
 
 TEST_CASE("compile: caller-given input placements are free and change the costs",
