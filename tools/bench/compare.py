@@ -156,6 +156,8 @@ def tra_programs(runner, ranks, workflow, work, top, programs, key):
 
         def run(plan=plan):
             plan["report"] = runner.tra_run(ranks, workflow, work, plan["rank"])
+            # Mapping the tiles before the first operator: not computation, but shown.
+            plan.setdefault("reserve_times", []).append(plan["report"].get("reserve_seconds", 0))
             return compute_seconds(plan["report"])
 
         programs[(key, p["rank"])] = run
@@ -169,11 +171,12 @@ def tra_result(plans, times, key, flops):
     for plan in plans:
         report = plan.pop("report")
         plan["seconds"] = statistics.median(times[(key, plan["rank"])])
+        plan["reserve_seconds"] = statistics.median(plan.pop("reserve_times"))
         plan["bytes"] = report["measured_bytes"] + report["overhead_bytes"]
         plan["paired_ratio_to_first"] = paired_ratio(times[(key, plan["rank"])], first_times)
     first = plans[0]
     tra = dict(seconds=first["seconds"], gflops=(flops or first["flops"]) / first["seconds"] / 1e9,
-               plan=first["name"], bytes=first["bytes"])
+               plan=first["name"], bytes=first["bytes"], reserve_seconds=first["reserve_seconds"])
     return tra, plans
 
 
