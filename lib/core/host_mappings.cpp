@@ -44,7 +44,8 @@ void* map_fresh(std::size_t length) {
     return p;
 }
 
-// Tiles are allocated and freed by the executor and, on GPU runs, by staging threads.
+// Locked: the runtime makes tiles on one thread, but lib/core is a library and a tile may be made
+// or dropped on any thread.
 class Cache {
   public:
     void* acquire(std::size_t length, bool zero) {
@@ -68,7 +69,11 @@ class Cache {
         }
         lock.unlock();
         void* p = map_fresh(length);  // zero, being fresh
-        if (!p) return nullptr;
+        if (!p) {
+            trim();  // out of memory: what the cache holds may make the room
+            p = map_fresh(length);
+            if (!p) return nullptr;
+        }
         lock.lock();
         live_ += length;
         note_high_water();
@@ -78,8 +83,12 @@ class Cache {
     void release(void* p, std::size_t length) noexcept {
         const std::lock_guard lock(mutex_);
         live_ -= length;
-        free_.emplace(length, p);  // live + cached is unchanged, so within the mark
-        cached_ += length;
+        try {
+            free_.emplace(length, p);  // live + cached is unchanged, so within the mark
+            cached_ += length;
+        } catch (...) {  // no memory for the cache's own node: give the mapping back instead
+            munmap(p, length);
+        }
     }
 
     std::size_t reserve(const std::vector<std::size_t>& lengths) {
