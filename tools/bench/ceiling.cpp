@@ -1,10 +1,10 @@
 // The compute ceiling for C[I,J] = A[I,K] B[K,J]: on P ranks each rank multiplies its own
-// I/P rows of A by all of B with one OpenBLAS dgemm and no communication at all, all ranks
+// I/P rows of A by all of B with one OpenBLAS gemm and no communication at all, all ranks
 // starting together. One rank with T BLAS threads is the whole-problem ceiling; P one-thread
 // ranks is the practical ceiling of P cores (no rank waits for another's data).
-// Usage: mpirun -n P bench_ceiling I K J REPEATS   (BLAS threads from OPENBLAS_NUM_THREADS)
+// Usage: mpirun -n P bench_ceiling I K J REPEATS [f64|f32]   (BLAS threads from
+// OPENBLAS_NUM_THREADS; f32 runs sgemm)
 // Prints {"seconds": [...]}: per repeat, the slowest rank's time.
-#include <cblas.h>
 #include <mpi.h>
 
 #include <cstdio>
@@ -12,15 +12,44 @@
 #include <string>
 #include <vector>
 
+#include "gemm.hpp"
 #include "test_matrix.hpp"
+
+namespace {
+
+// Runs the ceiling in element type T on this rank's rows; true when C's spot check holds.
+template <typename T>
+bool run(int rank, int size, std::int64_t I, std::int64_t K, std::int64_t J, int repeats,
+         std::string& times) {
+    const std::int64_t rows = I / size, row0 = rank * rows;
+    std::vector<T> a(rows * K), b(K * J), c(rows * J);
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t k = 0; k < K; ++k)
+            a[i * K + k] = static_cast<T>(tra::bench::a_element(row0 + i, k));
+    for (std::int64_t k = 0; k < K; ++k)
+        for (std::int64_t j = 0; j < J; ++j)
+            b[k * J + j] = static_cast<T>(tra::bench::b_element(k, j));
+    for (int r = 0; r < repeats; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        tra::bench::gemm(rows, J, K, a.data(), K, b.data(), J, T(0), c.data(), J);
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        times += (r ? ", " : "") + std::to_string(slowest);
+    }
+    return tra::bench::same(c[rows * J - 1], tra::bench::c_element(row0 + rows - 1, J - 1, K), K);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (argc != 5) {
-        if (rank == 0) std::fprintf(stderr, "usage: bench_ceiling I K J REPEATS\n");
+    tra::bench::Element element;
+    if (argc < 5 || !tra::bench::parse_element(argc, argv, 5, element)) {
+        if (rank == 0) std::fprintf(stderr, "usage: bench_ceiling I K J REPEATS [f64|f32]\n");
         MPI_Finalize();
         return 2;
     }
@@ -31,24 +60,9 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return 2;
     }
-    const std::int64_t rows = I / size, row0 = rank * rows;
-    std::vector<double> a(rows * K), b(K * J), c(rows * J);
-    for (std::int64_t i = 0; i < rows; ++i)
-        for (std::int64_t k = 0; k < K; ++k) a[i * K + k] = tra::bench::a_element(row0 + i, k);
-    for (std::int64_t k = 0; k < K; ++k)
-        for (std::int64_t j = 0; j < J; ++j) b[k * J + j] = tra::bench::b_element(k, j);
     std::string times;
-    for (int r = 0; r < repeats; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows),
-                    static_cast<int>(J), static_cast<int>(K), 1.0, a.data(), static_cast<int>(K),
-                    b.data(), static_cast<int>(J), 0.0, c.data(), static_cast<int>(J));
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        times += (r ? ", " : "") + std::to_string(slowest);
-    }
-    int ok = tra::bench::same(c[rows * J - 1], tra::bench::c_element(row0 + rows - 1, J - 1, K));
+    int ok = element == tra::bench::Element::f32 ? run<float>(rank, size, I, K, J, repeats, times)
+                                                 : run<double>(rank, size, I, K, J, repeats, times);
     int all_ok = 0;
     MPI_Reduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank == 0) {

@@ -3,12 +3,13 @@ by gnuplot (Debian's gnuplot-nox) from a data file next to the PNG."""
 import shutil
 import subprocess
 
-METHODS = [("tra", "tra"), ("scalapack", "ScaLAPACK pdgemm"), ("summa", "MPI+OpenBLAS SUMMA"),
-           ("ceiling", "dgemm ceiling")]
+METHODS = [("tra", "tra"), ("scalapack", "ScaLAPACK p{g}gemm"), ("summa", "MPI+OpenBLAS SUMMA"),
+           ("ceiling", "{g}gemm ceiling")]
 
 
-def write_chart(rows, png):
-    """rows: the benchmark's result rows; returns the PNG path, or None without gnuplot."""
+def write_chart(rows, png, dtype="f64"):
+    """rows: the benchmark's result rows, their matrix multiplies in `dtype`; returns the PNG
+    path, or None without gnuplot."""
     if not shutil.which("gnuplot"):
         print("gnuplot not found (apt-get install gnuplot-nox): no chart")
         return None
@@ -25,14 +26,15 @@ def write_chart(rows, png):
     if not any(measured):
         print("nothing to chart")
         return None
-    plots = ", ".join("'%s' using %d:xtic(1) title '%s'" % (data, i + 2, title)
+    g = "s" if dtype == "f32" else "d"  # BLAS's letter for the element type
+    plots = ", ".join("'%s' using %d:xtic(1) title '%s'" % (data, i + 2, title.format(g=g))
                       for i, (_, title) in enumerate(METHODS) if measured[i])
     script = "\n".join([
         "set terminal pngcairo size 1400,600 noenhanced" if _has_cairo() else
         "set terminal png size 1400,600 noenhanced",
         "set output '%s'" % png,
         "set style data histogram", "set style histogram cluster gap 1",
-        "set style fill solid border -1", "set ylabel 'GFLOP/s (median)'",
+        "set style fill solid border -1", "set ylabel 'GFLOP/s (median, %s)'" % dtype,
         "set xtics rotate by -30", "set key outside top", "set grid ytics",
         "plot " + plots, ""])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)

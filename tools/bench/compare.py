@@ -6,7 +6,7 @@ PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
-                              [--cost exact|paper|time]
+                              [--cost exact|paper|time] [--dtype f64|f32]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
 """
@@ -34,9 +34,11 @@ TILES, QUICK_TILES = [1024, 2048], [256, 512]
 BLOCKS, QUICK_BLOCKS = [128, 256, 512], [128]  # searched for ScaLAPACK and SUMMA
 # The paper's other two experiments, at the scaled sizes plans/paper/scaled runs in ~1 s.
 WORKFLOWS = ["nn-large", "nn-wide", "ffnn-speech", "ffnn-xml"]
+# Bytes per element of the matrix multiplies' --dtype (the workflows are written in f64).
+ELEMENT_BYTES = {"f64": 8, "f32": 4}
 
 MATMUL_WORKFLOW = """name: {case}
-dtype: f64
+dtype: {dtype}
 inputs:
   A: {{shape: [{I}, {K}], tile: [{tI}, {tK}], generate: {{uniform: [-1, 1], seed: 1}}}}
   B: {{shape: [{K}, {J}], tile: [{tK}, {tJ}], generate: {{uniform: [-1, 1], seed: 2}}}}
@@ -79,10 +81,11 @@ def paired_ratio(mine, theirs):
     return statistics.median(a / b for a, b in zip(mine, theirs))
 
 
-def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work, monitor):
+def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, top, work,
+                   monitor):
     I, K, J = shape
     flops = 2.0 * I * K * J
-    bound = lower_bound.memory_independent_words(I, J, K, ranks) * 8
+    bound = lower_bound.memory_independent_words(I, J, K, ranks) * ELEMENT_BYTES[dtype]
     dims = [I, K, J]
 
     # A baseline's first repeat in a process pays for MPI's connection setup: each round runs
@@ -91,7 +94,7 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
 
     def baseline(label, name, ranks_, args, threads=None):
         def run():
-            last[label] = runner.baseline(name, ranks_, args + [2], threads)
+            last[label] = runner.baseline(name, ranks_, args + [2, dtype], threads)
             return last[label]["seconds"][-1]
         return run
 
@@ -109,7 +112,8 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
         if not (runner.build / "tools/bench" / ("bench_" + name)).exists():
             continue
         best = best_config(
-            lambda c, name=name: runner.baseline(name, ranks, dims + list(c) + [1])["seconds"][0],
+            lambda c, name=name: runner.baseline(name, ranks, dims + list(c) + [1, dtype])[
+                "seconds"][0],
             configs)
         if best:
             programs[label] = baseline(label, name, ranks, dims + list(best))
@@ -117,9 +121,9 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
 
     workflows, tra_plans = {}, {}
     for tile in tiles:
-        wf = workflows[tile] = work / ("%s-t%d.yaml" % (case, tile))
-        wf.write_text(MATMUL_WORKFLOW.format(case=case, I=I, K=K, J=J, tI=min(tile, I),
-                                             tK=min(tile, K), tJ=min(tile, J)))
+        wf = workflows[tile] = work / ("%s-%s-t%d.yaml" % (case, dtype, tile))
+        wf.write_text(MATMUL_WORKFLOW.format(case=case, dtype=dtype, I=I, K=K, J=J,
+                                             tI=min(tile, I), tK=min(tile, K), tJ=min(tile, J)))
         tra_plans[tile] = tra_programs(runner, ranks, wf, work, top, programs, key=tile)
 
     times = interleaved(programs, repeats)
@@ -134,8 +138,8 @@ def measure_matmul(runner, case, shape, ranks, tiles, blocks, repeats, top, work
 
     rows = []
     for tile in tiles:
-        row = dict(case=case, ranks=ranks, tile=tile, shape=dict(I=I, K=K, J=J), flops=flops,
-                   lower_bound_bytes=bound, methods=dict(methods))
+        row = dict(case=case, dtype=dtype, ranks=ranks, tile=tile, shape=dict(I=I, K=K, J=J),
+                   flops=flops, lower_bound_bytes=bound, methods=dict(methods))
         row["methods"]["tra"], row["tra_plans"] = tra_result(tra_plans[tile], times, tile, flops)
         first = times[(tile, tra_plans[tile][0]["rank"])]
         row["paired_ratios"] = {label: paired_ratio(first, times[label]) for label in config}
@@ -186,8 +190,8 @@ def measure_workflow(runner, name, ranks, repeats, top, work, ceiling_gflops):
     programs = {}
     plans = tra_programs(runner, ranks, wf, work, top, programs, key=name)
     tra, plans = tra_result(plans, interleaved(programs, repeats), name, None)
-    row = dict(case=name, ranks=ranks, tile=None, flops=plans[0]["flops"], lower_bound_bytes=None,
-               methods={"tra": tra}, tra_plans=plans)
+    row = dict(case=name, dtype="f64", ranks=ranks, tile=None, flops=plans[0]["flops"],
+               lower_bound_bytes=None, methods={"tra": tra}, tra_plans=plans)
     if ceiling_gflops:
         seconds = plans[0]["flops"] / ceiling_gflops / 1e9
         row["methods"]["ceiling"] = dict(seconds=seconds, gflops=ceiling_gflops, estimated=True)
@@ -242,6 +246,9 @@ def main():
                     help="count tra's wire bytes with OpenMPI's pml monitoring (one more run)")
     ap.add_argument("--cases", help="only these cases, comma-separated (default: all)")
     ap.add_argument("--tiles", help="only these matmul tilings, comma-separated (default: all)")
+    ap.add_argument("--dtype", default="f64", choices=sorted(ELEMENT_BYTES),
+                    help="element type of the matrix multiplies, tra's and the baselines' alike "
+                         "(f32: sgemm, psgemm); the paper workflows are f64 and run only with f64")
     ap.add_argument("--cost", default="time", choices=["exact", "paper", "time"],
                     help="tra's cost model ranking the plans (default time: by bytes alone, "
                          "a plan computing everything on one rank would win)")
@@ -263,34 +270,40 @@ def main():
             ap.error("unknown cases: %s" % ", ".join(sorted(unknown)))
         matmuls = [m for m in matmuls if m[0] in cases]
         workflows = [w for w in WORKFLOWS if w in cases]
+    if args.dtype != "f64":
+        if args.cases and workflows:
+            ap.error("the paper workflows are written in f64: %s cannot run with --dtype %s"
+                     % (", ".join(workflows), args.dtype))
+        workflows = []
     if args.tiles:
         tiles = [int(t) for t in args.tiles.split(",")]
     blocks = QUICK_BLOCKS if args.quick else BLOCKS
 
     started = time.time()
-    print("cores %d, OPENBLAS_CORETYPE=%s, load average %s; medians of %d runs; ratios are "
-          "tra's time over the other's" % (runner.cores, runner.env.get("OPENBLAS_CORETYPE", "-"),
-                                          os.getloadavg(), args.repeats))
+    print("cores %d, OPENBLAS_CORETYPE=%s, load average %s; matrix multiplies in %s; medians of "
+          "%d runs; ratios are tra's time over the other's" % (
+              runner.cores, runner.env.get("OPENBLAS_CORETYPE", "-"), os.getloadavg(), args.dtype,
+              args.repeats))
     print(HEADER)
     rows = []
 
     def save():  # after every case, so an interrupted run keeps what it measured
-        result = dict(quick=args.quick, cores=runner.cores, repeats=args.repeats,
+        result = dict(quick=args.quick, dtype=args.dtype, cores=runner.cores, repeats=args.repeats,
                       openblas_coretype=runner.env.get("OPENBLAS_CORETYPE"),
                       load_average_end=os.getloadavg(), seconds=time.time() - started, rows=rows)
         (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
 
     for ranks in ranks_list:
         for case, I, K, J in matmuls:
-            rows += measure_matmul(runner, case, (I, K, J), ranks, tiles, blocks, args.repeats,
-                                   args.top, work, args.monitor)
+            rows += measure_matmul(runner, case, (I, K, J), args.dtype, ranks, tiles, blocks,
+                                   args.repeats, args.top, work, args.monitor)
             save()
         square = next((r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square"), None)
         for name in workflows:
             rows.append(measure_workflow(runner, name, ranks, args.repeats, args.top, work,
                                          square and square["methods"]["ceiling"]["gflops"]))
             save()
-    png = chart.write_chart(rows, out / "bench.png")
+    png = chart.write_chart(rows, out / "bench.png", args.dtype)
     print("wrote %s%s in %.0f s" % (out / "bench.json", " and %s" % png if png else "",
                                     time.time() - started))
 

@@ -11,7 +11,7 @@ echo "== tools/bench/compare.py --quick"
 [ -x "$build/tools/bench/bench_pdgemm" ] ||
     { echo "bench_pdgemm was not built: is libscalapack-openmpi-dev installed?" >&2; exit 1; }
 out="$build/bench-quick"
-rm -rf "$out"
+rm -rf "$out" "$out-f32"
 nice -n 10 /usr/bin/python3 tools/bench/compare.py --quick --build "$build" --out "$out"
 /usr/bin/python3 - "$out/bench.json" <<'PY'
 import json, sys
@@ -25,5 +25,19 @@ for r in rows:
         assert {"scalapack", "summa", "ceiling"} <= m.keys(), (r["case"], sorted(m))
         if r["ranks"] > 1:  # no plan moves less than the lower bound
             assert m["tra"]["bytes"] >= r["lower_bound_bytes"], r
+PY
+# Single precision end to end on one shape: tra's f32 workflow and every baseline in f32.
+nice -n 10 /usr/bin/python3 tools/bench/compare.py --quick --build "$build" --out "$out-f32" \
+    --dtype f32 --cases mm-square --tiles 512
+/usr/bin/python3 - "$out-f32/bench.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["dtype"] == "f32", report["dtype"]
+rows = report["rows"]
+assert {(r["case"], r["ranks"]) for r in rows} == {("mm-square", 1), ("mm-square", 2)}, rows
+for r in rows:
+    assert r["dtype"] == "f32" and {"tra", "scalapack", "summa", "ceiling"} <= r["methods"].keys()
+    if r["ranks"] > 1:  # no plan moves less than the bound, counted in 4-byte elements
+        assert r["lower_bound_bytes"] > 0 and r["methods"]["tra"]["bytes"] >= r["lower_bound_bytes"]
 PY
 echo "== bench quick: ok in $(($(date +%s) - start)) s"
