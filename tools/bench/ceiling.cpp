@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "gemm.hpp"
+#include "slowest_rank_times.hpp"
 #include "test_matrix.hpp"
 
 namespace {
 
-// Runs the ceiling in element type T on this rank's rows; true when C's spot check holds.
+// Runs the ceiling in element type T on this rank's rows (seconds per repeat in `times`); true
+// when C's spot check holds.
 template <typename T>
 bool run(int rank, int size, std::int64_t I, std::int64_t K, std::int64_t J, int repeats,
          std::string& times) {
@@ -29,14 +31,9 @@ bool run(int rank, int size, std::int64_t I, std::int64_t K, std::int64_t J, int
     for (std::int64_t k = 0; k < K; ++k)
         for (std::int64_t j = 0; j < J; ++j)
             b[k * J + j] = static_cast<T>(tra::bench::b_element(k, j));
-    for (int r = 0; r < repeats; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
+    times = tra::bench::slowest_rank_times(repeats, [&] {
         tra::bench::gemm(rows, J, K, a.data(), K, b.data(), J, T(0), c.data(), J);
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        times += (r ? ", " : "") + std::to_string(slowest);
-    }
+    });
     return tra::bench::same(c[rows * J - 1], tra::bench::c_element(row0 + rows - 1, J - 1, K), K);
 }
 

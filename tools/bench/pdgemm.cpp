@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "slowest_rank_times.hpp"
 #include "test_matrix.hpp"
 
 extern "C" {
@@ -71,8 +72,8 @@ Local<T> distribute(int m, int n, int nb, const Grid& g,
     return l;
 }
 
-// Distributes A, B and C in element type T, runs the product `repeats` times (appended to
-// `times`) and spot-checks this rank's first element of C.
+// Distributes A, B and C in element type T, runs the product `repeats` times (their
+// seconds in `times`) and spot-checks this rank's first element of C.
 template <typename T>
 bool run(int I, int K, int J, int nb, int repeats, const Grid& g, std::string& times) {
     Local<T> a = distribute<T>(I, K, nb, g, tra::bench::a_element);
@@ -80,19 +81,14 @@ bool run(int I, int K, int J, int nb, int repeats, const Grid& g, std::string& t
     Local<T> c = distribute<T>(I, J, nb, g, nullptr);
     const int one = 1;
     const T alpha = 1, beta = 0;
-    for (int r = 0; r < repeats; ++r) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
+    times = tra::bench::slowest_rank_times(repeats, [&] {
         if constexpr (std::is_same_v<T, float>)
             psgemm_("N", "N", &I, &J, &K, &alpha, a.data.data(), &one, &one, a.desc, b.data.data(),
                     &one, &one, b.desc, &beta, c.data.data(), &one, &one, c.desc);
         else
             pdgemm_("N", "N", &I, &J, &K, &alpha, a.data.data(), &one, &one, a.desc, b.data.data(),
                     &one, &one, b.desc, &beta, c.data.data(), &one, &one, c.desc);
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        times += (r ? ", " : "") + std::to_string(slowest);
-    }
+    });
     // This rank's first local element of C is at global (row * nb, col * nb).
     return c.rows == 0 || c.cols == 0 ||
            tra::bench::same(c.data[0], tra::bench::c_element(g.row * nb, g.col * nb, K), K);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gemm.hpp"
+#include "slowest_rank_times.hpp"
 #include "test_matrix.hpp"
 
 namespace {
@@ -25,8 +26,8 @@ struct Grid {
     MPI_Comm row_comm, col_comm;  // the ranks of my grid row / grid column
 };
 
-// The blocks of this rank's grid position, the SUMMA loop timed `repeats` times (appended to
-// `times`), and C's spot check; `received` is what this rank received in one multiply.
+// The blocks of this rank's grid position, the SUMMA loop timed `repeats` times (their
+// seconds in `times`), and C's spot check; `received` is what this rank received in one multiply.
 template <typename T>
 bool run(const Grid& g, std::int64_t I, std::int64_t K, std::int64_t J, std::int64_t nb,
          int repeats, std::string& times, std::int64_t& received) {
@@ -40,10 +41,8 @@ bool run(const Grid& g, std::int64_t I, std::int64_t K, std::int64_t J, std::int
         for (std::int64_t j = 0; j < mj; ++j)
             b[k * mj + j] = static_cast<T>(tra::bench::b_element(g.row * kb + k, g.col * mj + j));
 
-    for (int r = 0; r < repeats; ++r) {
+    times = tra::bench::slowest_rank_times(repeats, [&] {
         received = 0;
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
         for (std::int64_t k0 = 0; k0 < K; k0 += nb) {
             const int a_owner = static_cast<int>(k0 / ka), b_owner = static_cast<int>(k0 / kb);
             const T* ap = a.data() + (k0 % ka);  // the panel inside my A block, lda = ka
@@ -66,10 +65,7 @@ bool run(const Grid& g, std::int64_t I, std::int64_t K, std::int64_t J, std::int
             }
             tra::bench::gemm(mi, mj, nb, ap, lda, bp, mj, T(k0 == 0 ? 0 : 1), c.data(), mj);
         }
-        double mine = MPI_Wtime() - t0, slowest = 0;
-        MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        times += (r ? ", " : "") + std::to_string(slowest);
-    }
+    });
     using tra::bench::c_element;
     return tra::bench::same(c[0], c_element(g.row * mi, g.col * mj, K), K) &&
            tra::bench::same(c[mi * mj - 1], c_element(g.row * mi + mi - 1, g.col * mj + mj - 1, K),
