@@ -41,7 +41,7 @@ sys.path.insert(0, sys.argv[1])
 import lower_bound
 got = json.load(open(sys.argv[2]))["received_bytes"]
 I, K, J, pr, pc = map(int, sys.argv[3:8])
-size = {"f64": 8, "f32": 4}[sys.argv[8]]
+size = lower_bound.ELEMENT_BYTES[sys.argv[8]]
 want = size * lower_bound.summa_words(I, J, K, pr, pc)
 bound = size * lower_bound.memory_independent_words(I, J, K, pr * pc)
 if got != want or got < bound - 1e-6:

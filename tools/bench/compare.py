@@ -34,8 +34,6 @@ TILES, QUICK_TILES = [1024, 2048], [256, 512]
 BLOCKS, QUICK_BLOCKS = [128, 256, 512], [128]  # searched for ScaLAPACK and SUMMA
 # The paper's other two experiments, at the scaled sizes plans/paper/scaled runs in ~1 s.
 WORKFLOWS = ["nn-large", "nn-wide", "ffnn-speech", "ffnn-xml"]
-# Bytes per element of the matrix multiplies' --dtype (the workflows are written in f64).
-ELEMENT_BYTES = {"f64": 8, "f32": 4}
 
 MATMUL_WORKFLOW = """name: {case}
 dtype: {dtype}
@@ -85,7 +83,8 @@ def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, to
                    monitor):
     I, K, J = shape
     flops = 2.0 * I * K * J
-    bound = lower_bound.memory_independent_words(I, J, K, ranks) * ELEMENT_BYTES[dtype]
+    words = lower_bound.memory_independent_words(I, J, K, ranks)
+    bound = words * lower_bound.ELEMENT_BYTES[dtype]
     dims = [I, K, J]
 
     # A baseline's first repeat in a process pays for MPI's connection setup: each round runs
@@ -246,7 +245,7 @@ def main():
                     help="count tra's wire bytes with OpenMPI's pml monitoring (one more run)")
     ap.add_argument("--cases", help="only these cases, comma-separated (default: all)")
     ap.add_argument("--tiles", help="only these matmul tilings, comma-separated (default: all)")
-    ap.add_argument("--dtype", default="f64", choices=sorted(ELEMENT_BYTES),
+    ap.add_argument("--dtype", default="f64", choices=sorted(lower_bound.ELEMENT_BYTES),
                     help="element type of the matrix multiplies, tra's and the baselines' alike "
                          "(f32: sgemm, psgemm); the paper workflows are f64 and run only with f64")
     ap.add_argument("--cost", default="time", choices=["exact", "paper", "time"],

@@ -14,6 +14,9 @@ The total over ranks is P times the per-rank bound (every rank does the same wor
 """
 import math
 
+# Bytes per element of the element types the matrix multiplies run in.
+ELEMENT_BYTES = {"f64": 8, "f32": 4}
+
 
 def memory_independent_words(m, n, k, ranks):
     """Lower bound on the elements received by all ranks together (0 on one rank)."""
