@@ -1,12 +1,11 @@
 #include <algorithm>
-#include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
+#include "ia/fused_joins.hpp"
 #include "ia/plan_costs.hpp"
 #include "json_writer.hpp"
-#include "plan_choice.hpp"
+#include "plan_request.hpp"
 #include "program_table.hpp"
 #include "verbs.hpp"
 #include "workflow/plan_file.hpp"
@@ -16,17 +15,27 @@ namespace tra::cli {
 namespace {
 
 struct ExplainOptions {
-    PlanRequest request;  // request.workflow holds the workflow or plan file
+    PlanFlags request;  // request.workflow holds the workflow or plan file
     std::string format = "text";
 };
 
-bool is_plan_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    static const std::regex format_line(R"((^|\n)format:\s*"?tra-plan/)");
-    return std::regex_search(text.str(), format_line);
-}
+
+// Which local joins run fused with the aggregate that reads them (ia/fused_joins.hpp), both
+// ways: explain shows the plan as the runtime runs it, and a fused join's products never exist.
+struct Fusion {
+    std::vector<std::optional<ia::IaNodeId>> into;  // join -> its aggregate
+    std::vector<std::optional<ia::IaNodeId>> with;  // aggregate -> its join
+    explicit Fusion(const ia::Plan& plan) : into(ia::fused_joins(plan)), with(plan.size()) {
+        for (ia::IaNodeId id = 0; id < into.size(); ++id)
+            if (into[id]) with.at(*into[id]) = id;
+    }
+    // " (fused into #5)", " (fused with #4)" or "".
+    std::string note(ia::IaNodeId id) const {
+        if (into.at(id)) return " (fused into #" + std::to_string(*into[id]) + ")";
+        if (with.at(id)) return " (fused with #" + std::to_string(*with[id]) + ")";
+        return "";
+    }
+};
 
 std::string op_label(const ia::IaNode& n) {
     std::string s = ia::op_name(n.op);
@@ -74,6 +83,12 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         << " floats; peak " << t.peak_bytes << " bytes per site (" << human_bytes(t.peak_bytes)
         << "); " << t.flops << " flops\n";
     for (const auto& r : rewrites) out << "rewrite: " << r.str() << "\n";
+    const Fusion fusion(plan);
+    for (ia::IaNodeId id = 0; id < plan.size(); ++id)
+        if (fusion.into[id])
+            out << "fused: #" << id << " " << ia::op_name(plan.node(id).op) << " runs inside #"
+                << *fusion.into[id] << " " << ia::op_name(plan.node(*fusion.into[id]).op)
+                << ": one accumulator per group, its products are never stored\n";
     std::vector<std::vector<std::string>> rows = {
         {"id", "operator", "inputs", "relation", "type", "frontier", "tuples", "placement",
          "paper floats", "exact bytes", "overhead", "resident/site", "rules", "does"}};
@@ -81,7 +96,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         const Node& o = plan.relation(n.id);  // A* for a replicated relation
         char paper[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
-        rows.push_back({"#" + std::to_string(n.id), op_label(n), inputs_of(n), o.name, o.type.str(),
+        rows.push_back({"#" + std::to_string(n.id), op_label(n) + fusion.note(n.id), inputs_of(n), o.name, o.type.str(),
                         o.frontier.str(), std::to_string(o.tuples()), n.placement.str(), paper,
                         std::to_string(n.cost.transfer.payload_bytes),
                         std::to_string(n.cost.transfer.overhead_bytes),
@@ -109,6 +124,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("peak_bytes_per_site", t.peak_bytes)
         .field("flops", t.flops);
     j.key("operators").begin_array();
+    const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);
         std::vector<std::int64_t> inputs(n.inputs.begin(), n.inputs.end());
@@ -131,6 +147,8 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         }
         if (n.op == ia::IaOp::Map) j.field("arity", n.map_arity);
         if (n.replicated) j.field("replicate", n.replicated->spec.str());
+        if (fusion.into[n.id]) j.field("fused_into", *fusion.into[n.id]);
+        if (fusion.with[n.id]) j.field("fused_with", *fusion.with[n.id]);
         j.field("paper_floats", n.cost.paper_floats)
             .field("exact_bytes", n.cost.transfer.payload_bytes)
             .field("overhead_bytes", n.cost.transfer.overhead_bytes)
@@ -156,9 +174,10 @@ std::string dot_escape(const std::string& s) {
 void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name) {
     out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on "
         << plan.sites() << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
+    const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);
-        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + "\n" + o.name + " " +
+        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + fusion.note(n.id) + "\n" + o.name + " " +
                             o.type.str() + "\n" + n.placement.str();
         if (ia::is_enforcer(n.op))
             label += "\nexact " + std::to_string(n.cost.transfer.payload_bytes) + " B";
@@ -171,12 +190,12 @@ void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name)
 
 void explain(const ExplainOptions& opt) {
     std::unique_ptr<workflow::LoadedPlan> loaded;
-    RankedPlans ranked;
+    optimizer::RankedPlans ranked;
     const ia::Plan* plan = nullptr;
     std::string name;
     ia::PlanTotals totals;
     optimizer::RewriteLog rewrites;
-    if (is_plan_file(opt.request.workflow)) {
+    if (workflow::is_plan_file(opt.request.workflow)) {
         loaded = std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
         if (opt.request.sites && *opt.request.sites != loaded->plan.sites())
             throw Error("the plan file is for " + std::to_string(loaded->plan.sites()) +
@@ -185,8 +204,8 @@ void explain(const ExplainOptions& opt) {
         plan = &loaded->plan;
         name = loaded->name;
     } else {
-        ranked = rank_plans(opt.request);
-        const auto& chosen = choose_plan(ranked, opt.request.plan);
+        ranked = plan_workflow(opt.request);
+        const auto& chosen = choose_plan(ranked, opt.request);
         plan = &chosen.plan;
         name = chosen.name;
         totals = chosen.totals;

@@ -2,7 +2,7 @@
 
 #include "json_writer.hpp"
 #include "kernels/blas_threads.hpp"
-#include "plan_choice.hpp"
+#include "plan_request.hpp"
 #include "program_table.hpp"
 #include "verbs.hpp"
 #include "workflow/plan_file.hpp"
@@ -12,15 +12,15 @@ namespace tra::cli {
 namespace {
 
 struct PlanOptions {
-    PlanRequest request;
+    PlanFlags request;
     std::string format = "text";
     std::string output;
 };
 
-void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req) {
+void print_table(std::ostream& out, const optimizer::RankedPlans& r, const PlanFlags& req) {
     out << "workflow " << r.program->name << " on " << r.sites << " sites: " << r.plans.size()
-        << " plan(s), cheapest first by the " << cost_name(req.cost) << " model\n";
-    const bool timed = req.cost == CostModel::Time;
+        << " plan(s), cheapest first by the " << optimizer::cost_name(req.cost) << " model\n";
+    const bool timed = req.cost == optimizer::CostModel::Time;
     std::vector<std::vector<std::string>> rows = {{"rank", "name", "paper floats", "exact bytes",
                                                    "overhead bytes", "peak bytes/site", "flops"}};
     if (timed) rows[0].push_back("est. seconds");
@@ -45,10 +45,10 @@ void print_table(std::ostream& out, const RankedPlans& r, const PlanRequest& req
             << *req.memory_per_site << "\n";
 }
 
-void print_json(std::ostream& out, const RankedPlans& r, const PlanRequest& req) {
+void print_json(std::ostream& out, const optimizer::RankedPlans& r, const PlanFlags& req) {
     JsonWriter j(out);
     j.begin_object().field("workflow", req.workflow).field("sites", r.sites);
-    j.field("cost", cost_name(req.cost)).key("plans").begin_array();
+    j.field("cost", optimizer::cost_name(req.cost)).key("plans").begin_array();
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
         const auto& t = r.plans[i].totals;
         j.begin_object()
@@ -74,7 +74,8 @@ void print_json(std::ostream& out, const RankedPlans& r, const PlanRequest& req)
 
 }  // namespace
 
-void add_cost_options(CLI::App* cmd, CostModel& cost, ia::MachineRates& rates) {
+void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, ia::MachineRates& rates) {
+    using optimizer::CostModel;
     cmd->add_option("--cost", cost,
                     "Rank plans (and count --plan N) by the exact (bytes), paper (floats) or time "
                     "(estimated seconds: busiest site's flops and received bytes) model")
@@ -88,7 +89,7 @@ void add_cost_options(CLI::App* cmd, CostModel& cost, ia::MachineRates& rates) {
         ->check(CLI::PositiveNumber);
 }
 
-void add_plan_request_options(CLI::App* cmd, PlanRequest& req) {
+void add_plan_request_options(CLI::App* cmd, PlanFlags& req) {
     cmd->add_option("--sites", req.sites,
                     "Number of sites (MPI ranks); default: the workflow's sites:")
         ->check(CLI::PositiveNumber);
@@ -118,13 +119,13 @@ void add_plan(CLI::App& app, int& exit_code) {
     cmd->callback([opt, &exit_code] {
         // Planning never computes a tile: no BLAS thread pool competing with runs beside it.
         kernels::set_blas_threads(1);
-        const RankedPlans ranked = rank_plans(opt->request);
+        const optimizer::RankedPlans ranked = plan_workflow(opt->request);
         if (opt->format == "json")
             print_json(std::cout, ranked, opt->request);
         else
             print_table(std::cout, ranked, opt->request);
         if (!opt->output.empty()) {
-            const auto& chosen = choose_plan(ranked, opt->request.plan);
+            const auto& chosen = choose_plan(ranked, opt->request);
             workflow::save_plan_file(opt->output, chosen.plan, opt->request.workflow, chosen.name);
             if (opt->format != "json")
                 std::cout << "wrote plan " << chosen.name << " to " << opt->output << "\n";

@@ -3,17 +3,16 @@
 
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "ia/plan_costs.hpp"
 #include "kernels/blas_threads.hpp"
-#include "plan_choice.hpp"
+#include "plan_request.hpp"
 #include "run_options.hpp"
+#include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/host_layout.hpp"
 #include "runtime/output_files.hpp"
@@ -27,20 +26,6 @@ namespace tra::cli {
 
 namespace {
 
-bool is_plan_file(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    static const std::regex format_line(R"((^|\n)format:\s*"?tra-plan/)");
-    return std::regex_search(text.str(), format_line);
-}
-
-void broadcast_string(std::string& s, MPI_Comm comm) {
-    long long n = static_cast<long long>(s.size());
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-    s.resize(static_cast<std::size_t>(n));
-    if (n) MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
-}
 
 struct Prepared {
     std::unique_ptr<const Program> program;   // the plan points at it (after logical rewrites)
@@ -51,8 +36,9 @@ struct Prepared {
     std::unique_ptr<runtime::OutputFiles> files;  // rank 0
 };
 
-// Loads the workflow or plan file on every rank and makes every rank hold the same plan
-// (docs/runtime.md, "How a plan runs", step 2).
+// Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
+// is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
+// plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
 // `plan_memory`: plans must fit it (GPU runs: the fullest GPU's free memory), else no limit.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
                  std::optional<std::int64_t> plan_memory) {
@@ -60,78 +46,46 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     load.output_dir = opt.out_dir;
     Prepared prep;
     const int rank = agree.rank(), size = agree.size();
-    const bool plan_file = is_plan_file(opt.workflow);
+    const bool plan_file = workflow::is_plan_file(opt.workflow);
 
-    // 1. Load (every rank) and choose the plan (rank 0 for a workflow).
-    std::string choice;  // rank 0 -> all: the plan name, then INPUT=PLACEMENT per input
+    // 1. Rank 0 chooses the plan of a workflow.
+    std::string text;
     agree.step([&] {
-        if (plan_file) {
-            if (!opt.plan.empty())
-                throw Error("--plan picks among a workflow's plans; " + opt.workflow +
-                            " is a plan file, which is the plan");
-            auto loaded = workflow::load_plan_file(opt.workflow, load);
-            if (loaded.plan.sites() != size)
-                throw Error("plan file " + opt.workflow + " was made for " +
-                            std::to_string(loaded.plan.sites()) + " sites, but this run has " +
-                            std::to_string(size) + " ranks; run it with mpirun -n " +
-                            std::to_string(loaded.plan.sites()) + " or plan again with --sites " +
-                            std::to_string(size));
-            prep.name = loaded.name;
-            prep.plan.emplace(loaded.plan);
-            prep.program = std::move(loaded.program);
-        } else {
-            prep.original =
-                std::make_unique<const Program>(workflow::load_workflow(opt.workflow, load));
-            if (rank == 0) {
-                PlanRequest request;
-                request.workflow = opt.workflow;
-                request.sites = size;
-                request.plan = opt.plan;
-                request.top = static_cast<std::size_t>(-1);
-                request.memory_per_site = plan_memory;
-                request.cost = opt.cost;
-                request.rates = opt.rates;
-                const RankedPlans ranked = rank_plans(request);
-                const auto& chosen = choose_plan(ranked, opt.plan);
-                choice = chosen.name + "\n";
-                for (const ia::IaNode& n : chosen.plan.nodes())
-                    if (n.op == ia::IaOp::Input)
-                        choice += chosen.plan.origin(n.id).name + "=" + n.placement.str() + "\n";
-            }
-        }
+        if (plan_file && !opt.plan.empty())
+            throw Error("--plan picks among a workflow's plans; " + opt.workflow +
+                        " is a plan file, which is the plan");
+        if (plan_file || rank != 0) return;
+        // The workflow as written, before any logical rewrite: the --check oracle.
+        prep.original =
+            std::make_unique<const Program>(workflow::load_workflow(opt.workflow, load));
+        optimizer::PlanRequest request;
+        request.sites = size;
+        apply_plan_flag(opt.plan, request);
+        request.cost = opt.cost;
+        request.rates = opt.rates;
+        request.memory_per_site = plan_memory;
+        const optimizer::RankedPlans ranked = optimizer::rank_plans(*prep.original, request);
+        const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
+        std::ostringstream out;
+        workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name);
+        text = out.str();
     });
 
-    // 2. Every rank rebuilds exactly the chosen plan: pins = its name, inputs where it put them.
-    if (!plan_file) broadcast_string(choice, comm);
+    // 2. Every rank reads the plan: the plan file, or rank 0's text.
+    if (!plan_file) runtime::broadcast_text(text, comm);
     agree.step([&] {
-        if (!plan_file) {
-            // The same ranking as rank 0's (same logical rewrites, same search), restricted by
-            // pins = the plan's name and the inputs where it put them: exactly one plan.
-            std::stringstream in(choice);
-            std::getline(in, prep.name);
-            PlanRequest request;
-            request.workflow = opt.workflow;
-            request.sites = size;
-            // A plan with no join or aggregate to choose has a name without pins ("table1").
-            request.plan = prep.name.find('=') == std::string::npos ? "" : prep.name;
-            request.top = static_cast<std::size_t>(-1);
-            request.memory_per_site = plan_memory;
-            std::string line;
-            while (std::getline(in, line)) request.input_placements.push_back(line);
-            RankedPlans ranked = rank_plans(request);
-            if (ranked.plans.size() != 1 || ranked.plans.front().name != prep.name)
-                throw Error("rebuilding plan " + prep.name + " gave " +
-                                std::to_string(ranked.plans.size()) + " plans",
-                            {}, ErrorKind::Failed);
-            // Outputs where this run writes them (--out-dir), in workflow order.
-            Program& program = *ranked.program;
-            if (program.outputs.size() != prep.original->outputs.size())
-                throw Error("the planned program lost an output", {}, ErrorKind::Failed);
-            for (std::size_t i = 0; i < program.outputs.size(); ++i)
-                program.outputs[i].file = prep.original->outputs[i].file;
-            prep.plan.emplace(std::move(ranked.plans.front().plan));
-            prep.program = std::move(ranked.program);
-        }
+        workflow::LoadedPlan loaded =
+            plan_file ? workflow::load_plan_file(opt.workflow, load)
+                      : workflow::read_plan_text(text, "the plan rank 0 chose", load);
+        if (loaded.plan.sites() != size)
+            throw Error("plan file " + opt.workflow + " was made for " +
+                        std::to_string(loaded.plan.sites()) + " sites, but this run has " +
+                        std::to_string(size) + " ranks; run it with mpirun -n " +
+                        std::to_string(loaded.plan.sites()) + " or plan again with --sites " +
+                        std::to_string(size));
+        prep.name = loaded.name;
+        prep.plan.emplace(loaded.plan);
+        prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
     });
     return prep;
@@ -286,7 +240,7 @@ int run_distributed(const RunOptions& opt) {
         exec.memory = {device.tiles(), device.messages()};
         for (std::size_t i = 0; i < prep.program->outputs.size(); ++i) {
             std::string path = rank == 0 ? paths.at(i) : "";
-            broadcast_string(path, comm);
+            runtime::broadcast_text(path, comm);
             exec.output_paths.push_back(path);
         }
         exec.memory_budget = opt.memory_per_site.value_or(0);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ia/plan_costs.hpp"
-#include "plan_choice.hpp"
+#include "plan_request.hpp"
 #include "runtime/device_context.hpp"
 #include "runtime/executor.hpp"
 #include "tra/program.hpp"
@@ -26,7 +26,7 @@ struct RunOptions {
     bool force = false;
     bool progress = false;
     bool check = false;
-    CostModel cost = CostModel::Exact;  // which plan `--plan N` (default 1) means
+    optimizer::CostModel cost = optimizer::CostModel::Exact;  // which plan `--plan N` (default 1) means
     ia::MachineRates rates;
 };
 

@@ -3,7 +3,7 @@
 // `exit_code` (0 ok, 1 result differs or run failed, 2 bad input).
 #include <CLI/CLI.hpp>
 
-#include "plan_choice.hpp"
+#include "plan_request.hpp"
 
 namespace tra::cli {
 
@@ -16,8 +16,8 @@ void add_plan(CLI::App& app, int& exit_code);
 void add_explain(CLI::App& app, int& exit_code);
 
 // --sites, --plan, --memory-per-site, --input-placement and the cost options: plan and explain.
-void add_plan_request_options(CLI::App* cmd, PlanRequest& request);
+void add_plan_request_options(CLI::App* cmd, PlanFlags& request);
 // --cost exact|paper|time, --flop-rate, --bandwidth: plan, explain and run.
-void add_cost_options(CLI::App* cmd, CostModel& cost, ia::MachineRates& rates);
+void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, ia::MachineRates& rates);
 
 }  // namespace tra::cli

@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -65,8 +68,11 @@ std::string names_of(const Program& program, const std::vector<NodeId>& ids) {
 // Builds the ia::Plan from the file's nodes; one instance per load.
 class PlanReader {
 public:
-    PlanReader(const std::string& path, const LoadOptions& options)
-        : path_(path), options_(options) {}
+    // `text`: the plan itself, when it comes from memory rather than the file `path` (which
+    // then only names it in errors and, by its folder, resolves a relative workflow path).
+    PlanReader(const std::string& path, const LoadOptions& options,
+               std::optional<std::string> text = std::nullopt)
+        : path_(path), options_(options), text_(std::move(text)) {}
 
     // The workflow's program as the plan saw it: `tra plan` plans after the logical rewrites,
     // and the file lists those it applied; the same rewrites must apply again.
@@ -86,8 +92,9 @@ public:
 
     LoadedPlan run() {
         // load_yaml's own message speaks of workflows; say which kind of file is missing.
-        if (!std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
-        const Field doc(load_yaml(path_), path_, "");
+        if (!text_ && !std::ifstream(path_))
+            throw Error("cannot read plan file '" + path_ + "'");
+        const Field doc(text_ ? parse_yaml(*text_, path_) : load_yaml(path_), path_, "");
         check_format(doc);
         doc.allow_only({"format", "name", "sites", "rewrites", "workflow", "nodes"});
         const std::string name = doc.at("name").as_string();
@@ -126,7 +133,8 @@ private:
         const std::string p = f.as_string();
         if (p.empty()) f.fail("the workflow path is empty");
         if (fs::path(p).is_absolute()) return p;
-        const fs::path folder = fs::path(path_).parent_path();
+        // A plan from memory names its workflow relative to the current directory.
+        const fs::path folder = text_ ? fs::path() : fs::path(path_).parent_path();
         return (folder / p).lexically_normal().string();
     }
 
@@ -377,12 +385,26 @@ private:
 
     std::string path_;
     const LoadOptions& options_;
+    std::optional<std::string> text_;
 };
 
 }  // namespace
 
+bool is_plan_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    static const std::regex format_line(R"((^|\n)format:\s*"?tra-plan/)");
+    return std::regex_search(text.str(), format_line);
+}
+
 LoadedPlan load_plan_file(const std::string& path, const LoadOptions& options) {
     return PlanReader(path, options).run();
+}
+
+LoadedPlan read_plan_text(const std::string& text, const std::string& source,
+                          const LoadOptions& options) {
+    return PlanReader(source, options, text).run();
 }
 
 }  // namespace tra::workflow

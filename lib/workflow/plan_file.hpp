@@ -17,6 +17,10 @@ namespace tra::workflow {
 // The format line every plan file starts with; a file naming another version is refused.
 inline constexpr const char* kPlanFormat = "tra-plan/1";
 
+// Whether the file at `path` is a plan file rather than a workflow: it has a line
+// `format: tra-plan/...`. False when it cannot be read (the workflow loader then says why).
+bool is_plan_file(const std::string& path);
+
 // Writes `plan` as a plan file to `out`.
 //   workflow_path  the workflow the plan was made from, as the caller opened it (absolute, or
 //                  relative to the current directory); its bytes are hashed now.
@@ -56,5 +60,11 @@ struct LoadedPlan {
 // are reported at the workflow's location. The file's `sites:` is the plan's S: checking it
 // against the number of ranks of a run is the caller's job (`tra run` refuses a mismatch).
 LoadedPlan load_plan_file(const std::string& path, const LoadOptions& options = {});
+
+// The same for a plan file's text in memory (what `tra run`'s rank 0 sends the other ranks):
+// `source` names it in errors; a relative workflow path in it is relative to the current
+// directory (write it with plan_path "").
+LoadedPlan read_plan_text(const std::string& text, const std::string& source,
+                          const LoadOptions& options = {});
 
 }  // namespace tra::workflow

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace tra::workflow {
 
@@ -43,13 +44,19 @@ YAML::Node load_yaml(const std::string& path) {
         throw Error("cannot read workflow file '" + path + "': it is a folder");
     std::ifstream in(path);
     if (!in) throw Error("cannot read workflow file '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_yaml(text.str(), path);
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& source) {
     YAML::Node root;
     try {
-        root = YAML::Load(in);
+        root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-        throw Error("malformed YAML: " + e.msg, location(path, e.mark, ""));
+        throw Error("malformed YAML: " + e.msg, location(source, e.mark, ""));
     }
-    reject_duplicate_keys(root, path, "");
+    reject_duplicate_keys(root, source, "");
     return root;
 }
 

@@ -53,5 +53,7 @@ private:
 // Loads a YAML document; malformed YAML and duplicate map keys (which yaml-cpp 0.7 accepts
 // silently) are errors at their line and column.
 YAML::Node load_yaml(const std::string& path);
+// The same for a document in memory; `source` names it in error locations.
+YAML::Node parse_yaml(const std::string& text, const std::string& source);
 
 }  // namespace tra::workflow
