@@ -11,6 +11,7 @@
 #include "ia/partials.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/replication.hpp"
+#include "ia/site_tracing.hpp"
 #include "ia/transfer.hpp"
 
 namespace tra::ia {
@@ -39,41 +40,6 @@ std::int64_t einsum_flops(const std::string& spec, const Shape& left, const Shap
     std::int64_t f = 2;
     for (const auto& [label, n] : extent) f *= n;
     return f;
-}
-
-// Where each tuple of node `n`'s output is, for nodes whose placement is Unknown.
-SiteMap traced_sites(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
-    // A partial aggregate leaves one partial per (group, site holding a tuple of the group).
-    if (n.op == IaOp::PartialAggregate)
-        return partial_holders(*sites.at(n.inputs.at(0)), plan.aggregate_by(n));
-    bool tuple_wise = n.op == IaOp::Map || n.op == IaOp::LocalFilter;
-    if (!tuple_wise || n.inputs.size() != 1)
-        fail("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
-             plan.origin(n.id).name + "') are: its placement is Unknown");
-    const SiteMap& in = *sites.at(n.inputs[0]);
-    const KeySet& out_keys = plan.relation(n.id).keys;
-    if (n.replicated) return replicated_sites(in, out_keys, n.replicated->spec);
-    SiteMap out;
-    const auto* rekey = n.logical ? std::get_if<RekeyOp>(&*n.logical) : nullptr;
-    if (rekey) {
-        for (const auto& [k, s] : in) {
-            auto& dst = out[rekey->key.apply(k)];
-            dst.insert(dst.end(), s.begin(), s.end());
-        }
-        for (auto& [k, s] : out) {
-            std::sort(s.begin(), s.end());
-            s.erase(std::unique(s.begin(), s.end()), s.end());
-        }
-    } else if (n.logical && std::holds_alternative<TileOp>(*n.logical)) {
-        // The pieces of a tuple stay with it: drop the appended key position to find it.
-        for (const Key& k : out_keys) {
-            Key parent(std::vector<std::int64_t>(k.begin(), k.end() - 1));
-            out[k] = in.at(parent);
-        }
-    } else {  // filter, transform: same keys (a filter keeps a subset)
-        for (const Key& k : out_keys) out[k] = in.at(k);
-    }
-    return out;
 }
 
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
@@ -135,11 +101,21 @@ std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::H
     return sig;
 }
 
-// Where node n's tuples are: traced for Unknown, else from its placement (memoized).
+// Where node n's tuples are: traced for Unknown (site_tracing.hpp), else from its placement,
+// memoized. Null, with `problem` set, when they cannot be told.
 std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
-                                        const CostCache::Holders& sites, CostCache::Memo& memo) {
-    if (n.placement.kind() == Placement::Kind::Unknown)
-        return std::make_shared<const SiteMap>(traced_sites(plan, n, sites));
+                                        const CostCache::Holders& sites, CostCache::Memo& memo,
+                                        std::string& problem) {
+    if (n.placement.kind() == Placement::Kind::Unknown) {
+        std::vector<const SiteMap*> inputs;
+        for (IaNodeId in : n.inputs) inputs.push_back(sites.at(in).get());
+        TracedSites traced = trace_node_sites(plan, n, inputs);
+        if (!traced.sites) {
+            problem = std::move(traced.problem);
+            return nullptr;
+        }
+        return std::make_shared<const SiteMap>(std::move(*traced.sites));
+    }
     auto& placed = memo.placed[relation_id(n) + " " + n.placement.str()];
     if (!placed)
         placed = std::make_shared<const SiteMap>(
@@ -147,14 +123,17 @@ std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
     return placed;
 }
 
-CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
-                                 const CostCache::Holders& sites, CostCache::Memo& memo) {
+// Nullopt, with `problem` set, when where n's tuples are cannot be told.
+std::optional<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& n,
+                                                const CostCache::Holders& sites,
+                                                CostCache::Memo& memo, std::string& problem) {
     const int S = plan.sites();
     const Node& origin = plan.relation(n.id);
     const std::size_t tile_bytes = origin.type.tile_bytes();
     NodeCost cost;
     cost.annotated = true;
-    std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo);
+    std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo, problem);
+    if (!held) return std::nullopt;
     cost.resident = resident_of(*held, tile_bytes, S);
     if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
         // A reduce, not a move: every holder but the home sends its own partial
@@ -179,20 +158,22 @@ CostCache::Memo::Entry cost_node(const Plan& plan, const IaNode& n,
     }
     cost.flops = node_flops(plan, n, cost.resident);
     cost.sites = held;
-    return {std::move(cost), std::move(held)};
+    return CostCache::Memo::Entry{std::move(cost), std::move(held)};
 }
 
-}  // namespace
-
-PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
-    PlanTotals totals;
+// Costs the nodes `cache` has not seen, adding their transfer, paper floats and flops to
+// `totals`; returns the problem of the first node whose tuples cannot be located (empty: none).
+std::string cost_new_nodes(Plan& plan, CostCache& cache, PlanTotals& totals) {
     for (IaNodeId id = cache.holders.size(); id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
         std::string sig = cost_signature(plan, n, cache.holders);
         auto found = cache.memo->entries.find(sig);
-        if (found == cache.memo->entries.end())
-            found = cache.memo->entries.emplace(std::move(sig), cost_node(plan, n, cache.holders, *cache.memo))
-                        .first;
+        if (found == cache.memo->entries.end()) {
+            std::string problem;
+            auto entry = cost_node(plan, n, cache.holders, *cache.memo, problem);
+            if (!entry) return problem;
+            found = cache.memo->entries.emplace(std::move(sig), std::move(*entry)).first;
+        }
         const auto& [cost, held] = found->second;
         cache.holders.push_back(held);
         totals.payload_bytes += cost.transfer.payload_bytes;
@@ -202,16 +183,11 @@ PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
         totals.flops += cost.flops;
         plan.mutable_node(id).cost = cost;
     }
-    return totals;
+    return {};
 }
 
-PlanTotals annotate_costs(Plan& plan) {
-    CostCache cache;
-    return annotate_costs(plan, cache);
-}
-
-PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
-    annotate_new_costs(plan, cache);
+// The totals over every node (costed) and the peak.
+PlanTotals whole_plan_totals(const Plan& plan) {
     PlanTotals totals;
     for (const IaNode& n : plan.nodes()) {
         totals.payload_bytes += n.cost.transfer.payload_bytes;
@@ -225,6 +201,32 @@ PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
     totals.peak_per_site = peak_per_site(plan);
     for (std::int64_t p : totals.peak_per_site) totals.peak_bytes = std::max(totals.peak_bytes, p);
     return totals;
+}
+
+}  // namespace
+
+PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
+    PlanTotals totals;
+    if (std::string problem = cost_new_nodes(plan, cache, totals); !problem.empty()) fail(problem);
+    return totals;
+}
+
+PlanTotals annotate_costs(Plan& plan) {
+    CostCache cache;
+    return annotate_costs(plan, cache);
+}
+
+PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
+    annotate_new_costs(plan, cache);
+    return whole_plan_totals(plan);
+}
+
+CostedTotals try_annotate_costs(Plan& plan) {
+    CostCache cache;
+    PlanTotals added;
+    if (std::string problem = cost_new_nodes(plan, cache, added); !problem.empty())
+        return {std::nullopt, std::move(problem)};
+    return {whole_plan_totals(plan), {}};
 }
 
 }  // namespace tra::ia

@@ -14,12 +14,14 @@
 //   flops      local joins with a matrix-product kernel: 2*m*n*k per tile pair, per site that
 //              computes the pair (replicated work counts per copy); everything else 0
 //
-// Where tuples are after a rekey (Unknown placement) is traced exactly: a map keeps each
-// tuple's site, so the output's SiteMap is the input's with the key function applied. This lets
-// a bcast or shuffle after a rekey be costed exactly instead of refused.
+// Where tuples are after a rekey (Unknown placement) is traced exactly (ia/site_tracing.hpp, the
+// same tracing the executor runs): a map keeps each tuple's site, so the output's SiteMap is the
+// input's with the key function applied. This lets a bcast or shuffle after a rekey be costed
+// exactly instead of refused.
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,14 @@ std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& l
 // node's tuples live cannot be determined (an Unknown placement not produced by a map chain);
 // validate() first to get BadInput reasons for invalid plans.
 PlanTotals annotate_costs(Plan& plan);
+
+// The same as a value, for callers that only probe whether a plan can be costed (a rewrite
+// rule's result): the totals, or why some node's tuples cannot be located.
+struct CostedTotals {
+    std::optional<PlanTotals> totals;
+    std::string problem;  // when totals is empty
+};
+CostedTotals try_annotate_costs(Plan& plan);
 
 // What incremental costing remembers: where the tuples of every costed node are, shared so
 // that copies of a partial plan (the search's beam) share them instead of copying maps.

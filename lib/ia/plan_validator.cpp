@@ -226,26 +226,32 @@ PlacementInference infer_output_placement(const Plan& plan, const IaNode& n) {
     return invalid("unknown IA operator");
 }
 
-void validate(const Plan& plan) {
+std::optional<std::string> validation_problem(const Plan& plan) {
     for (const IaNode& n : plan.nodes()) {
-        auto fail = [&](const std::string& why) {
-            throw Error("IA node #" + std::to_string(n.id) + " (" + op_name(n.op) +
-                            " producing '" + plan.origin(n.id).name + "'): " + why,
-                        {}, ErrorKind::BadInput);
+        auto problem = [&](const std::string& why) {
+            return "IA node #" + std::to_string(n.id) + " (" + op_name(n.op) + " producing '" +
+                   plan.origin(n.id).name + "'): " + why;
         };
         for (IaNodeId in : n.inputs)
             if (in < n.id && is_enforcer(n.op) && plan.node(in).origin != n.origin)
-                fail("an enforcer must move its input's relation (origin '" +
-                     plan.origin(in).name + "')");
+                return problem("an enforcer must move its input's relation (origin '" +
+                               plan.origin(in).name + "')");
         const Placement& p = n.placement;
         if (p.kind() == Placement::Kind::Grid && p.grid_rows() * p.grid_cols() > plan.sites())
-            fail("placement " + p.str() + " needs " + std::to_string(p.grid_rows() * p.grid_cols()) +
-                 " sites, the plan has " + std::to_string(plan.sites()));
+            return problem("placement " + p.str() + " needs " +
+                           std::to_string(p.grid_rows() * p.grid_cols()) + " sites, the plan has " +
+                           std::to_string(plan.sites()));
         PlacementInference inferred = infer_output_placement(plan, n);
-        if (!inferred.placement) fail(inferred.why);
+        if (!inferred.placement) return problem(inferred.why);
         if (!(*inferred.placement == p))
-            fail("it claims placement " + p.str() + " but produces " + inferred.placement->str());
+            return problem("it claims placement " + p.str() + " but produces " +
+                           inferred.placement->str());
     }
+    return std::nullopt;
+}
+
+void validate(const Plan& plan) {
+    if (auto problem = validation_problem(plan)) throw Error(*problem, {}, ErrorKind::BadInput);
 }
 
 }  // namespace tra::ia

@@ -34,8 +34,12 @@ struct PlacementInference {
 // placement they were given (reading in place is free), unless it is Unknown.
 PlacementInference infer_output_placement(const Plan& plan, const IaNode& node);
 
-// Throws Error (BadInput) on the first invalid node, naming its id, its origin and why:
-// "IA node #4 (local_join producing 'AB'): inputs are not co-located on the join keys ...".
+// What is wrong with the first invalid node, naming its id, its origin and why:
+// "IA node #4 (local_join producing 'AB'): inputs are not co-located on the join keys ...";
+// nullopt for a valid plan. For callers that ask whether a plan (a rewrite's) validates.
+std::optional<std::string> validation_problem(const Plan& plan);
+
+// Throws Error (BadInput) with validation_problem's message when the plan is invalid.
 void validate(const Plan& plan);
 
 }  // namespace tra::ia

@@ -96,9 +96,13 @@ std::vector<Strategy> aggregate_strategies(const AggregateOp& op) {
                            return shuffle_then_aggregate(plan, id, {p}, name);
                        }});
     }
-    out.push_back({"preagg", [all_out](Plan& plan, NodeId id) {
+    // The thesis' R2-5 rewrite (the partials shuffled on every output position): the R2-5 rule
+    // offers this one.
+    out.push_back({"preagg",
+                   [all_out](Plan& plan, NodeId id) {
                        return preaggregate(plan, id, all_out, "R2-5:preagg");
-                   }});
+                   },
+                   "R2-5"});
     for (std::size_t i = 0; i < singles; ++i) {
         const std::string name = with_position("preagg", by[i]);
         out.push_back({name, [i, name](Plan& plan, NodeId id) {

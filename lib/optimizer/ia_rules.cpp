@@ -20,12 +20,10 @@ struct Costed {
 
 std::optional<Costed> costed(std::optional<ia::Plan> plan) {
     if (!plan) return std::nullopt;
-    try {
-        ia::PlanTotals t = ia::annotate_costs(*plan);
-        return Costed{std::move(*plan), std::move(t)};
-    } catch (const Error&) {
-        return std::nullopt;  // where some tuples are cannot be traced: not a plan we can judge
-    }
+    ia::CostedTotals t = ia::try_annotate_costs(*plan);
+    // Where some tuples are cannot be traced: not a plan we can judge.
+    if (!t.totals) return std::nullopt;
+    return Costed{std::move(*plan), std::move(*t.totals)};
 }
 
 auto order_key(const Costed& c) {
@@ -112,12 +110,19 @@ IaRewriteResult apply_ia_rules(const ia::Plan& plan, const std::vector<IaRule>& 
     return {std::move(done.plan), std::move(done.totals), std::move(log)};
 }
 
+const std::vector<IaRule>& normalising_ia_rules() {
+    static const std::vector<IaRule> normalising = [] {
+        std::vector<IaRule> out;
+        for (const IaRule& r : ia_rules())
+            if (!r.changes_strategy) out.push_back(r);
+        return out;
+    }();
+    return normalising;
+}
+
 std::optional<IaRewriteResult> normalise_plan(const ia::Plan& plan, const ia::PlanTotals& totals) {
-    static const std::vector<IaRule> normalising = {enforcer_chain_rule(), filter_enforcer_rule(),
-                                                    map_enforcer_rule(), join_shuffle_rule(),
-                                                    aggregate_in_place_rule()};
     RewriteLog log;
-    Costed done = fixpoint(Costed{plan, totals}, log, normalising);
+    Costed done = fixpoint(Costed{plan, totals}, log, normalising_ia_rules());
     if (log.empty()) return std::nullopt;
     return IaRewriteResult{std::move(done.plan), std::move(done.totals), std::move(log)};
 }

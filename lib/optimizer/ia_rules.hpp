@@ -10,15 +10,21 @@
 //   R2-4  Σ(shuffle(R)) -> Σ(R) when R is ALREADY Part(D), D ⊆ by, or All; also
 //         Σ(shuffle(partial Σ(R))) -> Σ(R) then      ia_rule_aggregate_in_place.cpp
 //   R2-5  Σ(shuffle(R)) -> Σ(shuffle(partial Σ(R))) when the kernel is associative and commutative
-//         and R holds each tuple on one site                         ia_rule_preaggregate.cpp
+//         and R holds each tuple on one site: the `preagg` strategy  ia_rule_strategies.cpp
 //   R2-6  the join strategies bcast-left, bcast-right, cmm are equivalent: each is an
-//         alternative rewrite of a local join                        ia_rule_join_strategy.cpp
+//         alternative rewrite of a local join                        ia_rule_strategies.cpp
 //   R2-7  shuffle(D')(join) -> join when the join's output is ALREADY Part(D) with D ⊆ D'
 //         (joinKeysL ⊆ partDims)                                     ia_rule_join_shuffle.cpp
 //
 // The driver applies rules to a fixpoint and keeps a rewrite only when the plan validates and
 // costs no more: exact payload bytes and payload + overhead both no larger, and one of them, or
-// the node count, smaller (so it terminates). Rules marked `explores` (R2-6) change a strategy
+// the node count, smaller (so it terminates).
+//
+// One mechanism for physical choices: R2-5 and R2-6 `changes_strategy`: they are views of the
+// strategy registry (strategy.hpp): they apply the strategies the search enumerates, tagged with
+// their id, to a complete plan; no rule encodes bcast, cmm or preagg again. The search itself
+// enumerates those strategies under their own names and normalises each complete plan with the
+// other rules of this one list (normalise_plan). Rules marked `explores` (R2-6) change a strategy
 // whose benefit may show only after the other rules clean up, so each of their alternatives is
 // judged after that cleanup. Every node a rule creates or changes lists the rule in `rules`, so
 // `explain` shows it.
@@ -49,10 +55,15 @@ struct IaRule {
     // The rewrites at IA node `at` (several for R2-6's alternatives); empty when the
     // precondition does not hold there.
     std::function<std::vector<IaRewrite>(const ia::Plan&, ia::IaNodeId at)> try_at;
+    // Judge each rewrite after the rules that do not explore have cleaned up after it.
     bool explores = false;
+    // It picks another physical strategy (a view of the strategy registry): the search, which
+    // enumerates strategies itself, leaves it out of its normalisation.
+    bool changes_strategy = false;
 };
 
-// The registry, in priority order: R2-1, R2-2, R2-3, R2-7, R2-4, R2-5, R2-6.
+// The registry, in priority order: R2-1, R2-2, R2-3, R2-7, R2-4, R2-5, R2-6. The search reaches
+// every rule: R2-5 and R2-6 as the strategies they view, the others through normalise_plan.
 const std::vector<IaRule>& ia_rules();
 // The registered rule with this id; throws Error (Failed) for an unknown id.
 const IaRule& ia_rule(const std::string& id);
@@ -67,10 +78,12 @@ struct IaRewriteResult {
 IaRewriteResult apply_ia_rules(const ia::Plan& plan, const std::vector<IaRule>& rules);
 IaRewriteResult apply_ia_rules(const ia::Plan& plan);
 
-// The search's final normalisation (search.hpp): the rules that never change a named strategy
-// (R2-1, R2-2, R2-3, R2-7, R2-4; not R2-5 or R2-6, whose results the search enumerates under
-// their own names) applied to a complete plan whose costs are `totals`. Nullopt when none
-// applies, which costs only the matching: nothing is re-costed.
+// The registered rules that do not change a strategy (R2-1, R2-2, R2-3, R2-7, R2-4), in order.
+const std::vector<IaRule>& normalising_ia_rules();
+
+// The search's final normalisation (search.hpp): normalising_ia_rules applied to a complete plan
+// whose costs are `totals`. Nullopt when none applies, which costs only the matching: nothing is
+// re-costed.
 std::optional<IaRewriteResult> normalise_plan(const ia::Plan& plan, const ia::PlanTotals& totals);
 
 // Whether totals `b` are an improvement the driver accepts over `a` (plans of sizes bn, an).
@@ -82,8 +95,8 @@ IaRule enforcer_chain_rule();      // R2-1
 IaRule filter_enforcer_rule();     // R2-2
 IaRule map_enforcer_rule();        // R2-3
 IaRule aggregate_in_place_rule();  // R2-4
-IaRule preaggregate_rule();        // R2-5
-IaRule join_strategy_rule();       // R2-6
+IaRule preaggregate_rule();        // R2-5, a view of the strategy registry
+IaRule join_strategy_rule();       // R2-6, a view of the strategy registry
 IaRule join_shuffle_rule();        // R2-7
 
 // Shared by the rules: whether IA node `id` is an enforcer that moves whole tuples (a bcast,

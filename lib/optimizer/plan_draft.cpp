@@ -83,11 +83,7 @@ std::optional<ia::Plan> PlanDraft::build() const {
         plan.add(std::move(n));
     }
     for (const auto& [tra, ia] : results_) plan.set_result(tra, renumbered.at(ia));
-    try {
-        ia::validate(plan);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
+    if (ia::validation_problem(plan)) return std::nullopt;
     return plan;
 }
 

@@ -66,9 +66,12 @@ std::optional<IaNodeId> join_local(Plan& plan, NodeId id) {
 }  // namespace
 
 std::vector<Strategy> strategies_for(const Operator& op) {
-    static const std::vector<Strategy> joins = {
-        {"bcast-left", bcast_left}, {"bcast-right", bcast_right}, {"cmm", cmm},
-        {"local", join_local},      {"grid", join_grid},          {"rmm", join_rmm}};
+    static const std::vector<Strategy> joins = {{"bcast-left", bcast_left, "R2-6"},
+                                                {"bcast-right", bcast_right, "R2-6"},
+                                                {"cmm", cmm, "R2-6"},
+                                                {"local", join_local},
+                                                {"grid", join_grid},
+                                                {"rmm", join_rmm}};
     if (std::holds_alternative<JoinOp>(op)) return joins;
     // Per aggregate: the shuffle variants name its group-by positions.
     if (const auto* agg = std::get_if<AggregateOp>(&op)) return aggregate_strategies(*agg);

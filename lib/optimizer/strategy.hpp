@@ -20,6 +20,9 @@
 //   aggregate      shuffle, shuffle[p], preagg (R2-5), preagg[p], local: see
 //                  aggregate_strategies.hpp
 //
+// The search (search.hpp) applies them while it builds plans; the R2-5 and R2-6 rules apply the
+// ones tagged with their id to complete plans (Strategy::thesis_rule).
+//
 // Every strategy only states the IA nodes; placements are inferred and checked by the validator's
 // rules (emit.hpp), so "applies" means exactly "the validator accepts the result".
 #include <functional>
@@ -37,6 +40,11 @@ struct Strategy {
     // when the strategy does not apply to the current placements of the node's inputs.
     // A std::function: an aggregate's variants capture the group-by positions they shuffle on.
     std::function<std::optional<ia::IaNodeId>(ia::Plan& plan, NodeId id)> apply;
+    // The thesis rule whose rewrite this strategy is, when it is one: "R2-6" for bcast-left,
+    // bcast-right and cmm, "R2-5" for preagg; empty for the others. That rule
+    // (ia_rule_strategies.cpp) is a view of this registry: it offers exactly these strategies
+    // as rewrites of a complete plan, so bcast, cmm and preagg are encoded once, here.
+    std::string thesis_rule = {};
 };
 
 // The strategies of a TRA node, in a fixed order; empty for nodes with a single rewrite (inputs,

@@ -56,9 +56,9 @@ struct ExecuteOptions {
     ExchangeMemory memory;
 };
 
-// Where the tuples of every node's output are, key -> ascending sites, traced exactly as
-// ia::annotate_costs does (placements where known; through maps, filters and partial
-// aggregates otherwise). Every rank computes the same maps, so no rank ever asks another.
+// Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the
+// tracing ia::annotate_costs uses too. Throws Error (Failed) when some node's cannot be told.
+// Every rank computes the same maps, so no rank ever asks another.
 std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan);
 
 // Runs `plan` (annotated with ia::annotate_costs, plan.sites() == communicator size). Collective:

@@ -1,0 +1,65 @@
+#include "ia/site_tracing.hpp"
+
+#include <algorithm>
+#include <variant>
+
+#include "ia/partials.hpp"
+#include "ia/replication.hpp"
+#include "ia/transfer.hpp"
+
+namespace tra::ia {
+
+namespace {
+
+// A tuple-wise operator (map, filter) over one input: each output tuple is where its source is.
+SiteMap tuple_wise_sites(const Plan& plan, const IaNode& n, const SiteMap& in) {
+    const KeySet& out_keys = plan.relation(n.id).keys;
+    if (n.replicated) return replicated_sites(in, out_keys, n.replicated->spec);
+    SiteMap out;
+    const Operator& op = plan.logical(n.id);
+    if (const auto* rekey = std::get_if<RekeyOp>(&op)) {
+        for (const auto& [k, s] : in) {
+            auto& dst = out[rekey->key.apply(k)];
+            dst.insert(dst.end(), s.begin(), s.end());
+        }
+        for (auto& [k, s] : out) {
+            std::sort(s.begin(), s.end());
+            s.erase(std::unique(s.begin(), s.end()), s.end());
+        }
+    } else if (std::holds_alternative<TileOp>(op)) {
+        // The pieces of a tuple stay with it: drop the appended key position to find it.
+        for (const Key& k : out_keys)
+            out[k] = in.at(Key(std::vector<std::int64_t>(k.begin(), k.end() - 1)));
+    } else {  // filter, transform: same keys (a filter keeps a subset)
+        for (const Key& k : out_keys) out[k] = in.at(k);
+    }
+    return out;
+}
+
+}  // namespace
+
+TracedSites trace_node_sites(const Plan& plan, const IaNode& n,
+                             const std::vector<const SiteMap*>& inputs) {
+    if (n.placement.kind() != Placement::Kind::Unknown)
+        return {holders(plan.relation(n.id).keys, n.placement, plan.sites()), {}};
+    if (n.op == IaOp::PartialAggregate && inputs.size() == 1)
+        return {partial_holders(*inputs[0], plan.aggregate_by(n)), {}};
+    if ((n.op == IaOp::Map || n.op == IaOp::LocalFilter) && inputs.size() == 1)
+        return {tuple_wise_sites(plan, n, *inputs[0]), {}};
+    return {std::nullopt, "cannot tell where the tuples of IA node #" + std::to_string(n.id) +
+                              " ('" + plan.origin(n.id).name + "') are: its placement is Unknown"};
+}
+
+TracedPlanSites trace_plan_sites(const Plan& plan) {
+    std::vector<SiteMap> sites(plan.size());
+    for (const IaNode& n : plan.nodes()) {
+        std::vector<const SiteMap*> inputs;
+        for (IaNodeId in : n.inputs) inputs.push_back(&sites.at(in));
+        TracedSites traced = trace_node_sites(plan, n, inputs);
+        if (!traced.sites) return {std::nullopt, std::move(traced.problem)};
+        sites[n.id] = std::move(*traced.sites);
+    }
+    return {std::move(sites), {}};
+}
+
+}  // namespace tra::ia
