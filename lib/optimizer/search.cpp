@@ -10,6 +10,7 @@
 #include "ia/plan_validator.hpp"
 #include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
+#include "optimizer/plan_order.hpp"
 #include "optimizer/strategy.hpp"
 
 namespace tra::optimizer {
@@ -33,13 +34,6 @@ std::string join_names(const std::vector<std::string>& names, const std::string&
     return out;
 }
 
-// Ranking key: exact payload, then paper floats, then a tie-break string. Exact bytes first
-// because they are what the runtime really moves; the paper model only breaks ties.
-bool cheaper(const ia::PlanTotals& a, const std::string& an, const ia::PlanTotals& b,
-             const std::string& bn) {
-    return std::tie(a.payload_bytes, a.paper_floats, an) <
-           std::tie(b.payload_bytes, b.paper_floats, bn);
-}
 
 // Whether a1 + a2 < b1 + b2 as strings, without building either.
 bool joined_less(std::string_view a1, std::string_view a2, std::string_view b1,
