@@ -6,10 +6,10 @@
 
 namespace tra::ia {
 
-// Kernel::accumulate's contract (acc = add(acc, f(operands))) is exactly one step of the fold,
-// so no algebraic property is needed beyond the aggregate being `add`.
+// Kernel::accumulate's contract (acc = g(acc, f(operands))) is exactly one step of the fold
+// with g, so no algebraic property is needed beyond the aggregate's kernel being that g.
 bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
-    return aggregate.kernel.name() == "add" && static_cast<bool>(join.kernel.kernel().accumulate);
+    return join.kernel.can_accumulate_into(aggregate.kernel);
 }
 
 std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan) {

@@ -11,7 +11,7 @@
 namespace tra::ia {
 
 // Whether `aggregate` (the only consumer of a join with kernel `join`) can be fused with it:
-// it sums with `add` and the join's kernel can accumulate (Kernel::accumulate).
+// the join's kernel can accumulate into the aggregate's (KernelCall::can_accumulate_into).
 bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate);
 
 // For each IA node: when it is a local join whose only reader is a (partial) aggregate it can

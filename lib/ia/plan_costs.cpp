@@ -22,24 +22,6 @@ namespace {
     throw Error(message, {}, ErrorKind::Failed);
 }
 
-// Einsum: "ik,kj->ij" -> 2 * i*k*j when some label is summed (a contraction); 0 otherwise,
-// since an elementwise einsum does one operation per element, not a multiply-add.
-std::int64_t einsum_flops(const std::string& spec, const Shape& left, const Shape& right) {
-    auto comma = spec.find(','), arrow = spec.find("->");
-    if (comma == std::string::npos || arrow == std::string::npos || comma > arrow) return 0;
-    std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
-                o = spec.substr(arrow + 2);
-    if (a.size() != left.size() || b.size() != right.size()) return 0;
-    std::map<char, std::int64_t> extent;
-    for (std::size_t i = 0; i < a.size(); ++i) extent[a[i]] = left[i];
-    for (std::size_t i = 0; i < b.size(); ++i) extent[b[i]] = right[i];
-    bool contracts = false;
-    for (char c : a)
-        if (b.find(c) != std::string::npos && o.find(c) == std::string::npos) contracts = true;
-    if (!contracts) return 0;
-    std::int64_t f = 2;
-    for (const auto& [label, n] : extent) f *= n;
-    return f;
 }
 
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
@@ -55,32 +37,15 @@ std::int64_t node_flops(const Plan& plan, const IaNode& n,
     if (n.op != IaOp::LocalJoin || !n.logical) return 0;
     const auto* join = std::get_if<JoinOp>(&*n.logical);
     if (!join) return 0;
-    std::int64_t per_pair = join_kernel_flops(join->kernel, plan.relation(n.inputs[0]).type.bound,
-                                              plan.relation(n.inputs[1]).type.bound);
+    const Shape operands[] = {plan.relation(n.inputs[0]).type.bound,
+                              plan.relation(n.inputs[1]).type.bound};
+    std::int64_t per_pair = join->kernel.flops(operands);
     // One kernel call per output tuple copy: every site where a matching pair meets computes it.
     std::int64_t copies = 0;
     auto tile_bytes = static_cast<std::int64_t>(plan.origin(n.id).type.tile_bytes());
     for (std::int64_t bytes : resident) copies += tile_bytes ? bytes / tile_bytes : 0;
     return per_pair * copies;
 }
-
-}  // namespace
-
-std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& left,
-                               const Shape& right) {
-    const std::string& name = kernel.name();
-    if (name == "einsum") return einsum_flops(kernel.params().spec, left, right);
-    if (name.rfind("matmul", 0) != 0 || left.size() != 2 || right.size() != 2) return 0;
-    // Whatever the transposes, the left tile holds m*k elements and the right k*n, and the
-    // contracted extent is the one the two name in common.
-    bool tl = name == "matmul_tn" || name == "matmul_tt";
-    bool tr = name == "matmul_nt" || name == "matmul_tt";
-    std::int64_t m = tl ? left[1] : left[0], k = tl ? left[0] : left[1];
-    std::int64_t n = tr ? right[0] : right[1];
-    return 2 * m * n * k;
-}
-
-namespace {
 
 // Which relation a node holds, for memo keys: its origin, and how it is replicated if it is.
 std::string relation_id(const IaNode& n) {

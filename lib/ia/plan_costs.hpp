@@ -47,13 +47,6 @@ struct PlanTotals {
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };
 
-// Flops of one application of a join kernel to tiles of these bounds: 2*m*n*k for matmul,
-// matmul_tn, matmul_nt, matmul_tt, and for a two-operand einsum with a contracted label
-// (2 * product of all label extents); 0 for every other kernel. TEMPORARY: kernels should
-// declare their own flop counts; until they do, this is the only place that knows kernel names.
-std::int64_t join_kernel_flops(const kernels::KernelCall& kernel, const Shape& left,
-                               const Shape& right);
-
 // Fills every node's NodeCost and returns the totals. Throws Error (Failed) when where a
 // node's tuples live cannot be determined (an Unknown placement not produced by a map chain);
 // validate() first to get BadInput reasons for invalid plans.

@@ -21,9 +21,6 @@ std::vector<Kernel> reduction_kernels();    // reductions.cpp
 std::vector<Kernel> argmin_kernels();       // argmin.cpp
 Kernel einsum_kernel();                     // einsum.cpp
 
-// einsum's operand count (1 or 2) after checking params.spec, join_op and agg_op.
-int einsum_operand_count(const KernelParams& params);
-
 // einsum's index arithmetic for operands of these shapes, shared by the CPU and GPU
 // implementations. Labels are numbered output labels first; a stride is 0 where an operand
 // lacks the label.

@@ -3,6 +3,7 @@
 // labels acting as one matrix dimension) go to BLAS; everything else runs one odometer over all
 // labels.
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "kernels/cpu_kernels.hpp"
@@ -268,6 +269,31 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     return out;
 }
 
+// "ik,kj->ij" -> 2 * i*k*j when some label is summed (a contraction); 0 otherwise, since an
+// elementwise einsum does one operation per element, not a multiply-add. Reads the spec as
+// written and never throws: the cost model asks before any tile exists.
+std::int64_t einsum_flops(std::span<const Shape> ops, const KernelParams& p) {
+    if (ops.size() != 2) return 0;
+    const Shape& left = ops[0];
+    const Shape& right = ops[1];
+    const std::string& spec = p.spec;
+    auto comma = spec.find(','), arrow = spec.find("->");
+    if (comma == std::string::npos || arrow == std::string::npos || comma > arrow) return 0;
+    std::string a = spec.substr(0, comma), b = spec.substr(comma + 1, arrow - comma - 1),
+                o = spec.substr(arrow + 2);
+    if (a.size() != left.size() || b.size() != right.size()) return 0;
+    std::map<char, std::int64_t> extent;
+    for (std::size_t i = 0; i < a.size(); ++i) extent[a[i]] = left[i];
+    for (std::size_t i = 0; i < b.size(); ++i) extent[b[i]] = right[i];
+    bool contracts = false;
+    for (char c : a)
+        if (b.find(c) != std::string::npos && o.find(c) == std::string::npos) contracts = true;
+    if (!contracts) return 0;
+    std::int64_t f = 2;
+    for (const auto& [label, n] : extent) f *= n;
+    return f;
+}
+
 }  // namespace
 
 EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
@@ -294,16 +320,21 @@ EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     return out;
 }
 
-int einsum_operand_count(const KernelParams& params) {
-    return static_cast<int>(checked_spec(params).inputs.size());
-}
-
 Kernel einsum_kernel() {
     Kernel k;
     k.name = "einsum";
-    // Really 1 or 2 by params.spec; KernelCall::operand_count() tells which.
+    // Really 1 or 2 by params.spec; operand_count tells which.
     k.arity = 2;
     k.summary = "tile contraction by params.spec (\"ik,kj->ij\"), join_op and agg_op";
+    k.operand_count = [](const KernelParams& p) {
+        return static_cast<int>(checked_spec(p).inputs.size());
+    };
+    k.describe = [](const KernelParams& p) {
+        return "einsum(" + p.spec + "; join=" + p.join_op + ", agg=" + p.agg_op + ")";
+    };
+    k.flops = einsum_flops;
+    // Only matrix products accumulate (as_gemm), adding each product: gemm with beta = 1.
+    k.properties.accumulates_with = "add";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {
         return einsum_shape(checked_spec(p), ops);
     };

@@ -2,6 +2,7 @@
 // The kernel registry's vocabulary: what a kernel is, the algebraic properties rewrite rules may
 // rely on, and a call of a kernel with its parameters. Rules and validators consult properties,
 // never kernel names.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -35,6 +36,9 @@ struct KernelProperties {
     // f(c,g(a,b)) == g(f(c,a),f(c,b)), so a rule may push g through either operand. For unary
     // kernels it means f(g(a,b)) == g(f(a),f(b)).
     std::vector<std::string> distributes_over;
+    // The aggregation kernel g that Kernel::accumulate folds with: accumulate computes
+    // acc = g(acc, f(operands)) in place. Empty for kernels without accumulate.
+    std::string accumulates_with;
     // The kernel reads whole rows (softmax_rows, row-wise argmin): the relation's tiles must
     // span every column, i.e. key position 1 is always 0.
     bool requires_whole_rows = false;
@@ -54,11 +58,23 @@ struct TilePosition {
 
 struct Kernel {
     std::string name;
-    // 1: transform kernel; 2: join projection or aggregation. einsum says 2 but takes 1 or 2
-    // operands depending on its spec: ask KernelCall::operand_count() for a call's real count.
+    // 1: transform kernel; 2: join projection or aggregation. A kernel whose operand count
+    // depends on its parameters (einsum's spec) says the most and declares operand_count: ask
+    // KernelCall::operand_count() for a call's real count.
     int arity = 1;
     KernelProperties properties;
     std::string summary;  // one line for `tra kernels` and docs
+
+    // How many operands a call with these parameters takes, after checking the parameters
+    // (throws Error when they are bad). Empty: every call takes `arity`.
+    std::function<int(const KernelParams&)> operand_count;
+    // How a call prints, e.g. "einsum(ik,kj->ij; join=mul, agg=add)". Empty: the name, with
+    // params.factor in parentheses when set ("scale(0.5)").
+    std::function<std::string(const KernelParams&)> describe;
+    // Floating-point operations of one call on operands of these shapes, for the cost and time
+    // models (2*m*n*k for a matrix product). Empty for kernels whose work the models do not
+    // count (element-wise and reductions count 0).
+    std::function<std::int64_t(std::span<const Shape> operands, const KernelParams&)> flops;
 
     // Output bound for operands of these bounds; throws Error (without location) when the
     // operands do not fit the kernel.
@@ -70,10 +86,10 @@ struct Kernel {
     // The same on operands that live on the GPU, giving a GPU tile; empty in a CPU-only build
     // (lib/kernels/cuda fills it in when built with -DTRA_CUDA=ON).
     Apply apply_on_device;
-    // acc += f(operands) in place, where f is this kernel and += the `add` kernel, for host
-    // tiles; false when this call cannot (then nothing is touched). Lets a join followed by a
-    // sum keep one accumulator per group instead of materialising every product (gemm with
-    // beta = 1). Empty for kernels that never can.
+    // acc += f(operands) in place, where f is this kernel and += the kernel named by
+    // properties.accumulates_with (`add`), for host tiles; false when this call cannot (then
+    // nothing is touched). Lets a join followed by a sum keep one accumulator per group instead of
+    // materialising every product (gemm with beta = 1). Empty for kernels that never can.
     using Accumulate =
         std::function<bool(Tile& acc, std::span<const Tile* const> operands, const KernelParams&)>;
     Accumulate accumulate;
@@ -84,7 +100,8 @@ class KernelCall {
   public:
     KernelCall() = default;
     // Looks the name up in the registry; throws Error listing the known kernels if unknown.
-    // For einsum it also checks the spec and join/agg operators, since they fix the arity.
+    // Where Kernel::operand_count is declared it also checks the params (einsum's spec and
+    // join/agg operators), since they fix the operand count.
     KernelCall(const std::string& name, KernelParams params = {});
 
     const Kernel& kernel() const { return *kernel_; }
@@ -93,9 +110,18 @@ class KernelCall {
     const KernelProperties& properties() const { return kernel_->properties; }
     // The registry's arity; einsum's is 2 whatever its spec. Prefer operand_count().
     int arity() const { return kernel_->arity; }
-    // How many operands this call takes: the spec's operand count for einsum ("ij->ji": 1,
-    // "ik,kj->ij": 2), kernel().arity otherwise.
+    // How many operands this call takes: Kernel::operand_count of the params where declared
+    // (einsum "ij->ji": 1, "ik,kj->ij": 2), kernel().arity otherwise.
     int operand_count() const;
+    // Kernel::flops for operands of these shapes; 0 where the kernel declares none.
+    std::int64_t flops(std::span<const Shape> operands) const;
+    // Whether a join with this call followed by an aggregation with `aggregate` can keep one
+    // accumulator per group (accumulate below): this kernel accumulates, with `aggregate`'s
+    // kernel. Says nothing about particular operands, which accumulate may still decline.
+    bool can_accumulate_into(const KernelCall& aggregate) const;
+    // Whether this call distributes over `g` (KernelProperties::distributes_over):
+    // f(g(a,b),c) == g(f(a,c),f(b,c)), or f(g(a,b)) == g(f(a),f(b)) for a unary f.
+    bool distributes_over(const KernelCall& g) const;
 
     // Both check the operand count against operand_count(); apply also checks that the
     // operands share one dtype and one residence, and runs the GPU implementation when they

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 
 #include "kernels/cpu_kernels.hpp"
@@ -28,8 +29,7 @@ KernelCall::KernelCall(const std::string& name, KernelParams params)
         for (const Kernel* k : all_kernels()) known += (known.empty() ? "" : ", ") + k->name;
         throw Error("unknown kernel '" + name + "'; known kernels: " + known);
     }
-    operand_count_ =
-        kernel_->name == "einsum" ? cpu::einsum_operand_count(params_) : kernel_->arity;
+    operand_count_ = kernel_->operand_count ? kernel_->operand_count(params_) : kernel_->arity;
 }
 
 int KernelCall::operand_count() const {
@@ -63,11 +63,25 @@ bool KernelCall::accumulate(Tile& acc, std::span<const Tile* const> operands) co
     return k.accumulate(acc, operands, params_);
 }
 
+std::int64_t KernelCall::flops(std::span<const Shape> operands) const {
+    const Kernel& k = checked(kernel_);
+    return k.flops ? k.flops(operands, params_) : 0;
+}
+
+bool KernelCall::can_accumulate_into(const KernelCall& aggregate) const {
+    const Kernel& k = checked(kernel_);
+    return k.accumulate && !k.properties.accumulates_with.empty() &&
+           checked(aggregate.kernel_).name == k.properties.accumulates_with;
+}
+
+bool KernelCall::distributes_over(const KernelCall& g) const {
+    const std::vector<std::string>& over = checked(kernel_).properties.distributes_over;
+    return std::find(over.begin(), over.end(), checked(g.kernel_).name) != over.end();
+}
+
 std::string KernelCall::str() const {
     const Kernel& k = checked(kernel_);
-    if (k.name == "einsum")
-        return "einsum(" + params_.spec + "; join=" + params_.join_op + ", agg=" + params_.agg_op +
-               ")";
+    if (k.describe) return k.describe(params_);
     if (params_.factor) return k.name + "(" + format_number(*params_.factor) + ")";
     return k.name;
 }

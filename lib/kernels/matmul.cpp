@@ -55,11 +55,22 @@ Kernel make_product(const Variant& v) {
     k.properties.associative = !v.trans_a && !v.trans_b;
     // Every variant is linear in each operand, so sums pass through from either side.
     k.properties.distributes_over = {"add"};
+    k.properties.accumulates_with = "add";  // gemm with beta = 1
     // No annihilator: a zero A does give a zero product, but of another shape than A for
     // non-square tiles, so op(z, x) == z does not hold as the property states it.
     k.summary = v.summary;
     k.output_shape = [v](std::span<const Shape> ops, const KernelParams&) {
         return product_shape(v, ops);
+    };
+    // Whatever the transposes, the left tile holds m*k elements and the right k*n: one
+    // multiply and one add per (m, n, k). Operands that do not fit count 0.
+    k.flops = [v](std::span<const Shape> ops, const KernelParams&) -> std::int64_t {
+        if (ops.size() != 2 || ops[0].size() != 2 || ops[1].size() != 2) return 0;
+        const Shape& a = ops[0];
+        const Shape& b = ops[1];
+        std::int64_t m = v.trans_a ? a[1] : a[0], inner = v.trans_a ? a[0] : a[1];
+        std::int64_t n = v.trans_b ? b[0] : b[1];
+        return 2 * m * n * inner;
     };
     k.apply = [v](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(v.name, ops);

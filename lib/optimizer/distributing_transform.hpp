@@ -3,7 +3,6 @@
 // share: a transform whose kernel does not read its tile's position, reading an operator of
 // type Op (AggregateOp, JoinOp) whose kernel it distributes over, a(g(x, y)) == g(a(x), a(y))
 // (the registry's `distributes_over`). Each rule adds its own tile-size and sole-use conditions.
-#include <algorithm>
 #include <optional>
 #include <variant>
 
@@ -27,8 +26,7 @@ std::optional<DistributingTransform<Op>> distributing_transform(const Program& p
     const Node& below = p.node(map.inputs[0]);
     const auto* op = std::get_if<Op>(&below.op);
     if (!op) return std::nullopt;
-    const auto& over = t->kernel.properties().distributes_over;
-    if (std::find(over.begin(), over.end(), op->kernel.name()) == over.end()) return std::nullopt;
+    if (!t->kernel.distributes_over(op->kernel)) return std::nullopt;
     return DistributingTransform<Op>{map, *t, below, *op};
 }
 

@@ -1,6 +1,5 @@
 #include "tra/einsum_lowering.hpp"
 
-#include <algorithm>
 #include <map>
 #include <set>
 
@@ -110,8 +109,7 @@ public:
             throw Error("agg op '" + step_.agg_op +
                             "' is not an associative, commutative element-wise kernel",
                         src_.at("agg"));
-        const auto& d = join_.properties().distributes_over;
-        early_sums_ = std::find(d.begin(), d.end(), step_.agg_op) != d.end();
+        early_sums_ = join_.distributes_over(agg_);
 
         if (spec.operands.size() == 1) return single(spec);
         std::string labels = spec.operands[0];

@@ -62,6 +62,28 @@ TEST_CASE("kernel calls: lookup, str, operand_count, equality") {
           "matmul takes 2 operands, got 1");
 }
 
+TEST_CASE("flops per call: 2*m*n*k for matrix products and contracting einsums, else 0") {
+    auto flops = [](const KernelCall& call, Shape a, Shape b) {
+        std::vector<Shape> shapes{std::move(a), std::move(b)};
+        return call.flops(shapes);
+    };
+    CHECK(flops(KernelCall("matmul"), Shape{2, 3}, Shape{3, 4}) == 2 * 2 * 3 * 4);
+    CHECK(flops(KernelCall("matmul_tn"), Shape{3, 2}, Shape{3, 4}) == 48);
+    CHECK(flops(KernelCall("matmul_nt"), Shape{2, 3}, Shape{4, 3}) == 48);
+    CHECK(flops(KernelCall("add"), Shape{2, 2}, Shape{2, 2}) == 0);
+    // [5, 2]^T x [3, 5]^T: m = 2, k = 5, n = 3.
+    CHECK(flops(KernelCall("matmul_tt"), Shape{5, 2}, Shape{3, 5}) == 2 * 2 * 5 * 3);
+    CHECK(flops(KernelCall("matmul"), Shape{6}, Shape{6}) == 0);
+    CHECK(flops(KernelCall("einsum", spec_params("ik,kj->ij")), Shape{2, 3}, Shape{3, 4}) == 48);
+    CHECK(flops(KernelCall("einsum", spec_params("bik,bkj->bij")), Shape{2, 3, 4},
+                Shape{2, 4, 5}) == 2 * 2 * 3 * 4 * 5);
+    // Nothing summed: one operation per element, not a multiply-add.
+    CHECK(flops(KernelCall("einsum", spec_params("ij,ij->ij")), Shape{2, 3}, Shape{2, 3}) == 0);
+    std::vector<Shape> one{Shape{2, 3}};
+    CHECK(KernelCall("einsum", spec_params("ij->i")).flops(one) == 0);
+    CHECK(KernelCall("relu").flops(one) == 0);
+}
+
 TEST_CASE("matmul variants match a naive product") {
     struct Case {
         std::string name;

@@ -99,3 +99,29 @@ TEST_CASE("declared properties") {
     CHECK(props("sub").distributes_over.empty());
     CHECK(find_kernel("einsum")->arity == 2);
 }
+
+TEST_CASE("accumulating and distributing calls") {
+    const KernelCall add("add"), max("max");
+    for (const char* n : {"matmul", "matmul_tn", "matmul_nt", "matmul_tt"}) {
+        INFO(n);
+        CHECK(KernelCall(n).can_accumulate_into(add));
+        CHECK_FALSE(KernelCall(n).can_accumulate_into(max));
+        CHECK(KernelCall(n).distributes_over(add));
+        CHECK_FALSE(KernelCall(n).distributes_over(max));
+    }
+    CHECK(KernelCall("einsum", spec_params("ik,kj->ij")).can_accumulate_into(add));
+    for (const char* n : {"add", "mul", "max", "sub"})
+        CHECK_FALSE(KernelCall(n).can_accumulate_into(add));
+    CHECK(KernelCall("mul").distributes_over(add));
+    CHECK_FALSE(KernelCall("max").distributes_over(add));
+    // accumulate and the kernel it folds with come together, and that kernel aggregates.
+    for (const Kernel* k : all_kernels()) {
+        INFO(k->name);
+        CHECK(static_cast<bool>(k->accumulate) == !k->properties.accumulates_with.empty());
+        if (k->accumulate) {
+            const Kernel* g = find_kernel(k->properties.accumulates_with);
+            REQUIRE(g);
+            CHECK(g->properties.aggregation());
+        }
+    }
+}

@@ -364,10 +364,3 @@ TEST_CASE("validator: a local aggregate after a rekey (Unknown) is rejected", "[
     CHECK(ops(compiled) == Strings{"input:A", "map:T", "shuffle:T", "local_aggregate:S"});
     CHECK_NOTHROW(validate(compiled));
 }
-
-TEST_CASE("join_kernel_flops: matmul family and einsum", "[plan][costs]") {
-    CHECK(join_kernel_flops(KernelCall("matmul"), Shape{2, 3}, Shape{3, 4}) == 2 * 2 * 3 * 4);
-    CHECK(join_kernel_flops(KernelCall("matmul_tn"), Shape{3, 2}, Shape{3, 4}) == 48);
-    CHECK(join_kernel_flops(KernelCall("matmul_nt"), Shape{2, 3}, Shape{4, 3}) == 48);
-    CHECK(join_kernel_flops(KernelCall("add"), Shape{2, 2}, Shape{2, 2}) == 0);
-}
