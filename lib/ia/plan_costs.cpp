@@ -22,8 +22,6 @@ namespace {
     throw Error(message, {}, ErrorKind::Failed);
 }
 
-}
-
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
     for (const auto& [k, s] : map)
