@@ -6,17 +6,15 @@
 # Usage: bash test_atomic_outputs.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" atomic_outputs "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli atomic_outputs "$@"
 
 plan="$SRC/plans/examples/matmul.yaml"
 input="$SRC/data/examples/matmul/A.h5"
 expected="$SRC/data/examples/matmul/expected.h5"
 for f in "$plan" "$input" "$expected"; do [ -f "$f" ] || fail "missing $f"; done
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 

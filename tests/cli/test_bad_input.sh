@@ -5,19 +5,13 @@
 # Usage: bash test_bad_input.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -uo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" bad_input "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli bad_input "$@"
 : "$SRC"
 
-failures=0
-fail() {
-    echo "FAIL (bad_input): $*" >&2
-    failures=$((failures + 1))
-}
+count_failures
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
+enter_work_dir
 
 HEADER='name: bad
 inputs:
@@ -140,8 +134,4 @@ rc=0; "$TRA" > none.out 2>&1 || rc=$?
 rc=0; "$TRA" validate > noarg.out 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || fail "tra validate without a workflow exited $rc, expected 2"
 
-if [ "$failures" -ne 0 ]; then
-    echo "bad_input: $failures failure(s)" >&2
-    exit 1
-fi
-echo "bad_input: ok"
+finish_counted "bad_input: ok"

@@ -5,19 +5,13 @@
 # Usage: bash test_cli_basics.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -uo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" cli_basics "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli cli_basics "$@"
 : "$SRC"
 
-failures=0
-fail() {
-    echo "FAIL (cli_basics): $*" >&2
-    failures=$((failures + 1))
-}
+count_failures
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
+enter_work_dir
 
 cat > mm.yaml <<'YAML'
 name: basics
@@ -94,8 +88,4 @@ rc=0
 [ "$rc" -eq 0 ] || fail "run --out-dir exited $rc: $(cat moved.out)"
 [ -f moved/out/C.h5 ] || fail "run --out-dir moved did not write moved/out/C.h5"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_basics: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli_basics: ok"
+finish_counted "cli_basics: ok"

@@ -7,14 +7,11 @@
 # Usage: bash test_compare_report.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" compare_report "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli compare_report "$@"
 COMPARE=$SRC/tools/slurm/compare_report.py
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 "$TRA" plan "$SRC/plans/examples/matmul.yaml" --sites 2 -o plan.yaml > plan.txt
 "$TRA" explain plan.yaml --format json > explain.json

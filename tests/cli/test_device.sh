@@ -6,30 +6,15 @@
 # Usage: bash test_device.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -uo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" device "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli device "$@"
 : "$SRC"
 
-failures=0
-fail() {
-    echo "FAIL (device): $*" >&2
-    failures=$((failures + 1))
-}
+count_failures
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
+enter_work_dir
 
-cat > mm.yaml <<'YAML'
-name: device
-inputs:
-  A: {shape: [8, 6], tile: [4, 3], generate: {uniform: [-1, 1], seed: 1}}
-  B: {shape: [6, 4], tile: [3, 2], generate: {uniform: [-1, 1], seed: 7}}
-program:
-  - C: {einsum: "ik,kj->ij", inputs: [A, B]}
-outputs:
-  C: {file: out/C.h5}
-YAML
+matmul_workflow device "8, 6" "4, 3" "6, 4" "3, 2" einsum 7 > mm.yaml
 
 # expect_error CODE PATTERN ARGS...: tra exits with CODE and stderr matches PATTERN.
 expect_error() {
@@ -66,5 +51,4 @@ else
     "$TRA" diff cpu/out/C.h5:/C gpu/out/C.h5:/C > /dev/null || fail "--device gpu differs from cpu"
 fi
 
-[ "$failures" -eq 0 ] || exit 1
-echo "ok: --device"
+finish_counted "ok: --device"

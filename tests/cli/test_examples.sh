@@ -6,13 +6,12 @@
 # Usage: bash test_examples.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" examples "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli examples "$@"
 
 [ -d "$SRC/plans/examples" ] || fail "no plans/examples under '$SRC'"
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
+enter_work_dir
 
 shopt -s nullglob
 workflows=("$SRC"/plans/examples/*.yaml)
@@ -51,7 +50,7 @@ for wf in "${workflows[@]}"; do
         fi
         echo "$name/$output: $(cat "$WORK/$name.$output.diff.log")"
         checked=$((checked + 1))
-    done < <(sed -n 's/^wrote \([^ ]*\) to \(.*\)$/\1 \2/p' "$WORK/$name.run.log")
+    done < <(outputs_written "$WORK/$name.run.log")
     [ "$written" -eq "$declared" ] || { cat "$WORK/$name.run.log" >&2; fail "$name: the workflow declares $declared outputs, the run reported writing $written"; }
     leftovers=$(find "$out" -name '*.tmp*')
     [ -z "$leftovers" ] || fail "$name: temporary files left behind: $leftovers"

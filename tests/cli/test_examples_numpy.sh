@@ -6,16 +6,15 @@
 # Usage: bash test_examples_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" examples_numpy "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli examples_numpy "$@"
 
 script="$SRC/tools/reference/examples.py"
 [ -f "$script" ] || fail "no tools/reference/examples.py under '$SRC'"
 "$PY" -c 'import numpy, h5py, yaml' 2>/dev/null || fail "'$PY' lacks numpy, h5py or yaml (set TRA_PYTHON)"
 
-rm -rf "$WORK"
-mkdir -p "$WORK/fresh"
+enter_work_dir
+mkdir fresh
 
 rc=0
 "$PY" "$script" --out "$WORK/fresh" > "$WORK/examples.log" 2>&1 || rc=$?

@@ -4,10 +4,9 @@
 # already grouped runs without a shuffle) in the rules of the node it produced, text and JSON.
 # Usage: bash test_explain_rules.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" explain_rules "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli explain_rules "$@"
+enter_work_dir
 
 "$TRA" explain "$SRC/plans/examples/diag.yaml" --sites 2 > diag.txt
 rules=$(grep '^rewrite: ' diag.txt | awk '{print $2}' | tr '\n' ' ')

@@ -10,8 +10,8 @@
 # Usage: bash test_file_faults.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" file_faults "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli file_faults "$@"
 PYTHON=${TRA_PYTHON:-/usr/bin/python3}
 
 plan="$SRC/plans/examples/matmul.yaml"
@@ -22,9 +22,7 @@ mounted=""
 cleanup() { if [ -n "$mounted" ]; then umount "$mounted" || true; fi; }
 trap cleanup EXIT
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 chmod 755 .
 
 # workflow FILE NAME: the matmul workflow reading its input A from FILE, written to NAME.

@@ -5,16 +5,13 @@
 # Usage: bash test_generator_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" generator_numpy "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli generator_numpy "$@"
 
 [ -f "$SRC/tools/reference/tragen.py" ] || fail "no tools/reference/tragen.py under '$SRC'"
 "$PY" -c 'import numpy, h5py' 2>/dev/null || fail "'$PY' lacks numpy or h5py (set TRA_PYTHON)"
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 cat > wf.yaml <<'YAML'
 name: gen-check

@@ -7,9 +7,9 @@
 # plan tra prefers when it is cheaper than all of the paper's.
 # Usage: bash test_paper_tables.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" paper_tables "$@"
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli paper_tables "$@"
+enter_work_dir
 P=$SRC/plans/paper
 
 # field FILE NAME: a number from the first plan of `tra plan --format json`.

@@ -8,16 +8,14 @@
 # Usage: bash test_paper_workflows.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" paper_workflows "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli paper_workflows "$@"
 
 checker="$SRC/plans/paper/check_scaled.py"
 [ -f "$checker" ] || fail "no plans/paper/check_scaled.py under '$SRC'"
 "$PY" -c 'import numpy, h5py, yaml' 2>/dev/null || fail "'$PY' lacks numpy, h5py or yaml (set TRA_PYTHON)"
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
+enter_work_dir
 
 names="mm-general mm-common-k mm-two-large nn-large nn-wide ffnn-speech ffnn-xml"
 

@@ -4,10 +4,9 @@
 # costs), and bad input (exit 2 with a message naming what is wrong).
 # Usage: bash test_plan_explain.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" plan_explain "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli plan_explain "$@"
+enter_work_dir
 WF=$SRC/plans/examples/matmul.yaml
 
 # Text table: header, ranks 1..K, cheapest first.

@@ -7,23 +7,12 @@
 # the node).
 # Usage: bash test_rmm_strategies.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" rmm_strategies "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
-rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli rmm_strategies "$@"
+enter_work_dir
 
 # 4 x 4 tiles of 2x2 on each side: |A| = |B| = 64 floats, xDups = yDups = 4.
-cat > mm.yaml <<'YAML'
-name: mm
-inputs:
-  A: {shape: [8, 8], tile: [2, 2], generate: {uniform: [-1, 1], seed: 1}}
-  B: {shape: [8, 8], tile: [2, 2], generate: {uniform: [-1, 1], seed: 2}}
-program:
-  - AB: {join: [A, B], on: [[1], [0]], kernel: matmul}
-  - C:  {aggregate: AB, by: [0, 2], kernel: add}
-outputs:
-  C: {file: out/C.h5}
-YAML
+matmul_workflow mm "8, 8" "2, 2" "8, 8" "2, 2" join > mm.yaml
 
 strategies() {  # plan JSON -> the sorted distinct strategies of AB, comma separated
     "$PY" -c '

@@ -8,24 +8,12 @@
 # Usage: bash test_time_model.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
-# shellcheck source=tests/cli/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" time_model "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli time_model "$@"
 : "$SRC"
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
-cat > k.yaml << 'YAML'
-name: common_k
-inputs:
-  A: {shape: [64, 1024], tile: [64, 64], generate: {uniform: [-1, 1], seed: 1}}
-  B: {shape: [1024, 64], tile: [64, 64], generate: {uniform: [-1, 1], seed: 2}}
-program:
-  - C: {einsum: "ik,kj->ij", inputs: [A, B]}
-outputs:
-  C: {file: out/C.h5}
-YAML
+enter_work_dir
+matmul_workflow common_k "64, 1024" "64, 64" "1024, 64" "64, 64" einsum > k.yaml
 
 "$TRA" plan k.yaml --sites 2 --top 50 --format json > exact.json || fail "plan --cost exact"
 "$TRA" plan k.yaml --sites 2 --top 50 --cost time --format json > time.json ||

@@ -1,9 +1,9 @@
 # Shared by the MPI tests (sourced, not a test itself): list the candidate plans `tra plan --top
 # 10` shows for RANKS sites, run one under MPIEXEC with OpenMPI's pml monitoring, and check what
 # it moved against the prediction and the monitoring's independent count.
-# The sourcing script defines TRA, SRC, RANKS, MPIEXEC and fail().
+# The sourcing script has sourced tests/test_helpers.bash (mpi) first: TRA, SRC, RANKS,
+# MPIEXEC, PY, fail and outputs_written.
 
-PY=${TRA_PYTHON:-/usr/bin/python3}
 CHECK_REPORT="$SRC/tools/reference/check_report.py"
 # shellcheck disable=SC2034  # used by the tests that source this file
 SAME_OUTPUTS="$SRC/tools/reference/same_outputs.py"
@@ -51,7 +51,7 @@ report_field() {
 
 # outputs_of DIR: "OUTPUT LOCATION" for each output the run in DIR reported writing.
 outputs_of() {
-    sed -n 's/^wrote \([^ ]*\) to \(.*\)$/\1 \2/p' "$1.log"
+    outputs_written "$1.log"
 }
 
 # check_outputs DIR REFERENCE: every output the run wrote equals (tra diff, the dtype's

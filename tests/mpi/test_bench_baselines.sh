@@ -6,13 +6,12 @@
 # Usage: bash test_bench_baselines.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" bench_baselines "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi bench_baselines "$@"
 
 bench=$(cd "$(dirname "$TRA")/../tools/bench" && pwd) || fail "no tools/bench build folder"
 for b in ceiling summa; do [ -x "$bench/bench_$b" ] || fail "bench_$b was not built"; done
-rm -rf "$WORK"
-mkdir -p "$WORK"
+enter_work_dir
 export OPENBLAS_NUM_THREADS=1
 
 # I K J: square, a large inner dimension, a large outer one; all divide by 1..4 ranks and by

@@ -8,14 +8,11 @@
 # Usage: bash test_large_inputs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" large_inputs "$@"
-PY=${TRA_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi large_inputs "$@"
 BUDGET=20000000
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 cat > big.yaml << 'YAML'
 name: big_row_sums
 dtype: f64

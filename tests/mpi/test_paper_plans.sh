@@ -8,16 +8,14 @@
 # Usage: bash test_paper_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" paper_plans "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi paper_plans "$@"
 
 # shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 shopt -s nullglob
 workflows=("$SRC"/plans/paper/scaled/*.yaml)

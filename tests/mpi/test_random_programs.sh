@@ -11,8 +11,8 @@
 # Usage: bash test_random_programs.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" random_programs "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi random_programs "$@"
 BASE=${TRA_RANDOM_SEED:-0}
 PROGRAMS=${TRA_RANDOM_PROGRAMS:-12}
 seed=none
@@ -32,9 +32,7 @@ fail() {
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 runs=0
 for ((i = 0; i < PROGRAMS; i++)); do

@@ -6,12 +6,10 @@
 # (ctest sets OMPI_ALLOW_RUN_AS_ROOT*, oversubscription and no binding in the environment.)
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" reference_refuses_ranks "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi reference_refuses_ranks "$@"
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 examples=(matmul nn_search)
 
@@ -29,7 +27,7 @@ if [ "$RANKS" -eq 1 ]; then
             "$TRA" diff "$location" "$expected:/$output" > "$name.$output.diff" 2>&1 || rc=$?
             [ "$rc" -eq 0 ] || { cat "$name.$output.diff" >&2; fail "$name: $location differs from $expected:/$output"; }
             echo "$name/$output: $(cat "$name.$output.diff")"
-        done < <(sed -n 's/^wrote \([^ ]*\) to \(.*\)$/\1 \2/p' "$name.log")
+        done < <(outputs_written "$name.log")
         [ "$written" -gt 0 ] || { cat "$name.log" >&2; fail "$name: the run reported no outputs written"; }
     done
     echo "reference_refuses_ranks: ok (1 rank runs)"

@@ -8,16 +8,14 @@
 # Usage: bash test_repeat_and_plan_files.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" repeat_and_plan_files "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi repeat_and_plan_files "$@"
 
 # shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 # same_run A B WHAT: B wrote the same outputs, bit for bit, and moved the same bytes as A.
 same_run() {

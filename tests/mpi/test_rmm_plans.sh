@@ -10,16 +10,14 @@
 # Usage: bash test_rmm_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" rmm_plans "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi rmm_plans "$@"
 
 # shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 # join_names WF: the TRA joins that the workflow's cheapest plan computes (tra explain).
 join_names() {

@@ -12,13 +12,11 @@
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" run_failures "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi run_failures "$@"
 LAST=$((RANKS - 1))
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 # matmul with its file input A copied here, so the test can check that no run modifies it.
 cp "$SRC/data/examples/matmul/A.h5" A.h5

@@ -11,16 +11,14 @@
 # Usage: bash test_run_plans.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
-# shellcheck source=tests/mpi/test_arguments.bash
-source "$(dirname "${BASH_SOURCE[0]}")/test_arguments.bash" run_plans "$@"
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi run_plans "$@"
 
 # shellcheck source=tests/mpi/plan_runs.bash
 source "$SRC/tests/mpi/plan_runs.bash"
 require_monitoring
 
-rm -rf "$WORK"
-mkdir -p "$WORK"
-cd "$WORK"
+enter_work_dir
 
 # A plan file of matmul for S sites. `tra plan` is tested by tests/cli; here only the file matters
 # (its exit status is reported, not required, so this test checks `tra run` alone).

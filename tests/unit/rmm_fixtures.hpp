@@ -13,6 +13,7 @@
 #include "ia/plan_validator.hpp"
 #include "ia/replicated_join.hpp"
 #include "optimizer/search.hpp"
+#include "plan_fixtures.hpp"
 #include "program_fixtures.hpp"
 #include "runtime/replication_map.hpp"
 #include "temp_dir.hpp"
@@ -23,8 +24,8 @@
 namespace tra::rmm_testing {
 
 using ia::Placement;
-using ia::Site;
 using ia::ReplicatedPosition;
+using ia::Site;
 using kernels::KernelCall;
 using optimizer::RankedPlan;
 using optimizer::SearchOptions;
@@ -55,7 +56,7 @@ inline Program matmul4() {
     return joined(Shape{8, 8}, Shape{8, 8}, {1}, {0}, "matmul", {0, 2});
 }
 
-constexpr std::int64_t kTile = 32;
+using tra::testing::kTile;
 
 inline SearchOptions both_on(const Program& p, const Placement& a, const Placement& b) {
     SearchOptions o;
@@ -65,11 +66,7 @@ inline SearchOptions both_on(const Program& p, const Placement& a, const Placeme
     return o;
 }
 
-inline const RankedPlan* named(const std::vector<RankedPlan>& plans, const std::string& name) {
-    for (const auto& r : plans)
-        if (r.name == name) return &r;
-    return nullptr;
-}
+using tra::testing::named;
 
 inline std::set<std::string> join_strategies(const std::vector<RankedPlan>& plans) {
     std::set<std::string> out;

@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "program_fixtures.hpp"
 #include "ia/grid_move.hpp"
 #include "ia/placement.hpp"
 #include "ia/plan.hpp"
 #include "ia/plan_validator.hpp"
 #include "optimizer/search.hpp"
+#include "plan_fixtures.hpp"
+#include "program_fixtures.hpp"
 #include "tra/program_builder.hpp"
 
 using namespace tra;
@@ -23,27 +24,15 @@ namespace {
 
 using tra::testing::at;
 using tra::testing::generated;
+using tra::testing::named;
 
-
-// C = A B with A an I x K and B a K x J grid of 2x2 f64 tiles (32 bytes each).
+// C = A B with A an I x K and B a K x J grid of 2x2 f64 tiles (program_fixtures.hpp).
 Program matmul(std::int64_t I, std::int64_t K, std::int64_t J) {
-    ProgramBuilder b("mm", DType::F64);
-    b.add_input("A", Shape{2 * I, 2 * K}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{2 * K, 2 * J}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
-    b.add_output("C", "out.h5", "/C", at("out"));
-    return b.finish();
+    return tra::testing::tiled_matmul(I, K, J);
 }
 
-constexpr std::int64_t kTile = 32;
+using tra::testing::kTile;
 constexpr double kTileElements = 4;
-
-const RankedPlan* named(const std::vector<RankedPlan>& plans, const std::string& name) {
-    for (const auto& r : plans)
-        if (r.name == name) return &r;
-    return nullptr;
-}
 
 SearchOptions fixed_inputs(const Program& p, const Placement& a, const Placement& b) {
     SearchOptions o;

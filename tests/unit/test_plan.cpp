@@ -27,13 +27,7 @@ using tra::testing::generated;
 
 // C = A B with A, B 8x8 in 2x2 tiles: 4x4 tuples each, 32-byte tiles.
 Program matmul_program() {
-    ProgramBuilder b("mm", DType::F64);
-    b.add_input("A", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
-    b.add_output("C", "out.h5", "/C", at("out"));
-    return b.finish();
+    return tra::testing::tiled_matmul(4, 4, 4);
 }
 
 std::vector<std::string> ops(const Plan& p) {

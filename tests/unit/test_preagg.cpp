@@ -33,23 +33,11 @@ namespace {
 using tra::testing::at;
 using tra::testing::generated;
 
-constexpr std::int64_t kTile = 32;  // 2x2 f64
+using tra::testing::kTile;  // 2x2 f64
 
 // C = A B with A an I x K and B a K x J grid of 2x2 tiles; optionally D = C E with E J x L.
 Program matmul(std::int64_t I, std::int64_t K, std::int64_t J, std::int64_t L = 0) {
-    ProgramBuilder b("mm", DType::F64);
-    b.add_input("A", Shape{2 * I, 2 * K}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{2 * K, 2 * J}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
-    if (L) {
-        b.add_input("E", Shape{2 * J, 2 * L}, Shape{2, 2}, DType::F64, generated(), at("E"));
-        b.add_join("CE", "C", "E", {1}, {0}, KernelCall("matmul"), at("CE"));
-        b.add_output("CE", "out.h5", "/CE", at("out"));
-    } else {
-        b.add_output("C", "out.h5", "/C", at("out"));
-    }
-    return b.finish();
+    return tra::testing::tiled_matmul(I, K, J, L);
 }
 
 SearchOptions cmm_inputs(const Program& p) {

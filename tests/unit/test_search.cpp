@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "program_fixtures.hpp"
 #include "core/error.hpp"
 #include "ia/grid_move.hpp"
 #include "ia/placement.hpp"
@@ -16,6 +15,8 @@
 #include "ia/plan_validator.hpp"
 #include "ia/replicated_join.hpp"
 #include "optimizer/search.hpp"
+#include "plan_fixtures.hpp"
+#include "program_fixtures.hpp"
 #include "tra/program_builder.hpp"
 
 using namespace tra;
@@ -27,20 +28,14 @@ namespace {
 
 using tra::testing::at;
 using tra::testing::generated;
+using tra::testing::named;
 
-
-// C = A B with A an I x K and B a K x J grid of 2x2 f64 tiles (32 bytes each).
+// C = A B with A an I x K and B a K x J grid of 2x2 f64 tiles (program_fixtures.hpp).
 Program matmul(std::int64_t I, std::int64_t K, std::int64_t J) {
-    ProgramBuilder b("mm", DType::F64);
-    b.add_input("A", Shape{2 * I, 2 * K}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{2 * K, 2 * J}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
-    b.add_output("C", "out.h5", "/C", at("out"));
-    return b.finish();
+    return tra::testing::tiled_matmul(I, K, J);
 }
 
-constexpr std::int64_t kTile = 32;
+using tra::testing::kTile;
 
 // Tuples of `node` whose home differs between two Part placements, counted key by key.
 std::int64_t moved(const Program& p, const std::string& node, const Placement& from,
@@ -49,12 +44,6 @@ std::int64_t moved(const Program& p, const std::string& node, const Placement& f
     for (const Key& k : p.node(*p.find(node)).keys)
         if (from.home(k, S) != to.home(k, S)) ++n;
     return n;
-}
-
-const RankedPlan* named(const std::vector<RankedPlan>& plans, const std::string& name) {
-    for (const auto& r : plans)
-        if (r.name == name) return &r;
-    return nullptr;
 }
 
 std::vector<std::string> names(const std::vector<RankedPlan>& plans) {
@@ -299,7 +288,8 @@ TEST_CASE("search: deterministic order by payload, paper floats, name", "[search
         top2.top_k = 2;
         auto all = names(one);
         REQUIRE(all.size() >= 2);
-        CHECK(names(search_plans(p, S, top2)) == std::vector<std::string>(all.begin(), all.begin() + 2));
+        CHECK(names(search_plans(p, S, top2)) ==
+              std::vector<std::string>(all.begin(), all.begin() + 2));
     }
 }
 

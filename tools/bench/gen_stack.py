@@ -5,8 +5,9 @@ planner benchmark (tools/bench/planner.sh). Nothing here touches data: inputs ar
 Usage: /usr/bin/python3 tools/bench/gen_stack.py LAYERS > stack.yaml
 
 Per layer (about 20 TRA operators after einsum lowering): q, k, v projections, attention
-scores, a row softmax, the weighted values, an output projection, a residual join, and a
-two-einsum feed-forward block with relu. Sequence 4096 x model 1024 x hidden 4096, tiles of
+scores scaled by 1/32 (an element-wise `scale`; there is no softmax), the weighted values, an
+output projection, a residual join, a two-einsum feed-forward block with relu, and a second
+residual join. Sequence 4096 x model 1024 x hidden 4096, tiles of
 512 (8 x 2 x 8 tiles), f32, on 8 sites.
 """
 import sys

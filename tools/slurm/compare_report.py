@@ -9,8 +9,9 @@ one row per operator: measured payload and overhead bytes received vs the plan's
 prediction, seconds and peak resident bytes per rank, then the totals. Exit 0 when the report is
 of that plan (same name and site count, the same operators) and every measured byte count equals
 the plan's; 1 otherwise, naming each difference. Standard library only, so it runs wherever the
-job runs. The `write` operator (gathering outputs to rank 0) is not part of the plan's
-prediction; its own prediction in the report is checked instead.
+job runs. The `write` operator (each rank writing the output tiles it holds, in turns; nothing
+travels between ranks) is not part of the plan's prediction; its own prediction in the report (0
+bytes) is checked instead.
 """
 
 import json
