@@ -24,6 +24,9 @@ GpuInfo use_gpu(int index) {
 GpuInfo current_gpu() {
     return cuda::current_device();
 }
+void synchronize_gpu() {
+    cuda::synchronize_device();
+}
 
 #else
 
@@ -47,6 +50,7 @@ GpuInfo use_gpu(int) {
 GpuInfo current_gpu() {
     throw not_built();
 }
+void synchronize_gpu() {}
 
 #endif
 

@@ -23,5 +23,9 @@ int gpu_count();
 GpuInfo use_gpu(int index);
 // The selected GPU's memory now; throws Error (Failed) when none was selected.
 GpuInfo current_gpu();
+// Waits until everything queued on the selected GPU has finished: copies into device memory and
+// the zero fill of a fresh allocation may still run when the call that started them returns.
+// Does nothing when no GPU was selected (CPU runs, CPU-only builds).
+void synchronize_gpu();
 
 }  // namespace tra::kernels

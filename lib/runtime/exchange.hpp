@@ -9,7 +9,8 @@
 // and nothing else travels. The receiver checks the count and every key against what it expects
 // and counts, from what it really received, the payload (tile bytes) and the overhead (8 bytes
 // per key position per tuple, 8 bytes per message for the count): exactly the contract of
-// lib/ia/transfer.hpp.
+// lib/ia/transfer.hpp. The same protocol runs on host and device memory (protocol_message.hpp
+// says how a message meets memory; exchange.cpp takes the steps, in one order, for both).
 #include <mpi.h>
 
 #include <cstdint>
@@ -18,7 +19,7 @@
 #include <vector>
 
 #include "core/relation.hpp"
-#include "runtime/message_buffer.hpp"
+#include "runtime/protocol_message.hpp"
 
 namespace tra::runtime {
 
@@ -28,19 +29,10 @@ struct ExchangeStats {
     std::int64_t buffer_bytes = 0;    // send + receive buffers held at once
 };
 
-using OutgoingTuple = std::pair<const Key*, const Tile*>;
-
 // MPI counts are int: a message longer than this travels as consecutive pieces of at most this
 // many bytes, same source, tag and communicator, which MPI delivers in order. The pieces are
 // one message of the protocol (one count header); they add no bytes.
 inline constexpr std::size_t kMaxMessageBytes = 1u << 30;
-
-// Where received tiles are to live and where messages are assembled (runtime/device_context.hpp):
-// all host memory on CPU runs.
-struct ExchangeMemory {
-    Residence tiles = Residence::Host;
-    MessageBuffer::Kind messages = MessageBuffer::Kind::Host;
-};
 
 // send[d]: the tuples this rank sends to rank d, in the order the receiver expects them;
 // expect[s]: the keys this rank receives from rank s, in order. Every tile must have the

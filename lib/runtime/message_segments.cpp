@@ -4,10 +4,33 @@
 
 namespace tra::runtime {
 
-void MessageSegments::add(const void* at, std::size_t bytes) {
+void MessageSegments::add(const void* at, std::size_t bytes, Residence where) {
     if (bytes == 0) return;
-    segments_.push_back({static_cast<const char*>(at), bytes});
+    segments_.push_back({static_cast<const char*>(at), bytes, where});
     size_ += bytes;
+}
+
+bool MessageSegments::on_host() const {
+    return std::all_of(segments_.begin(), segments_.end(),
+                       [](const Segment& s) { return s.where == Residence::Host; });
+}
+
+void MessageSegments::pack(MessageBuffer& buffer) const {
+    std::size_t at = 0;
+    for (const Segment& s : segments_) {
+        buffer.write(at, s.at, s.bytes, s.where);
+        at += s.bytes;
+    }
+}
+
+void MessageSegments::unpack(const MessageBuffer& buffer) const {
+    std::size_t at = 0;
+    for (const Segment& s : segments_) {
+        // A received message is described over memory this rank owns and writes (add), as
+        // MPI_Irecv at MPI_BOTTOM writes it in post.
+        buffer.read(at, const_cast<char*>(s.at), s.bytes, s.where);
+        at += s.bytes;
+    }
 }
 
 void MessageSegments::post(std::size_t limit, bool receive, int peer, int tag, MPI_Comm comm,

@@ -11,6 +11,7 @@ namespace tra::kernels::cuda {
 int device_count();
 GpuInfo use_device(int index);
 GpuInfo current_device();
+void synchronize_device();  // nothing when no device was selected
 
 // The GPU implementation of `kernel` (output shapes and checks come from its CPU definition);
 // empty when the kernel has none.

@@ -106,6 +106,10 @@ GpuInfo current_device() {
     return describe(selected);
 }
 
+void synchronize_device() {
+    if (selected >= 0) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
 cublasHandle_t blas_handle() {
     static cublasHandle_t handle = nullptr;
     if (!handle) check(cublasCreate(&handle), "cublasCreate");

@@ -1,0 +1,137 @@
+#include "runtime/execution.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "core/host_mappings.hpp"
+#include "ia/fused_joins.hpp"
+#include "ia/last_uses.hpp"
+#include "runtime/local_step.hpp"
+#include "runtime/tile_reservation.hpp"
+
+namespace tra::runtime {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
+
+bool holds(const std::vector<ia::Site>& sites, ia::Site s) {
+    return std::find(sites.begin(), sites.end(), s) != sites.end();
+}
+
+// The communicator's size, checked against the plan before any rank agrees on anything.
+int sites_of(const ia::Plan& plan, MPI_Comm comm) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    if (size != plan.sites())
+        fail("the plan is for " + std::to_string(plan.sites()) + " sites, the run has " +
+             std::to_string(size) + " ranks");
+    return size;
+}
+
+// The tuples held must be exactly those the traced placement puts on this site.
+void check_holdings(const ia::Plan& plan, const ia::IaNode& n, const ia::SiteMap& where,
+                    ia::Site me, const HeldTuples& out) {
+    std::size_t expected = 0;
+    for (const auto& [k, s] : where)
+        if (holds(s, me)) ++expected;
+    const std::size_t have = plan.holds_partials(n.id) ? out.partials.size() : out.tuples.size();
+    if (have != expected)
+        fail("IA node #" + std::to_string(n.id) + " ('" + plan.origin(n.id).name + "') holds " +
+             std::to_string(have) + " tuples on rank " + std::to_string(me) + ", the plan says " +
+             std::to_string(expected));
+}
+
+// Puts the kept tuples into the enforcer's output: moved when the input has no later consumer
+// (no copy of a tuple the site already holds), copied otherwise.
+void keep_local(const ExchangeLists& lists, HeldTuples& in, bool last_use, HeldTuples& out) {
+    auto take = [last_use](Tile& t) { return last_use ? std::move(t) : Tile(t); };
+    for (const Key* k : lists.keep) out.tuples.emplace(*k, take(in.tuples.at(*k)));
+    for (const auto& [g, src] : lists.keep_partials)
+        out.partials[*g].emplace(src, take(in.partials.at(*g).at(src)));
+}
+
+}  // namespace
+
+Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options)
+    : plan_(plan), comm_(comm), options_(options), sites_(sites_of(plan, comm)), agree_(comm) {
+    me_ = agree_.rank();
+    agree_.step([&] {
+        faults_ = FaultInjection::from_environment();
+        where_ = trace_sites(plan_);
+    });
+    last_use_ = ia::last_uses(plan_);
+    fused_ = ia::fused_joins(plan_);
+    held_.resize(plan_.size());
+}
+
+void Execution::reserve_tiles() {
+    const double start = MPI_Wtime();
+    if (options_.memory.tiles == Residence::Host)
+        agree_.step([&] {
+            reserved_ = static_cast<std::int64_t>(
+                host_mappings::reserve(tile_mappings_at_peak(plan_, me_)));
+        });
+    reserve_seconds_ = MPI_Wtime() - start;
+}
+
+void Execution::run_operator(const ia::IaNode& n) {
+    OperatorStep step(sites_);
+    step.run.id = static_cast<std::int64_t>(n.id);
+    step.run.op = n.op == ia::IaOp::Input ? "read" : ia::op_name(n.op);
+    step.run.predicted_payload = n.cost.transfer.payload_bytes;
+    step.run.predicted_overhead = n.cost.transfer.overhead_bytes;
+    const double started = MPI_Wtime();
+    if (ia::is_enforcer(n.op)) run_enforcer(n, step);
+    run_local(n, step);
+    account_memory(n, step, started);
+}
+
+void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
+    agree_.step([&] {
+        if (!ia::is_enforcer(n.op)) faults_.reach(me_, step.run.id, step.run.op);
+        HeldTuples& out = step.out;
+        if (n.op == ia::IaOp::Input) {
+            const ia::SiteMap& mine = where_[n.id];
+            out.tuples = input_tuples(plan_.relation(n.id),
+                                      [&](const Key& k) { return holds(mine.at(k), me_); });
+            if (options_.memory.tiles == Residence::Device)
+                for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);
+        } else if (ia::is_enforcer(n.op)) {
+            keep_local(step.lists, held_[n.inputs[0]], last_use_[n.inputs[0]] == n.id, out);
+        } else {
+            // The consumer of a fused join takes the join's tuples over (compute_locally).
+            if (fused_[n.inputs.at(0)]) resident_ -= held_[n.inputs[0]].bytes;
+            compute_locally(plan_, n, held_, me_, fused_, out);
+        }
+        if (!fused_[n.id]) check_holdings(plan_, n, where_[n.id], me_, out);
+        out.count();
+        const std::int64_t needs = resident_ + out.bytes + step.buffers;
+        if (options_.memory_budget > 0 && needs > options_.memory_budget)
+            fail("IA node #" + std::to_string(n.id) + " ('" + plan_.relation(n.id).name +
+                 "') needs " + std::to_string(needs) + " bytes resident, over the memory budget " +
+                 "of " + std::to_string(options_.memory_budget) + " bytes per site");
+    });
+}
+
+void Execution::account_memory(const ia::IaNode& n, OperatorStep& step, double started) {
+    resident_ += step.out.bytes;
+    step.run.peak_bytes = resident_ + step.buffers;
+    held_[n.id] = std::move(step.out);
+    for (auto in : n.inputs)
+        if (last_use_[in] == n.id) {
+            resident_ -= held_[in].bytes;
+            held_[in].clear();
+        }
+    step.run.seconds = MPI_Wtime() - started;
+    runs_.push_back(std::move(step.run));
+    if (me_ == 0 && options_.progress) {
+        moved_ += runs_.back().predicted_payload;
+        options_.progress(runs_.size(), plan_.size() + 1, moved_);
+    }
+}
+
+}  // namespace tra::runtime

@@ -1,0 +1,86 @@
+#pragma once
+// The state of one run of runtime::execute on one rank, and its steps in the order execute takes
+// them (executor.cpp): set up (plan checked, fault hook read, sites traced), reserve the tiles
+// of the peak, run each operator (an enforcer's exchange, then the local part of every
+// operator, then the memory account), write the outputs, and reduce the operator reports over
+// the ranks. Each step that can fail on one rank alone runs inside a RankAgreement step; the
+// exchange does not (peers are waiting on this rank), as executor.hpp says.
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ia/plan.hpp"
+#include "ia/transfer.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/held_tuples.hpp"
+#include "runtime/rank_agreement.hpp"
+
+namespace tra::runtime {
+
+// The messages of one enforcer on this rank: what it sends to and expects from every rank, and
+// the tuples (or a group's partials by source site) it already holds and keeps. Kept tuples are
+// taken over only after the exchange, since the messages may be sending them.
+struct ExchangeLists {
+    std::vector<std::vector<OutgoingTuple>> send;
+    std::vector<std::vector<Key>> expect;
+    std::vector<const Key*> keep;
+    std::vector<std::pair<const Key*, ia::Site>> keep_partials;
+    explicit ExchangeLists(int sites)
+        : send(static_cast<std::size_t>(sites)), expect(static_cast<std::size_t>(sites)) {}
+};
+
+// What one operator produces on this rank while it runs.
+struct OperatorStep {
+    OperatorRun run;
+    HeldTuples out;
+    std::int64_t buffers = 0;  // exchange buffers held at once
+    ExchangeLists lists;
+    explicit OperatorStep(int sites) : lists(sites) {}
+};
+
+class Execution {
+  public:
+    // Checks the plan is for this many ranks, reads the fault hook and traces the sites (agreed).
+    Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options);
+
+    // Maps the large tiles of this rank's peak before the first operator (tile_reservation.hpp).
+    void reserve_tiles();
+    // Runs one IA node: its exchange if it is an enforcer, then its local part, then the account.
+    void run_operator(const ia::IaNode& n);
+    // The `write` operator: every rank writes the output tuples it is the lowest holder of.
+    void write_outputs();
+    // The report: on rank 0 reduced over ranks, elsewhere this rank's own. Collective.
+    ExecutionResult reduce_over_ranks();
+
+  private:
+    // Sends and receives an enforcer's tuples; checks the bytes against the per-site prediction.
+    void run_enforcer(const ia::IaNode& n, OperatorStep& step);
+    // Reads, keeps or computes the node's tuples on this rank; checks holdings and the budget.
+    void run_local(const ia::IaNode& n, OperatorStep& step);
+    // Counts the new output resident, frees inputs at their last use, reports progress.
+    void account_memory(const ia::IaNode& n, OperatorStep& step, double started);
+
+    const ia::Plan& plan_;
+    MPI_Comm comm_;
+    const ExecuteOptions& options_;
+    ia::Site me_ = 0;
+    int sites_ = 0;
+    RankAgreement agree_;
+    FaultInjection faults_;
+    std::vector<ia::SiteMap> where_;  // trace_sites: where every node's tuples are
+    std::vector<ia::IaNodeId> last_use_;
+    std::vector<std::optional<ia::IaNodeId>> fused_;
+
+    std::vector<HeldTuples> held_;  // by IA node
+    std::int64_t resident_ = 0;     // bytes of the tuples held now
+    std::vector<OperatorRun> runs_;
+    std::int64_t moved_ = 0;  // predicted payload so far (progress)
+    std::int64_t reserved_ = 0;
+    double reserve_seconds_ = 0;
+};
+
+}  // namespace tra::runtime

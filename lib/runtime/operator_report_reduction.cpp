@@ -1,0 +1,52 @@
+// The report of a run (Execution::reduce_over_ranks): every rank's operator runs reduced onto
+// rank 0, seconds and peaks by max, measured bytes by sum, and whether any rank's received bytes
+// differed from its prediction; the reservation by max.
+#include <algorithm>
+
+#include "runtime/execution.hpp"
+
+namespace tra::runtime {
+
+ExecutionResult Execution::reduce_over_ranks() {
+    std::vector<OperatorRun>& runs = runs_;
+    ExecutionResult result;
+    const std::size_t k = runs.size();
+    std::vector<double> seconds(k), seconds_max(k);
+    std::vector<std::int64_t> sums(2 * k), sums_all(2 * k), peaks(k), peaks_max(k);
+    std::vector<int> mismatch(k), mismatch_any(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        seconds[i] = runs[i].seconds;
+        sums[2 * i] = runs[i].measured_payload;
+        sums[2 * i + 1] = runs[i].measured_overhead;
+        peaks[i] = runs[i].peak_bytes;
+        mismatch[i] = runs[i].rank_mismatches.empty() ? 0 : 1;
+    }
+    MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(k), MPI_DOUBLE, MPI_MAX, 0,
+               comm_);
+    MPI_Reduce(sums.data(), sums_all.data(), static_cast<int>(2 * k), MPI_INT64_T, MPI_SUM, 0,
+               comm_);
+    MPI_Reduce(peaks.data(), peaks_max.data(), static_cast<int>(k), MPI_INT64_T, MPI_MAX, 0, comm_);
+    MPI_Reduce(mismatch.data(), mismatch_any.data(), static_cast<int>(k), MPI_INT, MPI_MAX, 0,
+               comm_);
+    if (me_ == 0) {
+        for (std::size_t i = 0; i < k; ++i) {
+            runs[i].seconds = seconds_max[i];
+            runs[i].measured_payload = sums_all[2 * i];
+            runs[i].measured_overhead = sums_all[2 * i + 1];
+            runs[i].peak_bytes = peaks_max[i];
+            if (mismatch_any[i] && runs[i].rank_mismatches.empty())
+                runs[i].rank_mismatches.push_back(
+                    "another rank's received bytes differ from its per-site prediction");
+            result.peak_bytes = std::max(result.peak_bytes, runs[i].peak_bytes);
+        }
+    }
+    const double reserve_local[2] = {reserve_seconds_, static_cast<double>(reserved_)};
+    double reserve_max[2] = {0, 0};
+    MPI_Reduce(reserve_local, reserve_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm_);
+    result.reserve_seconds = me_ == 0 ? reserve_max[0] : reserve_seconds_;
+    result.reserved_bytes = me_ == 0 ? static_cast<std::int64_t>(reserve_max[1]) : reserved_;
+    result.operators = std::move(runs);
+    return result;
+}
+
+}  // namespace tra::runtime
