@@ -1,10 +1,6 @@
 #include "runtime/executor.hpp"
 
-#include <algorithm>
-#include <variant>
-
 #include "core/error.hpp"
-#include "ia/partials.hpp"
 #include "ia/site_tracing.hpp"
 #include "runtime/execution.hpp"
 
