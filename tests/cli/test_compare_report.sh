@@ -43,5 +43,5 @@ expect_rejected overhead "${moving}[\"overhead_bytes\"] -= 8" "bytes, the plan p
 expect_rejected total 'r["measured_bytes"] += 1' "total: measured"
 expect_rejected name 'r["plan"] = "AB=other"' "plan: the report says"
 expect_rejected missing 'r["operators"].pop(0)' "is in the plan but not in the report"
-expect_rejected write 'r["operators"][-1]["measured_bytes"] += 1' "the write (gather to rank 0)"
+expect_rejected write 'r["operators"][-1]["measured_bytes"] += 1' "the write (each rank writes its own tiles)"
 echo "compare_report: ok"

@@ -4,7 +4,8 @@
 Usage: check_report.py REPORT.json [--monitoring PREFIX] [--same-bytes OTHER.json]
 
 * Every operator's measured payload and overhead equal its prediction, and so do the totals
-  (the totals cover the plan's operators, not the `write` gather; docs/runtime.md).
+  (the totals cover the plan's operators, not `write`, which moves 0 bytes: each rank writes
+  its own tiles; docs/runtime.md).
 * No operator holds more than the plan's predicted peak (`predicted_peak_bytes` includes the
   exchange buffers, lib/ia/peak_memory.hpp), and neither does the whole run nor the memory it
   reserves for large tiles before its first operator (`reserved_bytes`).

@@ -58,9 +58,9 @@ def compare(run, plan):
             continue
         got = (m["measured_bytes"], m["overhead_bytes"])
         want = (m["predicted_bytes"], m["predicted_overhead_bytes"])
-        row(m["id"], m["op"], got, want, m["seconds"], m["peak_bytes"], "   (gather to rank 0)")
+        row(m["id"], m["op"], got, want, m["seconds"], m["peak_bytes"], "   (each rank writes its own tiles)")
         if got != want:
-            problems.append("the write (gather to rank 0) moved %d + %d bytes, predicted %d + %d"
+            problems.append("the write (each rank writes its own tiles) moved %d + %d bytes, predicted %d + %d"
                             % (got + want))
     got = (run["measured_bytes"], run["overhead_bytes"])
     want = (plan["exact_bytes"], plan["overhead_bytes"])
