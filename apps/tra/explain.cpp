@@ -19,7 +19,6 @@ struct ExplainOptions {
     std::string format = "text";
 };
 
-
 // Which local joins run fused with the aggregate that reads them (ia/fused_joins.hpp), both
 // ways: explain shows the plan as the runtime runs it, and a fused join's products never exist.
 struct Fusion {
@@ -65,7 +64,9 @@ std::string does(const ia::Plan& plan, const ia::IaNode& n) {
 }
 
 std::int64_t resident_max(const ia::IaNode& n) {
-    return n.cost.resident.empty() ? 0 : *std::max_element(n.cost.resident.begin(), n.cost.resident.end());
+    return n.cost.resident.empty()
+               ? 0
+               : *std::max_element(n.cost.resident.begin(), n.cost.resident.end());
 }
 
 std::string rules_of(const ia::IaNode& n) {
@@ -96,9 +97,9 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         const Node& o = plan.relation(n.id);  // A* for a replicated relation
         char paper[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
-        rows.push_back({"#" + std::to_string(n.id), op_label(n) + fusion.note(n.id), inputs_of(n), o.name, o.type.str(),
-                        o.frontier.str(), std::to_string(o.tuples()), n.placement.str(), paper,
-                        std::to_string(n.cost.transfer.payload_bytes),
+        rows.push_back({"#" + std::to_string(n.id), op_label(n) + fusion.note(n.id), inputs_of(n),
+                        o.name, o.type.str(), o.frontier.str(), std::to_string(o.tuples()),
+                        n.placement.str(), paper, std::to_string(n.cost.transfer.payload_bytes),
                         std::to_string(n.cost.transfer.overhead_bytes),
                         std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
     }
@@ -172,13 +173,13 @@ std::string dot_escape(const std::string& s) {
 }
 
 void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name) {
-    out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on "
-        << plan.sites() << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
+    out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on " << plan.sites()
+        << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);
-        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + fusion.note(n.id) + "\n" + o.name + " " +
-                            o.type.str() + "\n" + n.placement.str();
+        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + fusion.note(n.id) +
+                            "\n" + o.name + " " + o.type.str() + "\n" + n.placement.str();
         if (ia::is_enforcer(n.op))
             label += "\nexact " + std::to_string(n.cost.transfer.payload_bytes) + " B";
         out << "  n" << n.id << " [label=\"" << dot_escape(label) << "\""
@@ -196,7 +197,8 @@ void explain(const ExplainOptions& opt) {
     ia::PlanTotals totals;
     optimizer::RewriteLog rewrites;
     if (workflow::is_plan_file(opt.request.workflow)) {
-        loaded = std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
+        loaded =
+            std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
         if (opt.request.sites && *opt.request.sites != loaded->plan.sites())
             throw Error("the plan file is for " + std::to_string(loaded->plan.sites()) +
                         " sites, not " + std::to_string(*opt.request.sites));
@@ -226,8 +228,9 @@ void explain(const ExplainOptions& opt) {
 
 void add_explain(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand(
-        "explain", "Show one plan operator by operator: placement, type, frontier and predicted "
-                   "cost of each IA operator (from a workflow, or a plan file from tra plan -o)");
+        "explain",
+        "Show one plan operator by operator: placement, type, frontier and predicted "
+        "cost of each IA operator (from a workflow, or a plan file from tra plan -o)");
     auto opt = std::make_shared<ExplainOptions>();
     cmd->add_option("source", opt->request.workflow, "Workflow or plan file (YAML)")->required();
     add_plan_request_options(cmd, opt->request);

@@ -29,8 +29,7 @@ void apply_plan_flag(const std::string& text, optimizer::PlanRequest& request);
 
 // --input-placement NAME=PLACEMENT items into request.input_placements. Throws Error (BadInput)
 // for an item without '=' or with unknown placement text.
-void apply_input_placements(const std::vector<std::string>& items,
-                            optimizer::PlanRequest& request);
+void apply_input_placements(const std::vector<std::string>& items, optimizer::PlanRequest& request);
 
 // The request the flags make for `program` (loaded from flags.workflow): its sites: when --sites
 // is not given. Throws Error (BadInput) when neither gives a site count.

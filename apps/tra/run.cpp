@@ -26,7 +26,6 @@ namespace tra::cli {
 
 namespace {
 
-
 struct Prepared {
     std::unique_ptr<const Program> program;   // the plan points at it (after logical rewrites)
     std::unique_ptr<const Program> original;  // the workflow as loaded: the --check oracle

@@ -30,8 +30,8 @@ namespace tra::optimizer {
 
 struct PlanRequest {
     int sites = 1;
-    std::optional<std::size_t> rank;                 // which plan to choose, 1-based; else 1
-    std::map<std::string, std::string> pins;         // TRA node name -> strategy name
+    std::optional<std::size_t> rank;                        // which plan to choose, 1-based; else 1
+    std::map<std::string, std::string> pins;                // TRA node name -> strategy name
     std::map<std::string, ia::Placement> input_placements;  // input name -> where it starts
     CostModel cost = CostModel::Exact;
     ia::MachineRates rates;                          // the time model's rates
