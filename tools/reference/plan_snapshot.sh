@@ -9,12 +9,14 @@
 # Usage: tools/reference/plan_snapshot.sh TRA_BINARY SNAPSHOT_DIR
 #        tools/reference/plan_snapshot.sh --compare SNAPSHOT_A SNAPSHOT_B
 set -euo pipefail
+py=${TRA_PYTHON:-/usr/bin/python3}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --compare ]; then
     [ $# -eq 3 ] || { echo "usage: $0 --compare SNAPSHOT_A SNAPSHOT_B" >&2; exit 2; }
     diff -r --exclude='*.h5' --exclude=out "$2" "$3"
     for d in "$2"/runs/*/; do
-        python3 "$src/tools/reference/same_outputs.py" "$d/out" "$3/runs/$(basename "$d")/out"
+        [ "$(head -1 "$d/bytes.txt")" = "exit 0" ] || continue  # refused the same way in both
+        "$py" "$src/tools/reference/same_outputs.py" "$d/out" "$3/runs/$(basename "$d")/out"
     done
     echo "same: plans, predictions, measured bytes and output data"
     exit 0
@@ -29,7 +31,7 @@ mkdir -p "$snap/plans" "$snap/runs"
 
 # Operators, their predicted and measured bytes and peaks, without seconds.
 report_bytes() {
-    python3 - "$1" <<'PY'
+    "$py" - "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 print("plan", r["plan"], "predicted", r["predicted_bytes"], r["predicted_overhead_bytes"],
