@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -144,12 +145,18 @@ void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Ho
             "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 // Rank 0 reports, checks and renames the outputs into place; returns the exit code (throws on
 // failure). Every rank has written its tiles of the outputs into their temporary files.
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
-                    const runtime::DeviceContext& device, int size, double start) {
+                    const runtime::DeviceContext& device, int size, Clock::time_point start) {
     const Program& p = *prep.program;
-    RunSummary summary{size, prep.name, &p, MPI_Wtime() - start, &result, &prep.totals, &device};
+    RunSummary summary{size, prep.name, &p, seconds_since(start), &result, &prep.totals, &device};
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
@@ -189,7 +196,7 @@ int run_distributed(const RunOptions& opt) {
     MPI_Comm comm = MPI_COMM_WORLD;
     const runtime::RankAgreement agree(comm);
     const int rank = agree.rank(), size = agree.size();
-    const double start = MPI_Wtime();
+    const Clock::time_point start = Clock::now();
     Prepared prep;
     try {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
@@ -247,7 +254,7 @@ int run_distributed(const RunOptions& opt) {
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
-                             human_bytes(static_cast<double>(bytes)).c_str(), MPI_Wtime() - start);
+                             human_bytes(static_cast<double>(bytes)).c_str(), seconds_since(start));
                 if (done == total) std::fprintf(stderr, "\n");
             };
         runtime::ExecutionResult result;
@@ -279,7 +286,7 @@ int run_distributed(const RunOptions& opt) {
                 std::cerr << runtime::error_line(rank, size, message) << "\n";
             }
         }
-        MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+        code = agree.rank0_code(code);
         MPI_Finalize();
         return code;
     } catch (const runtime::AgreedFailure& f) {

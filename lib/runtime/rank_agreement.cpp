@@ -29,6 +29,11 @@ void RankAgreement::step(const std::function<void()>& work) const {
     settle(code, message);
 }
 
+int RankAgreement::rank0_code(int code) const {
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm_);
+    return code;
+}
+
 void RankAgreement::settle(int code, const std::string& message) const {
     int mine = code ? rank_ : size_, lowest = size_;
     MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);

@@ -19,7 +19,7 @@ struct AgreedFailure {
 };
 
 class RankAgreement {
-public:
+  public:
     explicit RankAgreement(MPI_Comm comm);
 
     // Runs `step` on this rank (catching tra::Error and std::exception), then agrees with the
@@ -30,10 +30,13 @@ public:
     // Agrees on a failure this rank already caught (code 0: none). Collective.
     void settle(int code, const std::string& message) const;
 
+    // Rank 0's `code` on every rank (the exit code of a run whose end rank 0 decides). Collective.
+    int rank0_code(int code) const;
+
     int rank() const { return rank_; }
     int size() const { return size_; }
 
-private:
+  private:
     MPI_Comm comm_;
     int rank_ = 0, size_ = 1;
 };

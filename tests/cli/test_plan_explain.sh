@@ -36,6 +36,32 @@ assert len({p["name"] for p in plans}) == len(plans), "names repeat"
 PYEOF
 done
 
+# Explain shows the plan as it runs: matmul's joins (kernel matmul, and einsum ik,kj->ij) are each
+# read only by a sum with add, so each runs fused inside that aggregate (ia/fused_joins.hpp):
+# text lines and notes, and fused_into / fused_with pointing at each other in the JSON.
+"$TRA" explain "$WF" --sites 2 > fused.txt
+"$TRA" explain "$WF" --sites 2 --format json > fused.json
+"$PY" - fused.json fused.txt <<'PYEOF' || fail "explain does not show the fused joins"
+import json, re, sys
+ops = json.load(open(sys.argv[1]))["operators"]
+text = open(sys.argv[2]).read()
+by_id = {o["id"]: o for o in ops}
+joins = [o for o in ops if o["op"] == "local_join"]
+assert len(joins) == 2, joins
+for j in joins:
+    # The join's only reader sums it with add.
+    readers = [o for o in ops if j["id"] in o["inputs"]]
+    assert len(readers) == 1 and readers[0]["op"] == "local_aggregate", readers
+    agg = readers[0]
+    assert "kernel add" in agg["does"], agg
+    assert j.get("fused_into") == agg["id"] and agg.get("fused_with") == j["id"], (j, agg)
+    assert re.search(r"^fused: #%d local_join runs inside #%d local_aggregate" % (j["id"], agg["id"]),
+                     text, re.M), text
+    assert "local_join (fused into #%d)" % agg["id"] in text, text
+unfused = [o for o in ops if o["op"] not in ("local_join", "local_aggregate")]
+assert all("fused_into" not in o and "fused_with" not in o for o in unfused), unfused
+PYEOF
+
 # The strategies a matrix multiply must offer at S = 2, 3, 4.
 for s in 2 3 4; do
     "$TRA" plan "$WF" --sites "$s" --top 1000 --format json > all.json
