@@ -21,8 +21,8 @@ bool pair_before(T va, T ia, T vb, T ib) {
     return ia <= ib;
 }
 
-Shape argmin_shape(std::span<const Shape> ops) {
-    expect_operand_count("argmin", ops.size(), 1);
+Checked<Shape> argmin_shape(std::span<const Shape> ops) {
+    if (auto problem = operand_count_problem("argmin", ops.size(), 1)) return *problem;
     return Shape{2};
 }
 
@@ -59,12 +59,12 @@ Kernel make_argmin() {
     return k;
 }
 
-Shape min_index_shape(std::span<const Shape> ops) {
-    expect_operand_count("min_index", ops.size(), 2);
+Checked<Shape> min_index_shape(std::span<const Shape> ops) {
+    if (auto problem = operand_count_problem("min_index", ops.size(), 2)) return *problem;
     for (const Shape& s : ops)
         if (s != Shape{2})
-            throw Error("min_index: operands must be [2] tiles [value, index], got " +
-                        shapes_str(ops));
+            return Error("min_index: operands must be [2] tiles [value, index], got " +
+                         shapes_str(ops));
     return Shape{2};
 }
 
@@ -80,7 +80,7 @@ Kernel make_min_index() {
     };
     k.apply = [](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype("min_index", ops);
-        min_index_shape(shapes_of(ops));
+        min_index_shape(shapes_of(ops)).value();
         bool first = visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();

@@ -2,6 +2,7 @@
 // Internal to lib/kernels: the pieces each kernel file contributes to the registry, and the
 // checks every kernel shares so their error messages read alike.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,10 +49,12 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
           const T* b, T* c, bool accumulate = false);
 
-// Throws "<kernel> takes N operand(s), got M".
+// "<kernel> takes N operand(s), got M" when got != want; expect_operand_count throws it.
+std::optional<Error> operand_count_problem(const std::string& kernel, std::size_t got,
+                                           std::size_t want);
 void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want);
-// Throws unless `shape` has rank `rank`: "<kernel>: expects a 2-D tile, got [2, 3, 4]".
-void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank);
+// "<kernel>: expects a 2-D tile, got [2, 3, 4]" unless `shape` has rank `rank`.
+std::optional<Error> rank_problem(const std::string& kernel, const Shape& shape, std::size_t rank);
 // The operands' shared dtype; throws on null operands or mixed dtypes.
 DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands);
 // Whether the operands live on the GPU; throws when some do and some do not.

@@ -76,8 +76,10 @@ struct Labels {
     std::vector<std::int64_t> extents;
 };
 
-Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
-    expect_operand_count("einsum(" + spec.text + ")", ops.size(), spec.inputs.size());
+Checked<Labels> label_extents(const Spec& spec, std::span<const Shape> ops) {
+    if (auto problem =
+            operand_count_problem("einsum(" + spec.text + ")", ops.size(), spec.inputs.size()))
+        return *problem;
     Labels l;
     l.names = spec.output;
     for (const std::string& in : spec.inputs)
@@ -87,24 +89,25 @@ Labels label_extents(const Spec& spec, std::span<const Shape> ops) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const std::string& in = spec.inputs[i];
         if (ops[i].size() != in.size())
-            throw Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
-                        " but '" + in + "' names " + std::to_string(in.size()) + " labels");
+            return Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
+                         " but '" + in + "' names " + std::to_string(in.size()) + " labels");
         for (std::size_t d = 0; d < in.size(); ++d) {
             std::int64_t& e = l.extents[l.names.find(in[d])];
             if (e >= 0 && e != ops[i][d])
-                throw Error("einsum: label '" + std::string(1, in[d]) + "' has extents " +
-                            std::to_string(e) + " and " + std::to_string(ops[i][d]) + " in " +
-                            shapes_str(ops));
+                return Error("einsum: label '" + std::string(1, in[d]) + "' has extents " +
+                             std::to_string(e) + " and " + std::to_string(ops[i][d]) + " in " +
+                             shapes_str(ops));
             e = ops[i][d];
         }
     }
     return l;
 }
 
-Shape einsum_shape(const Spec& spec, std::span<const Shape> ops) {
-    Labels l = label_extents(spec, ops);
+Checked<Shape> einsum_shape(const Spec& spec, std::span<const Shape> ops) {
+    const Checked<Labels> l = label_extents(spec, ops);
+    if (!l) return l.problem();
     Shape out;
-    for (std::size_t i = 0; i < spec.output.size(); ++i) out.push_back(l.extents[i]);
+    for (std::size_t i = 0; i < spec.output.size(); ++i) out.push_back(l->extents[i]);
     return out;
 }
 
@@ -223,9 +226,9 @@ void batched_gemm(const GemmShape& g, const T* left, const T* right, T* out, boo
 bool einsum_accumulate(Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
     Spec spec = checked_spec(p);
     std::vector<Shape> shapes = shapes_of(ops);
-    Labels l = label_extents(spec, shapes);
+    Labels l = label_extents(spec, shapes).value();
     const std::optional<GemmShape> g = as_gemm(spec, p, l);
-    if (!g || einsum_shape(spec, shapes) != acc.shape()) return false;
+    if (!g || einsum_shape(spec, shapes).value() != acc.shape()) return false;
     visit_dtype(acc.dtype(), [&](auto t) {
         using T = decltype(t);
         batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(),
@@ -238,10 +241,10 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     Spec spec = checked_spec(p);
     DType d = common_dtype("einsum", ops);
     std::vector<Shape> shapes = shapes_of(ops);
-    Labels l = label_extents(spec, shapes);
+    Labels l = label_extents(spec, shapes).value();
     const std::optional<GemmShape> g = as_gemm(spec, p, l);
     // Both paths write every element (the gemm path through BLAS, the other fills first).
-    Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes));
+    Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes).value());
     visit_dtype(d, [&](auto t) {
         using T = decltype(t);
         T* o = out.data<T>();
@@ -298,9 +301,9 @@ std::int64_t einsum_flops(std::span<const Shape> ops, const KernelParams& p) {
 
 EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     Spec spec = checked_spec(p);
-    Labels l = label_extents(spec, ops);
+    Labels l = label_extents(spec, ops).value();
     EinsumLayout out;
-    out.shape = einsum_shape(spec, ops);
+    out.shape = einsum_shape(spec, ops).value();
     out.extents = l.extents;
     out.output_labels = spec.output.size();
     out.strides_a = strides_for(spec.inputs[0], l);

@@ -11,10 +11,10 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Shape same_shape(const std::string& name, std::span<const Shape> ops) {
-    expect_operand_count(name, ops.size(), 2);
+Checked<Shape> same_shape(const std::string& name, std::span<const Shape> ops) {
+    if (auto problem = operand_count_problem(name, ops.size(), 2)) return *problem;
     if (ops[0] != ops[1])
-        throw Error(name + ": operand shapes differ: " + shapes_str(ops, " vs "));
+        return Error(name + ": operand shapes differ: " + shapes_str(ops, " vs "));
     return ops[0];
 }
 
@@ -31,7 +31,7 @@ Kernel make_binary(const std::string& name, const std::string& summary, KernelPr
     };
     k.apply = [name](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(name, ops);
-        Tile out(d, same_shape(name, shapes_of(ops)));
+        Tile out(d, same_shape(name, shapes_of(ops)).value());
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();
@@ -45,10 +45,10 @@ Kernel make_binary(const std::string& name, const std::string& summary, KernelPr
     return k;
 }
 
-Shape sub_row_shape(std::span<const Shape> ops) {
-    expect_operand_count("sub_row", ops.size(), 2);
+Checked<Shape> sub_row_shape(std::span<const Shape> ops) {
+    if (auto problem = operand_count_problem("sub_row", ops.size(), 2)) return *problem;
     if (ops[0].size() != 2 || ops[1].size() != 1 || ops[0][1] != ops[1][0])
-        throw Error("sub_row: expects an [r, c] tile and a [c] vector, got " + shapes_str(ops));
+        return Error("sub_row: expects an [r, c] tile and a [c] vector, got " + shapes_str(ops));
     return ops[0];
 }
 
@@ -62,7 +62,7 @@ Kernel make_sub_row() {
     };
     k.apply = [](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype("sub_row", ops);
-        Tile out(d, sub_row_shape(shapes_of(ops)));
+        Tile out(d, sub_row_shape(shapes_of(ops)).value());
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();

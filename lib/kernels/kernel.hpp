@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "core/index_vector.hpp"
 #include "core/tile.hpp"
 
@@ -76,9 +77,10 @@ struct Kernel {
     // count (element-wise and reductions count 0).
     std::function<std::int64_t(std::span<const Shape> operands, const KernelParams&)> flops;
 
-    // Output bound for operands of these bounds; throws Error (without location) when the
-    // operands do not fit the kernel.
-    std::function<Shape(std::span<const Shape> operands, const KernelParams&)> output_shape;
+    // Output bound for operands of these bounds, or the problem (an Error without location)
+    // when the operands do not fit the kernel.
+    std::function<Checked<Shape>(std::span<const Shape> operands, const KernelParams&)>
+        output_shape;
     using Apply = std::function<Tile(std::span<const Tile* const> operands, const KernelParams&,
                                      const TilePosition&)>;
     // Computes the output tile. Operands share one dtype; the output has that dtype.
@@ -123,9 +125,11 @@ class KernelCall {
     // f(g(a,b),c) == g(f(a,c),f(b,c)), or f(g(a,b)) == g(f(a),f(b)) for a unary f.
     bool distributes_over(const KernelCall& g) const;
 
-    // Both check the operand count against operand_count(); apply also checks that the
+    // All three check the operand count against operand_count(); apply also checks that the
     // operands share one dtype and one residence, and runs the GPU implementation when they
-    // live on the GPU. They throw Error (without location) on misuse.
+    // live on the GPU. try_output_shape returns the problem (an Error without location) when
+    // the operands do not fit; the others throw it.
+    Checked<Shape> try_output_shape(std::span<const Shape> operands) const;
     Shape output_shape(std::span<const Shape> operands) const;
     Tile apply(std::span<const Tile* const> operands, const TilePosition& where = {}) const;
     // acc += this call on the operands (+ being `add`), in place; false, with acc untouched,

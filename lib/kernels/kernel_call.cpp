@@ -36,11 +36,15 @@ int KernelCall::operand_count() const {
     return operand_count_;
 }
 
-Shape KernelCall::output_shape(std::span<const Shape> operands) const {
+Checked<Shape> KernelCall::try_output_shape(std::span<const Shape> operands) const {
     const Kernel& k = checked(kernel_);
     auto want = static_cast<std::size_t>(operand_count_);
-    if (operands.size() != want) cpu::expect_operand_count(str(), operands.size(), want);
+    if (auto problem = cpu::operand_count_problem(str(), operands.size(), want)) return *problem;
     return k.output_shape(operands, params_);
+}
+
+Shape KernelCall::output_shape(std::span<const Shape> operands) const {
+    return try_output_shape(operands).value();
 }
 
 Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition& where) const {

@@ -2,16 +2,20 @@
 
 namespace tra::kernels::cpu {
 
-void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want) {
-    if (got != want)
-        throw Error(kernel + " takes " + std::to_string(want) +
-                    (want == 1 ? " operand" : " operands") + ", got " + std::to_string(got));
+std::optional<Error> operand_count_problem(const std::string& kernel, std::size_t got,
+                                           std::size_t want) {
+    if (got == want) return std::nullopt;
+    return Error(kernel + " takes " + std::to_string(want) +
+                 (want == 1 ? " operand" : " operands") + ", got " + std::to_string(got));
 }
 
-void expect_rank(const std::string& kernel, const Shape& shape, std::size_t rank) {
-    if (shape.size() != rank)
-        throw Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " +
-                    shape.str());
+void expect_operand_count(const std::string& kernel, std::size_t got, std::size_t want) {
+    if (auto problem = operand_count_problem(kernel, got, want)) throw *problem;
+}
+
+std::optional<Error> rank_problem(const std::string& kernel, const Shape& shape, std::size_t rank) {
+    if (shape.size() == rank) return std::nullopt;
+    return Error(kernel + ": expects a " + std::to_string(rank) + "-D tile, got " + shape.str());
 }
 
 DType common_dtype(const std::string& kernel, std::span<const Tile* const> operands) {

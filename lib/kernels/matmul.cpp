@@ -33,17 +33,17 @@ constexpr Variant kVariants[] = {
     {"matmul_tt", true, true, "matrix product A^T B^T of 2-D tiles: [k, m] x [n, k] -> [m, n]"},
 };
 
-Shape product_shape(const Variant& v, std::span<const Shape> ops) {
-    expect_operand_count(v.name, ops.size(), 2);
+Checked<Shape> product_shape(const Variant& v, std::span<const Shape> ops) {
+    if (auto problem = operand_count_problem(v.name, ops.size(), 2)) return *problem;
     const Shape& a = ops[0];
     const Shape& b = ops[1];
     if (a.size() != 2 || b.size() != 2)
-        throw Error(std::string(v.name) + ": operands must be 2-D, got " + shapes_str(ops));
+        return Error(std::string(v.name) + ": operands must be 2-D, got " + shapes_str(ops));
     std::int64_t m = v.trans_a ? a[1] : a[0];
     std::int64_t ka = v.trans_a ? a[0] : a[1];
     std::int64_t kb = v.trans_b ? b[1] : b[0];
     std::int64_t n = v.trans_b ? b[0] : b[1];
-    if (ka != kb) throw Error(std::string(v.name) + ": inner extents differ: " + shapes_str(ops));
+    if (ka != kb) return Error(std::string(v.name) + ": inner extents differ: " + shapes_str(ops));
     return Shape{m, n};
 }
 
@@ -75,7 +75,7 @@ Kernel make_product(const Variant& v) {
     k.apply = [v](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(v.name, ops);
         std::vector<Shape> shapes = shapes_of(ops);
-        Shape out_shape = product_shape(v, shapes);
+        Shape out_shape = product_shape(v, shapes).value();
         std::int64_t inner = v.trans_a ? shapes[0][0] : shapes[0][1];
         Tile out = Tile::uninitialized(d, out_shape);  // gemm writes every element
         visit_dtype(d, [&](auto t) {
@@ -87,7 +87,7 @@ Kernel make_product(const Variant& v) {
     };
     k.accumulate = [v](Tile& acc, std::span<const Tile* const> ops, const KernelParams&) {
         std::vector<Shape> shapes = shapes_of(ops);
-        if (product_shape(v, shapes) != acc.shape()) return false;
+        if (product_shape(v, shapes).value() != acc.shape()) return false;
         std::int64_t inner = v.trans_a ? shapes[0][0] : shapes[0][1];
         visit_dtype(acc.dtype(), [&](auto t) {
             using T = decltype(t);

@@ -8,7 +8,8 @@ namespace tra::kernels::cpu {
 
 namespace {
 
-using ShapeFn = Shape (*)(const Shape&);
+// The output shape of a 2-D tile, or why it does not fit.
+using ShapeFn = Checked<Shape> (*)(const Shape&);
 // The kernel body for element type T; overloads for float and double come from one template.
 template <class T>
 using Body = void (*)(const T* in, T* out, std::int64_t rows, std::int64_t cols);
@@ -27,9 +28,9 @@ Kernel make_matrix_kernel(const MatrixKernel& m, KernelProperties props) {
     k.arity = 1;
     k.properties = std::move(props);
     k.summary = m.summary;
-    auto shape = [m](std::span<const Shape> ops) {
-        expect_operand_count(m.name, ops.size(), 1);
-        expect_rank(m.name, ops[0], 2);
+    auto shape = [m](std::span<const Shape> ops) -> Checked<Shape> {
+        if (auto problem = operand_count_problem(m.name, ops.size(), 1)) return *problem;
+        if (auto problem = rank_problem(m.name, ops[0], 2)) return *problem;
         return m.shape(ops[0]);
     };
     k.output_shape = [shape](std::span<const Shape> ops, const KernelParams&) {
@@ -40,7 +41,7 @@ Kernel make_matrix_kernel(const MatrixKernel& m, KernelProperties props) {
         expect_operand_count(m.name, ops.size(), 1);
         DType d = common_dtype(m.name, ops);
         const Tile& in = *ops[0];
-        Tile out(d, shape(shapes_of(ops)));
+        Tile out(d, shape(shapes_of(ops)).value());
         std::int64_t rows = in.shape()[0], cols = in.shape()[1];
         if (d == DType::F32)
             m.f32(in.data<float>(), out.data<float>(), rows, cols);
@@ -97,12 +98,12 @@ void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
                     out[c * rows + r] = in[r * cols + c];
 }
 
-Shape row_shape(const Shape& s) { return Shape{s[0]}; }
-Shape col_shape(const Shape& s) { return Shape{s[1]}; }
-Shape same(const Shape& s) { return s; }
-Shape transposed(const Shape& s) { return Shape{s[1], s[0]}; }
-Shape diag_shape(const Shape& s) {
-    if (s[0] != s[1]) throw Error("diag: tile is not square: " + s.str());
+Checked<Shape> row_shape(const Shape& s) { return Shape{s[0]}; }
+Checked<Shape> col_shape(const Shape& s) { return Shape{s[1]}; }
+Checked<Shape> same(const Shape& s) { return s; }
+Checked<Shape> transposed(const Shape& s) { return Shape{s[1], s[0]}; }
+Checked<Shape> diag_shape(const Shape& s) {
+    if (s[0] != s[1]) return Error("diag: tile is not square: " + s.str());
     return Shape{s[0]};
 }
 

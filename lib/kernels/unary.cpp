@@ -16,9 +16,9 @@ Kernel make_map(const std::string& name, const std::string& summary,
     k.properties.elementwise = true;
     k.properties.distributes_over = std::move(distributes_over);
     k.summary = summary;
-    k.output_shape = [name](std::span<const Shape> ops, const KernelParams& p) {
-        expect_operand_count(name, ops.size(), 1);
-        if (name == "scale" && !p.factor) throw Error("scale needs a factor, e.g. scale(0.5)");
+    k.output_shape = [name](std::span<const Shape> ops, const KernelParams& p) -> Checked<Shape> {
+        if (auto problem = operand_count_problem(name, ops.size(), 1)) return *problem;
+        if (name == "scale" && !p.factor) return Error("scale needs a factor, e.g. scale(0.5)");
         return ops[0];
     };
     k.apply = [name, f](std::span<const Tile* const> ops, const KernelParams& p,

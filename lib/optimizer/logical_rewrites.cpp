@@ -52,16 +52,15 @@ RewriteResult apply_rewrites(const Program& program, const std::vector<RewriteRu
             for (NodeId id = 0; id < r.program.nodes.size() && !changed; ++id) {
                 std::optional<RuleApplication> app = rule.try_at(r.program, id);
                 if (!app) continue;
-                try {
-                    Program next = build_steps(app->steps);
-                    next.rewrites = r.program.rewrites;
-                    next.rewrites.push_back(rule.id + " at " + r.program.node(id).name);
-                    r.log.push_back({rule.id, rule.name, r.program.node(id).name, app->detail});
-                    r.program = std::move(next);
-                    changed = true;
-                } catch (const Error&) {
-                    // The rewritten program does not type-check: leave this match alone.
-                }
+                Checked<Program> built = build_steps(app->steps);
+                // A rewritten program that does not type-check leaves this match alone.
+                if (!built) continue;
+                Program next = std::move(built).value();
+                next.rewrites = r.program.rewrites;
+                next.rewrites.push_back(rule.id + " at " + r.program.node(id).name);
+                r.log.push_back({rule.id, rule.name, r.program.node(id).name, app->detail});
+                r.program = std::move(next);
+                changed = true;
             }
             if (changed) break;  // restart from the highest-priority rule
         }

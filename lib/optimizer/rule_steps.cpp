@@ -56,41 +56,42 @@ Steps to_steps(const Program& p) {
     return out;
 }
 
-Program build_steps(const Steps& steps) {
+Checked<Program> build_steps(const Steps& steps) {
     ProgramBuilder b(steps.name, steps.dtype);
     if (steps.sites) b.set_sites(*steps.sites);
     for (const Step& s : steps.steps) {
         StepSource src;
         src.step = s.where;
-        const NodeId id = std::visit(
-            [&](const auto& op) -> NodeId {
+        const Checked<NodeId> id = std::visit(
+            [&](const auto& op) -> Checked<NodeId> {
                 using T = std::decay_t<decltype(op)>;
                 if constexpr (std::is_same_v<T, InputOp>)
-                    return b.add_input(s.name, op.shape, s.input_type.bound, s.input_type.dtype,
-                                       op.source, src);
+                    return b.try_add_input(s.name, op.shape, s.input_type.bound, s.input_type.dtype,
+                                           op.source, src);
                 else if constexpr (std::is_same_v<T, JoinOp>)
-                    return b.add_join(s.name, s.inputs.at(0), s.inputs.at(1), op.left_keys,
-                                      op.right_keys, op.kernel, src);
+                    return b.try_add_join(s.name, s.inputs.at(0), s.inputs.at(1), op.left_keys,
+                                          op.right_keys, op.kernel, src);
                 else if constexpr (std::is_same_v<T, AggregateOp>)
-                    return b.add_aggregate(s.name, s.inputs.at(0), op.by, op.kernel, src);
+                    return b.try_add_aggregate(s.name, s.inputs.at(0), op.by, op.kernel, src);
                 else if constexpr (std::is_same_v<T, RekeyOp>)
-                    return b.add_rekey(s.name, s.inputs.at(0), op.key.text(), src);
+                    return b.try_add_rekey(s.name, s.inputs.at(0), op.key.text(), src);
                 else if constexpr (std::is_same_v<T, FilterOp>)
-                    return b.add_filter(s.name, s.inputs.at(0), op.where.text(), src);
+                    return b.try_add_filter(s.name, s.inputs.at(0), op.where.text(), src);
                 else if constexpr (std::is_same_v<T, TransformOp>)
-                    return b.add_transform(s.name, s.inputs.at(0), op.kernel, src);
+                    return b.try_add_transform(s.name, s.inputs.at(0), op.kernel, src);
                 else if constexpr (std::is_same_v<T, TileOp>)
-                    return b.add_tile(s.name, s.inputs.at(0), op.dim, op.size, src);
+                    return b.try_add_tile(s.name, s.inputs.at(0), op.dim, op.size, src);
                 else
-                    return b.add_concat(s.name, s.inputs.at(0), op.key_dim, op.array_dim, src);
+                    return b.try_add_concat(s.name, s.inputs.at(0), op.key_dim, op.array_dim, src);
             },
             s.op);
-        if (!s.lowered_from.empty()) b.set_lowered_from(id, s.lowered_from);
+        if (!id) return id.problem();
+        if (!s.lowered_from.empty()) b.set_lowered_from(*id, s.lowered_from);
     }
     for (const StepOutput& o : steps.outputs) {
         StepSource src;
         src.step = o.where;
-        b.add_output(o.relation, o.file, o.dataset, src);
+        if (auto problem = b.try_add_output(o.relation, o.file, o.dataset, src)) return *problem;
     }
     return b.finish();
 }
@@ -113,12 +114,9 @@ Step transform_step(std::string name, const std::string& input, kernels::KernelC
 std::optional<std::size_t> transformed_tile_bytes(const kernels::KernelCall& kernel,
                                                   const RelationType& operand) {
     if (kernel.operand_count() != 1) return std::nullopt;
-    try {
-        const Shape out = kernel.output_shape(std::span<const Shape>(&operand.bound, 1));
-        return static_cast<std::size_t>(out.product()) * size_of(operand.dtype);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
+    const Checked<Shape> out = kernel.try_output_shape(std::span<const Shape>(&operand.bound, 1));
+    if (!out) return std::nullopt;
+    return static_cast<std::size_t>(out->product()) * size_of(operand.dtype);
 }
 
 void swap_down(Steps& steps, const std::string& top, const std::string& middle,

@@ -46,9 +46,10 @@ struct Steps {
 
 Steps to_steps(const Program& program);
 
-// Rebuilds the typed program. Throws Error like ProgramBuilder when a step does not type-check
-// (e.g. a pushed-down predicate that divides by zero on a key it now sees).
-Program build_steps(const Steps& steps);
+// Rebuilds the typed program, or returns the problem (the Error ProgramBuilder would throw) when
+// a step does not type-check (e.g. a pushed-down predicate that divides by zero on a key it now
+// sees). Only a key text that does not parse throws: rules parse the text they compose.
+Checked<Program> build_steps(const Steps& steps);
 
 // Step for a filter of `input` by positional predicate text `where` (parsed for `arity`).
 Step filter_step(std::string name, const std::string& input, std::size_t arity,

@@ -75,16 +75,16 @@ struct KeyFunction::Impl {
     std::string text;
     key_expr::Program program;
 
-    [[noreturn]] void fail_at_key(const char* what, const Key& key) const {
-        throw Error(std::string(what) + " in \"" + text + "\" at key " + key.str());
+    Error fail_at_key(const char* what, const Key& key) const {
+        return Error(std::string(what) + " in \"" + text + "\" at key " + key.str());
     }
 
-    // Runs the program on `key`; the results are stack[0 .. returned count).
-    std::size_t run(const Key& key, std::int64_t* stack) const {
+    // Runs the program on `key`; the results are stack[0 .. returned count), or the problem.
+    Checked<std::size_t> run(const Key& key, std::int64_t* stack) const {
         if (key.size() != program.input_arity) {
-            throw Error("key " + key.str() + " does not fit \"" + text +
-                        "\", which takes keys of " + std::to_string(program.input_arity) +
-                        " positions");
+            return Error("key " + key.str() + " does not fit \"" + text +
+                         "\", which takes keys of " + std::to_string(program.input_arity) +
+                         " positions");
         }
         const key_expr::Instr* code = program.code.data();
         const std::size_t n = program.code.size();
@@ -100,7 +100,7 @@ struct KeyFunction::Impl {
                     continue;
                 case Op::Neg:
                     if (stack[sp - 1] == std::numeric_limits<std::int64_t>::min()) {
-                        fail_at_key("integer overflow", key);
+                        return fail_at_key("integer overflow", key);
                     }
                     stack[sp - 1] = -stack[sp - 1];
                     continue;
@@ -127,23 +127,26 @@ struct KeyFunction::Impl {
             std::int64_t& a = stack[sp - 1];
             switch (in.op) {
                 case Op::Add:
-                    if (__builtin_add_overflow(a, b, &a)) fail_at_key("integer overflow", key);
+                    if (__builtin_add_overflow(a, b, &a))
+                        return fail_at_key("integer overflow", key);
                     break;
                 case Op::Sub:
-                    if (__builtin_sub_overflow(a, b, &a)) fail_at_key("integer overflow", key);
+                    if (__builtin_sub_overflow(a, b, &a))
+                        return fail_at_key("integer overflow", key);
                     break;
                 case Op::Mul:
-                    if (__builtin_mul_overflow(a, b, &a)) fail_at_key("integer overflow", key);
+                    if (__builtin_mul_overflow(a, b, &a))
+                        return fail_at_key("integer overflow", key);
                     break;
                 case Op::Div:
-                    if (b == 0) fail_at_key("division by zero", key);
+                    if (b == 0) return fail_at_key("division by zero", key);
                     if (b == -1 && a == std::numeric_limits<std::int64_t>::min()) {
-                        fail_at_key("integer overflow", key);
+                        return fail_at_key("integer overflow", key);
                     }
                     a = floor_div(a, b);
                     break;
                 case Op::Mod:
-                    if (b == 0) fail_at_key("division by zero", key);
+                    if (b == 0) return fail_at_key("division by zero", key);
                     a = floor_mod(a, b);
                     break;
                 case Op::Eq:
@@ -203,35 +206,39 @@ const std::string& KeyFunction::text() const {
     return impl_ ? impl_->text : empty;
 }
 
-Key KeyFunction::apply(const Key& key) const {
-    if (!impl_) throw Error("an empty key function cannot rekey");
+Checked<Key> KeyFunction::try_apply(const Key& key) const {
+    if (!impl_) return Error("an empty key function cannot rekey");
     const Impl& f = *impl_;
     if (f.program.predicate) {
-        throw Error("\"" + f.text + "\" is a predicate (a filter), not a rekey function");
+        return Error("\"" + f.text + "\" is a predicate (a filter), not a rekey function");
     }
-    return with_stack(f.program.max_depth, [&](std::int64_t* stack) {
-        const std::size_t n = f.run(key, stack);
-        std::vector<std::int64_t> out(stack, stack + n);
+    return with_stack(f.program.max_depth, [&](std::int64_t* stack) -> Checked<Key> {
+        const Checked<std::size_t> n = f.run(key, stack);
+        if (!n) return n.problem();
+        std::vector<std::int64_t> out(stack, stack + *n);
         for (auto x : out) {
             if (x < 0) {
-                throw Error("rekey \"" + f.text + "\" maps key " + key.str() + " to " +
-                            Key(out).str() + ": keys must be non-negative");
+                return Error("rekey \"" + f.text + "\" maps key " + key.str() + " to " +
+                             Key(out).str() + ": keys must be non-negative");
             }
         }
         return Key(std::move(out));
     });
 }
 
-bool KeyFunction::test(const Key& key) const {
-    if (!impl_) throw Error("an empty key function cannot filter");
+Checked<bool> KeyFunction::try_test(const Key& key) const {
+    if (!impl_) return Error("an empty key function cannot filter");
     const Impl& f = *impl_;
     if (!f.program.predicate) {
-        throw Error("\"" + f.text + "\" is not a predicate: it yields " +
-                    std::to_string(f.program.output_arity) +
-                    " integer(s) where a filter needs one boolean");
+        return Error("\"" + f.text + "\" is not a predicate: it yields " +
+                     std::to_string(f.program.output_arity) +
+                     " integer(s) where a filter needs one boolean");
     }
-    return with_stack(f.program.max_depth,
-                      [&](std::int64_t* stack) { return f.run(key, stack) == 1 && stack[0] != 0; });
+    return with_stack(f.program.max_depth, [&](std::int64_t* stack) -> Checked<bool> {
+        const Checked<std::size_t> n = f.run(key, stack);
+        if (!n) return n.problem();
+        return *n == 1 && stack[0] != 0;
+    });
 }
 
 }  // namespace tra

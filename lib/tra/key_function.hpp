@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "core/checked.hpp"
 #include "core/index_vector.hpp"
 
 namespace tra {
@@ -34,10 +35,14 @@ public:
     // Number of integers a rekey produces (a predicate has none).
     std::size_t output_arity() const;
 
-    // Rekey: the new key. Throws Error (BadInput) on division by zero or a negative result.
-    Key apply(const Key& key) const;
-    // Filter: whether the key is kept. Throws Error (BadInput) on division by zero.
-    bool test(const Key& key) const;
+    // Rekey: the new key, or the problem (an Error, BadInput) on division by zero, overflow or
+    // a negative result; apply throws it.
+    Checked<Key> try_apply(const Key& key) const;
+    Key apply(const Key& key) const { return try_apply(key).value(); }
+    // Filter: whether the key is kept, or the problem (an Error, BadInput) on division by zero
+    // or overflow; test throws it.
+    Checked<bool> try_test(const Key& key) const;
+    bool test(const Key& key) const { return try_test(key).value(); }
 
     // The expression as written.
     const std::string& text() const;

@@ -33,35 +33,31 @@ std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t wanted) {
     return d;
 }
 
-void check_positions(const KeyPositions& p, std::size_t arity, const std::string& relation,
-                     const SourceLocation& where) {
+std::optional<Error> positions_problem(const KeyPositions& p, std::size_t arity,
+                                       const std::string& relation, const SourceLocation& where) {
     for (std::size_t i = 0; i < p.size(); ++i) {
         if (p[i] >= arity)
-            throw Error("key position " + std::to_string(p[i]) + " is out of range: " + relation +
-                            " has keys of " + std::to_string(arity) + " positions",
-                        where);
+            return Error("key position " + std::to_string(p[i]) + " is out of range: " + relation +
+                             " has keys of " + std::to_string(arity) + " positions",
+                         where);
         for (std::size_t j = 0; j < i; ++j)
             if (p[j] == p[i])
-                throw Error("key position " + std::to_string(p[i]) + " is listed twice", where);
+                return Error("key position " + std::to_string(p[i]) + " is listed twice", where);
     }
+    return std::nullopt;
 }
 
-Shape infer_kernel_shape(const kernels::KernelCall& k, std::vector<Shape> operands,
-                         const SourceLocation& where) {
-    try {
-        return k.output_shape(operands);
-    } catch (const Error& e) {
-        throw e.located(where);
-    }
+Checked<Shape> infer_kernel_shape(const kernels::KernelCall& k, std::vector<Shape> operands,
+                                  const SourceLocation& where) {
+    return k.try_output_shape(operands).located(where);
 }
 
-void check_operand_count(const kernels::KernelCall& k, int wanted, const std::string& role,
-                         const SourceLocation& where) {
-    if (k.operand_count() != wanted)
-        throw Error("kernel '" + k.name() + "' takes " + std::to_string(k.operand_count()) +
-                        " operand(s), but " + role + " needs a kernel of " +
-                        std::to_string(wanted),
-                    where);
+std::optional<Error> operand_count_problem(const kernels::KernelCall& k, int wanted,
+                                           const std::string& role, const SourceLocation& where) {
+    if (k.operand_count() == wanted) return std::nullopt;
+    return Error("kernel '" + k.name() + "' takes " + std::to_string(k.operand_count()) +
+                     " operand(s), but " + role + " needs a kernel of " + std::to_string(wanted),
+                 where);
 }
 
 KeyFunction parse_key_function(const std::string& text, std::size_t arity,
@@ -90,34 +86,35 @@ ProgramBuilder::ProgramBuilder(std::string name, DType dtype) {
     program_.dtype = dtype;
 }
 
-NodeId ProgramBuilder::lookup(const std::string& name, const SourceLocation& where) const {
+Checked<NodeId> ProgramBuilder::try_lookup(const std::string& name,
+                                           const SourceLocation& where) const {
     if (auto id = program_.find(name)) return *id;
-    throw Error("unknown relation '" + name + "'", where);
+    return Error("unknown relation '" + name + "'", where);
 }
 
-NodeId ProgramBuilder::append(Node node) {
-    if (program_.find(node.name))
-        throw Error("duplicate name '" + node.name + "'", node.where);
+Checked<NodeId> ProgramBuilder::append(Node node) {
+    if (program_.find(node.name)) return Error("duplicate name '" + node.name + "'", node.where);
     program_.nodes.push_back(std::move(node));
     return program_.nodes.size() - 1;
 }
 
-NodeId ProgramBuilder::add_input(const std::string& name, const Shape& shape, const Shape& tile,
-                                 DType dtype, InputSource source, const StepSource& src) {
+Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Shape& shape,
+                                              const Shape& tile, DType dtype, InputSource source,
+                                              const StepSource& src) {
     if (shape.size() != tile.size())
-        throw Error("tile has " + std::to_string(tile.size()) + " dimensions but shape has " +
-                        std::to_string(shape.size()),
-                    src.at("tile"));
+        return Error("tile has " + std::to_string(tile.size()) + " dimensions but shape has " +
+                         std::to_string(shape.size()),
+                     src.at("tile"));
     Frontier f(shape.size());
     for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] <= 0) throw Error("shape must be positive", src.at("shape"));
-        if (tile[d] <= 0) throw Error("tile must be positive", src.at("tile"));
+        if (shape[d] <= 0) return Error("shape must be positive", src.at("shape"));
+        if (tile[d] <= 0) return Error("tile must be positive", src.at("tile"));
         if (shape[d] % tile[d] != 0)
-            throw Error("dimension " + std::to_string(d) + ": shape " + std::to_string(shape[d]) +
-                            " is not divisible by tile " + std::to_string(tile[d]) +
-                            "; tile sizes that divide it: " +
-                            join_list(divisors_near(shape[d], tile[d])),
-                        src.at("tile"));
+            return Error(
+                "dimension " + std::to_string(d) + ": shape " + std::to_string(shape[d]) +
+                    " is not divisible by tile " + std::to_string(tile[d]) +
+                    "; tile sizes that divide it: " + join_list(divisors_near(shape[d], tile[d])),
+                src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
     Node n{name, InputOp{shape, std::move(source)}, {}, RelationType{shape.size(), tile, dtype},
@@ -125,24 +122,32 @@ NodeId ProgramBuilder::add_input(const std::string& name, const Shape& shape, co
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_join(const std::string& name, const std::string& left,
-                                const std::string& right, KeyPositions left_keys,
-                                KeyPositions right_keys, kernels::KernelCall kernel,
-                                const StepSource& src) {
-    const NodeId l = lookup(left, src.at("join")), r = lookup(right, src.at("join"));
+Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std::string& left,
+                                             const std::string& right, KeyPositions left_keys,
+                                             KeyPositions right_keys, kernels::KernelCall kernel,
+                                             const StepSource& src) {
+    const Checked<NodeId> l_id = try_lookup(left, src.at("join"));
+    if (!l_id) return l_id.problem();
+    const NodeId l = *l_id;
+    const Checked<NodeId> r_id = try_lookup(right, src.at("join"));
+    if (!r_id) return r_id.problem();
+    const NodeId r = *r_id;
     const Node &L = node(l), &R = node(r);
     if (left_keys.size() != right_keys.size())
-        throw Error("join positions differ in count: " + std::to_string(left_keys.size()) +
-                        " on the left, " + std::to_string(right_keys.size()) + " on the right",
-                    src.at("on"));
-    check_positions(left_keys, L.type.key_arity, left, src.at("on"));
-    check_positions(right_keys, R.type.key_arity, right, src.at("on"));
+        return Error("join positions differ in count: " + std::to_string(left_keys.size()) +
+                         " on the left, " + std::to_string(right_keys.size()) + " on the right",
+                     src.at("on"));
+    if (auto p = positions_problem(left_keys, L.type.key_arity, left, src.at("on"))) return *p;
+    if (auto p = positions_problem(right_keys, R.type.key_arity, right, src.at("on"))) return *p;
     if (L.type.dtype != R.type.dtype)
-        throw Error("type mismatch: " + left + " is " + name_of(L.type.dtype) + " but " + right +
-                        " is " + name_of(R.type.dtype),
-                    src.at("join"));
-    check_operand_count(kernel, 2, "a join", src.at("kernel"));
-    Shape bound = infer_kernel_shape(kernel, {L.type.bound, R.type.bound}, src.at("kernel"));
+        return Error("type mismatch: " + left + " is " + name_of(L.type.dtype) + " but " + right +
+                         " is " + name_of(R.type.dtype),
+                     src.at("join"));
+    if (auto p = operand_count_problem(kernel, 2, "a join", src.at("kernel"))) return *p;
+    const Checked<Shape> shape =
+        infer_kernel_shape(kernel, {L.type.bound, R.type.bound}, src.at("kernel"));
+    if (!shape) return shape.problem();
+    const Shape& bound = *shape;
 
     // Hash the right side by its join-key values; output key = left ++ right minus join keys.
     std::vector<bool> joined(R.type.key_arity, false);
@@ -172,24 +177,28 @@ NodeId ProgramBuilder::add_join(const std::string& name, const std::string& left
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_aggregate(const std::string& name, const std::string& input,
-                                     KeyPositions by, kernels::KernelCall kernel,
-                                     const StepSource& src) {
-    const NodeId in = lookup(input, src.at("aggregate"));
-    const Node& I = node(in);
-    check_positions(by, I.type.key_arity, input, src.at("by"));
-    check_operand_count(kernel, 2, "an aggregation", src.at("kernel"));
+Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const std::string& input,
+                                                  KeyPositions by, kernels::KernelCall kernel,
+                                                  const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("aggregate"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
+    if (auto p = positions_problem(by, I.type.key_arity, input, src.at("by"))) return *p;
+    if (auto p = operand_count_problem(kernel, 2, "an aggregation", src.at("kernel"))) return *p;
     if (!kernel.properties().aggregation())
-        throw Error("kernel '" + kernel.name() +
-                        "' cannot aggregate: an aggregation kernel must be associative and "
-                        "commutative",
-                    src.at("kernel"));
-    Shape bound = infer_kernel_shape(kernel, {I.type.bound, I.type.bound}, src.at("kernel"));
+        return Error("kernel '" + kernel.name() +
+                         "' cannot aggregate: an aggregation kernel must be associative and "
+                         "commutative",
+                     src.at("kernel"));
+    const Checked<Shape> shape =
+        infer_kernel_shape(kernel, {I.type.bound, I.type.bound}, src.at("kernel"));
+    if (!shape) return shape.problem();
+    const Shape& bound = *shape;
     if (bound != I.type.bound)
-        throw Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
-                        " to " + bound.str() + "; an aggregation must keep it",
-                    src.at("kernel"));
-    Node n{name, AggregateOp{by, kernel}, {in}, RelationType{by.size(), bound, I.type.dtype},
+        return Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
+                         " to " + bound.str() + "; an aggregation must keep it",
+                     src.at("kernel"));
+    Node n{name, AggregateOp{by, kernel}, {*in}, RelationType{by.size(), bound, I.type.dtype},
            {}, {}, src.step, "", false};
     for (const Key& k : I.keys) {
         Key g;
@@ -200,101 +209,104 @@ NodeId ProgramBuilder::add_aggregate(const std::string& name, const std::string&
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_rekey(const std::string& name, const std::string& input,
-                                 const std::string& key, const StepSource& src) {
-    const NodeId in = lookup(input, src.at("rekey"));
-    const Node& I = node(in);
+Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std::string& input,
+                                              const std::string& key, const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("rekey"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
     const KeyFunction f = parse_key_function(key, I.type.key_arity, src.at("key"));
     if (f.is_predicate())
-        throw Error("a rekey needs a key (a tuple of integers), but \"" + key + "\" is a condition",
-                    src.at("key"));
-    Node n{name, RekeyOp{f}, {in}, RelationType{f.output_arity(), I.type.bound, I.type.dtype},
+        return Error(
+            "a rekey needs a key (a tuple of integers), but \"" + key + "\" is a condition",
+            src.at("key"));
+    Node n{name, RekeyOp{f}, {*in}, RelationType{f.output_arity(), I.type.bound, I.type.dtype},
            {}, {}, src.step, "", false};
     std::map<Key, Key> origin;
     for (const Key& k : I.keys) {
-        Key out;
-        try {
-            out = f.apply(k);
-        } catch (const Error& e) {
-            throw e.located(src.at("key"));
-        }
+        Checked<Key> applied = f.try_apply(k).located(src.at("key"));
+        if (!applied) return applied.problem();
+        const Key& out = *applied;
         auto [it, fresh] = origin.emplace(out, k);
         if (!fresh)
-            throw Error("rekey maps keys " + it->second.str() + " and " + k.str() +
-                            " to the same key " + out.str() + "; keys must stay unique",
-                        src.at("key"));
+            return Error("rekey maps keys " + it->second.str() + " and " + k.str() +
+                             " to the same key " + out.str() + "; keys must stay unique",
+                         src.at("key"));
         n.keys.insert(out);
     }
     finish_node(n);
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_filter(const std::string& name, const std::string& input,
-                                  const std::string& where, const StepSource& src) {
-    const NodeId in = lookup(input, src.at("filter"));
-    const Node& I = node(in);
+Checked<NodeId> ProgramBuilder::try_add_filter(const std::string& name, const std::string& input,
+                                               const std::string& where, const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("filter"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
     const KeyFunction f = parse_key_function(where, I.type.key_arity, src.at("where"));
     if (!f.is_predicate())
-        throw Error("a filter needs a condition, but \"" + where + "\" computes a key",
-                    src.at("where"));
-    Node n{name, FilterOp{f}, {in}, I.type, {}, {}, src.step, "", false};
+        return Error("a filter needs a condition, but \"" + where + "\" computes a key",
+                     src.at("where"));
+    Node n{name, FilterOp{f}, {*in}, I.type, {}, {}, src.step, "", false};
     for (const Key& k : I.keys) {
-        bool keep;
-        try {
-            keep = f.test(k);
-        } catch (const Error& e) {
-            throw e.located(src.at("where"));
-        }
-        if (keep) n.keys.insert(k);
+        const Checked<bool> keep = f.try_test(k).located(src.at("where"));
+        if (!keep) return keep.problem();
+        if (*keep) n.keys.insert(k);
     }
     finish_node(n);
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_transform(const std::string& name, const std::string& input,
-                                     kernels::KernelCall kernel, const StepSource& src) {
-    const NodeId in = lookup(input, src.at("transform"));
-    const Node& I = node(in);
-    check_operand_count(kernel, 1, "a transform", src.at("kernel"));
-    Shape bound = infer_kernel_shape(kernel, {I.type.bound}, src.at("kernel"));
+Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const std::string& input,
+                                                  kernels::KernelCall kernel,
+                                                  const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("transform"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
+    if (auto p = operand_count_problem(kernel, 1, "a transform", src.at("kernel"))) return *p;
+    const Checked<Shape> bound = infer_kernel_shape(kernel, {I.type.bound}, src.at("kernel"));
+    if (!bound) return bound.problem();
     const auto& props = kernel.properties();
     if (props.requires_whole_rows) {
         if (I.type.key_arity < 2 || I.type.rank() < 2)
-            throw Error("kernel '" + kernel.name() + "' needs a matrix relation (keys and tiles of "
-                        "at least 2 positions)", src.at("kernel"));
+            return Error("kernel '" + kernel.name() +
+                             "' needs a matrix relation (keys and tiles of "
+                             "at least 2 positions)",
+                         src.at("kernel"));
         if (I.frontier[1] > 1)
-            throw Error("kernel '" + kernel.name() + "' needs tiles that span whole rows, but " +
-                            input + " has " + std::to_string(I.frontier[1]) +
-                            " tiles across its columns; make the tile " +
-                            std::to_string(I.frontier[1] * I.type.bound[1]) + " wide",
-                        src.at("kernel"));
+            return Error("kernel '" + kernel.name() + "' needs tiles that span whole rows, but " +
+                             input + " has " + std::to_string(I.frontier[1]) +
+                             " tiles across its columns; make the tile " +
+                             std::to_string(I.frontier[1] * I.type.bound[1]) + " wide",
+                         src.at("kernel"));
     }
     if (props.reads_tile_position && I.type.key_arity != I.type.rank())
-        throw Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
-                        input + " must have as many key positions as tile dimensions",
-                    src.at("kernel"));
-    Node n{name, TransformOp{kernel}, {in}, RelationType{I.type.key_arity, bound, I.type.dtype},
+        return Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
+                         input + " must have as many key positions as tile dimensions",
+                     src.at("kernel"));
+    Node n{name, TransformOp{kernel}, {*in}, RelationType{I.type.key_arity, *bound, I.type.dtype},
            I.keys, I.frontier, src.step, "", false};
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_tile(const std::string& name, const std::string& input,
-                                std::size_t dim, std::int64_t size, const StepSource& src) {
-    const NodeId in = lookup(input, src.at("tile"));
-    const Node& I = node(in);
+Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std::string& input,
+                                             std::size_t dim, std::int64_t size,
+                                             const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("tile"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
     if (dim >= I.type.rank())
-        throw Error("dimension " + std::to_string(dim) + " is out of range: tiles of " + input +
-                        " have " + std::to_string(I.type.rank()) + " dimensions",
-                    src.at("dim"));
+        return Error("dimension " + std::to_string(dim) + " is out of range: tiles of " + input +
+                         " have " + std::to_string(I.type.rank()) + " dimensions",
+                     src.at("dim"));
     const std::int64_t extent = I.type.bound[dim];
     if (size <= 0 || extent % size != 0)
-        throw Error("size " + std::to_string(size) + " does not divide the tile extent " +
-                        std::to_string(extent) + "; sizes that do: " +
-                        join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
-                    src.at("size"));
+        return Error("size " + std::to_string(size) + " does not divide the tile extent " +
+                         std::to_string(extent) + "; sizes that do: " +
+                         join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
+                     src.at("size"));
     Shape bound = I.type.bound;
     bound[dim] = size;
-    Node n{name, TileOp{dim, size}, {in}, RelationType{I.type.key_arity + 1, bound, I.type.dtype},
+    Node n{name, TileOp{dim, size}, {*in}, RelationType{I.type.key_arity + 1, bound, I.type.dtype},
            {}, {}, src.step, "", false};
     for (const Key& k : I.keys)
         for (std::int64_t piece = 0; piece < extent / size; ++piece) {
@@ -306,19 +318,20 @@ NodeId ProgramBuilder::add_tile(const std::string& name, const std::string& inpu
     return append(std::move(n));
 }
 
-NodeId ProgramBuilder::add_concat(const std::string& name, const std::string& input,
-                                  std::size_t key_dim, std::size_t array_dim,
-                                  const StepSource& src) {
-    const NodeId in = lookup(input, src.at("concat"));
-    const Node& I = node(in);
+Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const std::string& input,
+                                               std::size_t key_dim, std::size_t array_dim,
+                                               const StepSource& src) {
+    const Checked<NodeId> in = try_lookup(input, src.at("concat"));
+    if (!in) return in.problem();
+    const Node& I = node(*in);
     if (key_dim >= I.type.key_arity)
-        throw Error("key_dim " + std::to_string(key_dim) + " is out of range: " + input +
-                        " has keys of " + std::to_string(I.type.key_arity) + " positions",
-                    src.at("key_dim"));
+        return Error("key_dim " + std::to_string(key_dim) + " is out of range: " + input +
+                         " has keys of " + std::to_string(I.type.key_arity) + " positions",
+                     src.at("key_dim"));
     if (array_dim >= I.type.rank())
-        throw Error("array_dim " + std::to_string(array_dim) + " is out of range: tiles of " +
-                        input + " have " + std::to_string(I.type.rank()) + " dimensions",
-                    src.at("array_dim"));
+        return Error("array_dim " + std::to_string(array_dim) + " is out of range: tiles of " +
+                         input + " have " + std::to_string(I.type.rank()) + " dimensions",
+                     src.at("array_dim"));
     // Every group must hold pieces 0..m-1 for one common m, or the tiles would not line up.
     std::map<Key, std::vector<std::int64_t>> groups;
     for (const Key& k : I.keys) {
@@ -333,14 +346,14 @@ NodeId ProgramBuilder::add_concat(const std::string& name, const std::string& in
         for (std::size_t i = 0; complete && i < members.size(); ++i)
             complete = members[i] == static_cast<std::int64_t>(i);
         if (!complete)
-            throw Error("group " + g.str() + " of " + input + " does not hold pieces 0.." +
-                            std::to_string(pieces - 1) + " along key position " +
-                            std::to_string(key_dim) + "; concat needs complete groups",
-                        src.at("concat"));
+            return Error("group " + g.str() + " of " + input + " does not hold pieces 0.." +
+                             std::to_string(pieces - 1) + " along key position " +
+                             std::to_string(key_dim) + "; concat needs complete groups",
+                         src.at("concat"));
     }
     Shape bound = I.type.bound;
     bound[array_dim] *= pieces;
-    Node n{name, ConcatOp{key_dim, array_dim}, {in},
+    Node n{name, ConcatOp{key_dim, array_dim}, {*in},
            RelationType{I.type.key_arity - 1, bound, I.type.dtype}, {}, {}, src.step, "", false};
     for (const auto& [g, members] : groups) n.keys.insert(g);
     finish_node(n);
@@ -352,19 +365,22 @@ NodeId ProgramBuilder::add_einsum(const std::string& name, const EinsumStep& ste
     return lower_einsum(*this, name, step, src);
 }
 
-void ProgramBuilder::add_output(const std::string& relation, std::string file, std::string dataset,
-                                const StepSource& src) {
-    const NodeId id = lookup(relation, src.step);
+std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation, std::string file,
+                                                    std::string dataset, const StepSource& src) {
+    const Checked<NodeId> id_id = try_lookup(relation, src.step);
+    if (!id_id) return id_id.problem();
+    const NodeId id = *id_id;
     const Node& n = node(id);
     if (!n.keys.is_box(n.type.key_arity))
-        throw Error(relation + " has holes: " + std::to_string(n.tuples()) + " of " +
-                        std::to_string(n.frontier.product()) + " tuples below its frontier " +
-                        n.frontier.str() + "; an output is written as a dense tensor",
-                    src.step);
+        return Error(relation + " has holes: " + std::to_string(n.tuples()) + " of " +
+                         std::to_string(n.frontier.product()) + " tuples below its frontier " +
+                         n.frontier.str() + "; an output is written as a dense tensor",
+                     src.step);
     for (const Output& o : program_.outputs)
         if (o.file == file && o.dataset == dataset)
-            throw Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
+            return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
     program_.outputs.push_back(Output{id, std::move(file), std::move(dataset), src.step});
+    return std::nullopt;
 }
 
 Program ProgramBuilder::finish() {

@@ -4,9 +4,11 @@
 // caused it. The builder knows nothing about YAML: callers pass a StepSource saying where each
 // field was written.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "tra/program.hpp"
 
 namespace tra {
@@ -27,41 +29,94 @@ struct EinsumStep {
     std::string agg_op = "add";
 };
 
+// Each add_* has a try_add_* twin that returns the problem (an Error located at the field that
+// caused it) as a value instead of throwing it, for callers that only want to know whether a
+// program type-checks (the logical rewrite rules). add_* is try_add_* followed by value(), so
+// each check is written once. A key text that does not parse throws from both: callers that
+// compose key text parse it (KeyFunction::parse) before they build.
 class ProgramBuilder {
 public:
     ProgramBuilder(std::string name, DType dtype);
     void set_sites(int sites) { program_.sites = sites; }
 
+    Checked<NodeId> try_add_input(const std::string& name, const Shape& shape, const Shape& tile,
+                                  DType dtype, InputSource source, const StepSource& src);
+    Checked<NodeId> try_add_join(const std::string& name, const std::string& left,
+                                 const std::string& right, KeyPositions left_keys,
+                                 KeyPositions right_keys, kernels::KernelCall kernel,
+                                 const StepSource& src);
+    Checked<NodeId> try_add_aggregate(const std::string& name, const std::string& input,
+                                      KeyPositions by, kernels::KernelCall kernel,
+                                      const StepSource& src);
+    // `key` is parsed for the input's key arity.
+    Checked<NodeId> try_add_rekey(const std::string& name, const std::string& input,
+                                  const std::string& key, const StepSource& src);
+    Checked<NodeId> try_add_filter(const std::string& name, const std::string& input,
+                                   const std::string& where, const StepSource& src);
+    Checked<NodeId> try_add_transform(const std::string& name, const std::string& input,
+                                      kernels::KernelCall kernel, const StepSource& src);
+    Checked<NodeId> try_add_tile(const std::string& name, const std::string& input, std::size_t dim,
+                                 std::int64_t size, const StepSource& src);
+    Checked<NodeId> try_add_concat(const std::string& name, const std::string& input,
+                                   std::size_t key_dim, std::size_t array_dim,
+                                   const StepSource& src);
+    // The problem, if any; nothing is added then.
+    std::optional<Error> try_add_output(const std::string& relation, std::string file,
+                                        std::string dataset, const StepSource& src);
+
     NodeId add_input(const std::string& name, const Shape& shape, const Shape& tile, DType dtype,
-                     InputSource source, const StepSource& src);
+                     InputSource source, const StepSource& src) {
+        return try_add_input(name, shape, tile, dtype, std::move(source), src).value();
+    }
     NodeId add_join(const std::string& name, const std::string& left, const std::string& right,
                     KeyPositions left_keys, KeyPositions right_keys, kernels::KernelCall kernel,
-                    const StepSource& src);
+                    const StepSource& src) {
+        return try_add_join(name, left, right, std::move(left_keys), std::move(right_keys),
+                            std::move(kernel), src)
+            .value();
+    }
     NodeId add_aggregate(const std::string& name, const std::string& input, KeyPositions by,
-                         kernels::KernelCall kernel, const StepSource& src);
-    // `key` is parsed for the input's key arity.
+                         kernels::KernelCall kernel, const StepSource& src) {
+        return try_add_aggregate(name, input, std::move(by), std::move(kernel), src).value();
+    }
     NodeId add_rekey(const std::string& name, const std::string& input, const std::string& key,
-                     const StepSource& src);
+                     const StepSource& src) {
+        return try_add_rekey(name, input, key, src).value();
+    }
     NodeId add_filter(const std::string& name, const std::string& input, const std::string& where,
-                      const StepSource& src);
+                      const StepSource& src) {
+        return try_add_filter(name, input, where, src).value();
+    }
     NodeId add_transform(const std::string& name, const std::string& input,
-                         kernels::KernelCall kernel, const StepSource& src);
+                         kernels::KernelCall kernel, const StepSource& src) {
+        return try_add_transform(name, input, std::move(kernel), src).value();
+    }
     NodeId add_tile(const std::string& name, const std::string& input, std::size_t dim,
-                    std::int64_t size, const StepSource& src);
+                    std::int64_t size, const StepSource& src) {
+        return try_add_tile(name, input, dim, size, src).value();
+    }
     NodeId add_concat(const std::string& name, const std::string& input, std::size_t key_dim,
-                      std::size_t array_dim, const StepSource& src);
+                      std::size_t array_dim, const StepSource& src) {
+        return try_add_concat(name, input, key_dim, array_dim, src).value();
+    }
     // Lowered to TRA (see einsum_lowering.hpp); the last node gets `name`.
     NodeId add_einsum(const std::string& name, const EinsumStep& step, const StepSource& src);
 
     void add_output(const std::string& relation, std::string file, std::string dataset,
-                    const StepSource& src);
+                    const StepSource& src) {
+        if (auto problem = try_add_output(relation, std::move(file), std::move(dataset), src))
+            throw *problem;
+    }
 
     // The finished program, with `needed` marked on every node an output depends on.
     Program finish();
 
     // Reads for lowering and validation.
     const Node& node(NodeId id) const { return program_.nodes.at(id); }
-    NodeId lookup(const std::string& name, const SourceLocation& where) const;
+    Checked<NodeId> try_lookup(const std::string& name, const SourceLocation& where) const;
+    NodeId lookup(const std::string& name, const SourceLocation& where) const {
+        return try_lookup(name, where).value();
+    }
     std::optional<NodeId> lookup_optional(const std::string& name) const {
         return program_.find(name);
     }
@@ -71,7 +126,7 @@ public:
     }
 
 private:
-    NodeId append(Node node);
+    Checked<NodeId> append(Node node);
 
     Program program_;
 };

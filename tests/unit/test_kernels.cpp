@@ -115,6 +115,14 @@ TEST_CASE("matmul variants match a naive product") {
     std::vector<Shape> flat{Shape{4}, Shape{4, 2}};
     CHECK(error_of([&] { mm.output_shape(flat); }) ==
           "matmul: operands must be 2-D, got [4] x [4, 2]");
+    // The same problems as values, for callers that only ask whether operands fit.
+    const Checked<Shape> not_fitting = mm.try_output_shape(bad);
+    REQUIRE_FALSE(not_fitting.ok());
+    CHECK(not_fitting.problem().message() == "matmul: inner extents differ: [4, 3] x [5, 2]");
+    std::vector<Shape> one{Shape{4, 3}};
+    CHECK(mm.try_output_shape(one).problem().message() == "matmul takes 2 operands, got 1");
+    std::vector<Shape> fits{Shape{4, 3}, Shape{3, 2}};
+    CHECK(*mm.try_output_shape(fits) == Shape{4, 2});
     std::vector<Shape> tn{Shape{3, 4}, Shape{3, 2}};
     CHECK(KernelCall("matmul_tn").output_shape(tn) == Shape{4, 2});
     std::vector<Shape> nt{Shape{4, 3}, Shape{2, 3}};

@@ -338,3 +338,23 @@ TEST_CASE("a million keys evaluate to the counted results") {
     CHECK(kept == 667);
     CHECK(sum == 1000 * (142 * 21 + 15));
 }
+
+TEST_CASE("try_apply and try_test return the evaluation problem as a value") {
+    KeyFunction div = KeyFunction::parse("(k0 / k1)", 2);
+    const tra::Checked<Key> bad = div.try_apply({3, 0});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.problem().message() == "division by zero in \"(k0 / k1)\" at key (3, 0)");
+    CHECK(bad.problem().kind() == tra::ErrorKind::BadInput);
+    // 7 / 2 floors to 3.
+    const tra::Checked<Key> good = div.try_apply({7, 2});
+    REQUIRE(good.ok());
+    CHECK(*good == Key{3});
+
+    KeyFunction pred = KeyFunction::parse("k0 % k1 == 1", 2);
+    const tra::Checked<bool> no = pred.try_test({3, 0});
+    REQUIRE_FALSE(no.ok());
+    CHECK(no.problem().message() == "division by zero in \"k0 % k1 == 1\" at key (3, 0)");
+    // 7 % 3 == 1, 8 % 3 == 2.
+    CHECK(*pred.try_test({7, 3}));
+    CHECK_FALSE(*pred.try_test({8, 3}));
+}

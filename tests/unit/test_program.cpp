@@ -163,6 +163,24 @@ TEST_CASE("join: dtype, kernel shape and position errors", "[program][join][erro
     CHECK_FALSE(f.b.lookup_optional("J"));
 }
 
+TEST_CASE("try_add_join returns the problem add_join would throw, and adds nothing",
+          "[program][join][errors]") {
+    TwoInputs f;
+    StepSource src = at("program[0].J");
+    src.fields["kernel"] = SourceLocation{"wf.yaml", 9, 50, "program[0].J.kernel"};
+    // A's tiles [4, 3] times A's tiles [4, 3]: inner extents 3 and 4.
+    const Checked<NodeId> bad =
+        f.b.try_add_join("J", "A", "A", {1}, {0}, KernelCall("matmul"), src);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.problem().where().str() == "wf.yaml:9:50: program[0].J.kernel");
+    CHECK_THAT(bad.problem().message(), Catch::Contains("inner extents differ"));
+    CHECK_FALSE(f.b.lookup_optional("J"));
+    const Checked<NodeId> good =
+        f.b.try_add_join("J", "A", "B", {1}, {0}, KernelCall("matmul"), src);
+    REQUIRE(good.ok());
+    CHECK(f.b.lookup_optional("J") == *good);
+}
+
 TEST_CASE("aggregate: group key follows the order of by", "[program][aggregate]") {
     TwoInputs f;
     f.b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));  // (i, k, j) [2, 2, 3]
