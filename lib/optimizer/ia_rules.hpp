@@ -1,6 +1,8 @@
 #pragma once
-// Physical rewrite rules over IA plans: the thesis' R2-1 .. R2-7 (shared/notes/thesis.md 2.4,
-// with the corrected conditions), each one small unit (ia_rule_*.cpp) whose precondition is code
+// Physical rewrite rules over IA plans: R2-1 .. R2-7 of the TRA paper (Yuan et al., "Tensor
+// Relational Algebra for Distributed Machine Learning System Design", section 5.2.1, Table 2),
+// with the conditions corrected where the printed ones are unsound (docs/cost-model.md,
+// "Physical rewrite rules (R2)"), each one small unit (ia_rule_*.cpp) whose precondition is code
 // over placements, key positions and kernel properties, and whose rewrite edits a PlanDraft.
 //
 //   R2-1  enforcer(enforcer(R)) -> enforcer(R)                        ia_rule_enforcer_chain.cpp

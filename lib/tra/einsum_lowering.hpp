@@ -1,6 +1,7 @@
 #pragma once
-// Einstein notation to TRA, after the thesis (seed 001, section 3.1.3) with its errata fixed
-// (../shared/notes/thesis.md 1.4): operands are joined left to right on the labels they share;
+// Einstein notation to TRA, after Yuan's thesis ("Distributed Machine Learning Scale Out with
+// Algorithms and Systems", section 3.1.3) with the gaps of its sketch filled (docs/
+// workflow-format.md, "einsum"): operands are joined left to right on the labels they share;
 // each join applies a tile-level einsum kernel; labels no later operand or the output needs are
 // summed out by an aggregation with the agg op -- early only when the join op distributes over
 // the agg op (a property in the kernel registry), otherwise after the last join; a rekey orders
