@@ -16,6 +16,7 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "runtime/exchange.hpp"
+#include "../unit/host_device_fixtures.hpp"
 
 namespace {
 
@@ -51,30 +52,6 @@ Tile sent_tile(int from, int to, std::int64_t i) {
 std::int64_t tuples_between(int from, int to) {
     return from == to ? 0 : (from + 2 * to) % 3;
 }
-
-// Device memory that is host memory, so the staged path runs without a GPU.
-class HostBackedDeviceMemory final : public DeviceMemory {
-  public:
-    void* allocate(std::size_t bytes) override { return std::calloc(1, bytes ? bytes : 1); }
-    void release(void* p) noexcept override { std::free(p); }
-    void* allocate_pinned(std::size_t bytes) override { return std::malloc(bytes ? bytes : 1); }
-    void release_pinned(void* p) noexcept override { std::free(p); }
-    void copy(void* dst, const void* src, std::size_t bytes) override {
-        std::memcpy(dst, src, bytes);
-    }
-    void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                   std::size_t row_bytes, std::size_t rows) override {
-        for (std::size_t r = 0; r < rows; ++r)
-            std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
-                        static_cast<const char*>(src) + r * src_pitch, row_bytes);
-    }
-};
-
-struct Installed {
-    HostBackedDeviceMemory memory;
-    Installed() { install_device_memory(&memory); }
-    ~Installed() { install_device_memory(nullptr); }
-};
 
 struct Received {
     int source;
@@ -175,7 +152,7 @@ TEST_CASE("every rank receives the tiles sent to it, and the bytes the protocol 
 
 TEST_CASE("staged messages carry the same bytes as messages in place") {
     const World w;
-    const Installed device;
+    const testing::InstalledHostDevice device;
     const ExchangeMemory pinned{Residence::Device, MessageBuffer::Kind::Pinned};
     const ExchangeMemory on_device{Residence::Device, MessageBuffer::Kind::Device};
     const ExchangeMemory host_buffers{Residence::Host, MessageBuffer::Kind::Pinned};

@@ -14,54 +14,11 @@
 #include "kernels/kernel.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tile_copy.hpp"
+#include "host_device_fixtures.hpp"
 
 using namespace tra;
 
 namespace {
-
-// Device memory that is really host memory, counting what is live so leaks show.
-class HostBackedDeviceMemory final : public DeviceMemory {
-  public:
-    std::set<void*> live, pinned;
-    int copies = 0;
-
-    void* allocate(std::size_t bytes) override {
-        void* p = std::calloc(1, bytes ? bytes : 1);
-        live.insert(p);
-        return p;
-    }
-    void release(void* p) noexcept override {
-        live.erase(p);
-        std::free(p);
-    }
-    void* allocate_pinned(std::size_t bytes) override {
-        void* p = std::malloc(bytes ? bytes : 1);
-        pinned.insert(p);
-        return p;
-    }
-    void release_pinned(void* p) noexcept override {
-        pinned.erase(p);
-        std::free(p);
-    }
-    void copy(void* dst, const void* src, std::size_t bytes) override {
-        ++copies;
-        std::memcpy(dst, src, bytes);
-    }
-    void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
-                   std::size_t row_bytes, std::size_t rows) override {
-        ++copies;
-        for (std::size_t r = 0; r < rows; ++r)
-            std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
-                        static_cast<const char*>(src) + r * src_pitch, row_bytes);
-    }
-};
-
-// Installs the stand-in for one test and uninstalls it after.
-struct Installed {
-    HostBackedDeviceMemory memory;
-    Installed() { install_device_memory(&memory); }
-    ~Installed() { install_device_memory(nullptr); }
-};
 
 Tile counting(DType d, Shape shape) {
     Tile t(d, std::move(shape));
@@ -78,7 +35,7 @@ TEST_CASE("a device tile needs a selected GPU", "[residence]") {
 }
 
 TEST_CASE("tiles move between host and device and keep their values", "[residence]") {
-    Installed gpu;
+    testing::InstalledHostDevice gpu;
     const Tile host = counting(DType::F64, Shape{3, 4});
     Tile dev = host.to(Residence::Device);
     CHECK(dev.on_device());
@@ -97,7 +54,7 @@ TEST_CASE("tiles move between host and device and keep their values", "[residenc
 }
 
 TEST_CASE("split and concat work on device tiles as on host tiles", "[residence]") {
-    Installed gpu;
+    testing::InstalledHostDevice gpu;
     const Tile host = counting(DType::F32, Shape{4, 6});
     const Tile dev = host.to(Residence::Device);
     for (std::size_t dim : {0u, 1u}) {
@@ -121,7 +78,7 @@ TEST_CASE("split and concat work on device tiles as on host tiles", "[residence]
 }
 
 TEST_CASE("kernels run where their operands live", "[residence]") {
-    Installed gpu;
+    testing::InstalledHostDevice gpu;
     const Tile a = counting(DType::F64, Shape{2, 2});
     const Tile dev = a.to(Residence::Device);
     const kernels::KernelCall add("add");
