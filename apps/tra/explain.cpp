@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ia/fused_joins.hpp"
+#include "ia/operator_spec.hpp"
 #include "ia/plan_costs.hpp"
 #include "json_writer.hpp"
 #include "plan_request.hpp"
@@ -18,7 +19,6 @@ struct ExplainOptions {
     PlanFlags request;  // request.workflow holds the workflow or plan file
     std::string format = "text";
 };
-
 
 // Which local joins run fused with the aggregate that reads them (ia/fused_joins.hpp), both
 // ways: explain shows the plan as the runtime runs it, and a fused join's products never exist.
@@ -37,19 +37,6 @@ struct Fusion {
     }
 };
 
-std::string op_label(const ia::IaNode& n) {
-    std::string s = ia::op_name(n.op);
-    if (n.op == ia::IaOp::Shuffle) {
-        s += "[";
-        for (std::size_t i = 0; i < n.shuffle_dims.size(); ++i)
-            s += (i ? ", " : "") + std::to_string(n.shuffle_dims[i]);
-        s += "]";
-    }
-    if (n.op == ia::IaOp::Map && n.map_arity > 1) s += " x" + std::to_string(n.map_arity);
-    if (n.op == ia::IaOp::Map && n.replicated) s += " " + n.replicated->spec.str();
-    return s;
-}
-
 std::string inputs_of(const ia::IaNode& n) {
     std::string s;
     for (auto in : n.inputs) s += (s.empty() ? "#" : ",#") + std::to_string(in);
@@ -65,7 +52,9 @@ std::string does(const ia::Plan& plan, const ia::IaNode& n) {
 }
 
 std::int64_t resident_max(const ia::IaNode& n) {
-    return n.cost.resident.empty() ? 0 : *std::max_element(n.cost.resident.begin(), n.cost.resident.end());
+    return n.cost.resident.empty()
+               ? 0
+               : *std::max_element(n.cost.resident.begin(), n.cost.resident.end());
 }
 
 std::string rules_of(const ia::IaNode& n) {
@@ -96,8 +85,9 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         const Node& o = plan.relation(n.id);  // A* for a replicated relation
         char paper[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
-        rows.push_back({"#" + std::to_string(n.id), op_label(n) + fusion.note(n.id), inputs_of(n), o.name, o.type.str(),
-                        o.frontier.str(), std::to_string(o.tuples()), n.placement.str(), paper,
+        rows.push_back({"#" + std::to_string(n.id), ia::op_label(n) + fusion.note(n.id),
+                        inputs_of(n), o.name, o.type.str(), o.frontier.str(),
+                        std::to_string(o.tuples()), n.placement.str(), paper,
                         std::to_string(n.cost.transfer.payload_bytes),
                         std::to_string(n.cost.transfer.overhead_bytes),
                         std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
@@ -141,11 +131,12 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
             .field("frontier", o.frontier.values())
             .field("tuples", o.tuples())
             .field("placement", n.placement.str());
-        if (n.op == ia::IaOp::Shuffle) {
+        const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+        if (spec.has_dims) {
             std::vector<std::int64_t> dims(n.shuffle_dims.begin(), n.shuffle_dims.end());
             j.field("dims", dims);
         }
-        if (n.op == ia::IaOp::Map) j.field("arity", n.map_arity);
+        if (spec.has_arity) j.field("arity", n.map_arity);
         if (n.replicated) j.field("replicate", n.replicated->spec.str());
         if (fusion.into[n.id]) j.field("fused_into", *fusion.into[n.id]);
         if (fusion.with[n.id]) j.field("fused_with", *fusion.with[n.id]);
@@ -172,13 +163,13 @@ std::string dot_escape(const std::string& s) {
 }
 
 void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name) {
-    out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on "
-        << plan.sites() << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
+    out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on " << plan.sites()
+        << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);
-        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + fusion.note(n.id) + "\n" + o.name + " " +
-                            o.type.str() + "\n" + n.placement.str();
+        std::string label = "#" + std::to_string(n.id) + " " + ia::op_label(n) + fusion.note(n.id) +
+                            "\n" + o.name + " " + o.type.str() + "\n" + n.placement.str();
         if (ia::is_enforcer(n.op))
             label += "\nexact " + std::to_string(n.cost.transfer.payload_bytes) + " B";
         out << "  n" << n.id << " [label=\"" << dot_escape(label) << "\""
@@ -196,7 +187,8 @@ void explain(const ExplainOptions& opt) {
     ia::PlanTotals totals;
     optimizer::RewriteLog rewrites;
     if (workflow::is_plan_file(opt.request.workflow)) {
-        loaded = std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
+        loaded =
+            std::make_unique<workflow::LoadedPlan>(workflow::load_plan_file(opt.request.workflow));
         if (opt.request.sites && *opt.request.sites != loaded->plan.sites())
             throw Error("the plan file is for " + std::to_string(loaded->plan.sites()) +
                         " sites, not " + std::to_string(*opt.request.sites));
@@ -226,8 +218,9 @@ void explain(const ExplainOptions& opt) {
 
 void add_explain(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand(
-        "explain", "Show one plan operator by operator: placement, type, frontier and predicted "
-                   "cost of each IA operator (from a workflow, or a plan file from tra plan -o)");
+        "explain",
+        "Show one plan operator by operator: placement, type, frontier and predicted "
+        "cost of each IA operator (from a workflow, or a plan file from tra plan -o)");
     auto opt = std::make_shared<ExplainOptions>();
     cmd->add_option("source", opt->request.workflow, "Workflow or plan file (YAML)")->required();
     add_plan_request_options(cmd, opt->request);

@@ -20,6 +20,7 @@
 //   and every node's stored placement equals the inferred one.
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "ia/plan.hpp"
 
@@ -28,6 +29,9 @@ namespace tra::ia {
 struct PlacementInference {
     std::optional<Placement> placement;  // empty when the node is invalid
     std::string why;                     // when empty: what is wrong, for the error message
+
+    static PlacementInference valid(Placement p) { return {std::move(p), {}}; }
+    static PlacementInference invalid(std::string why) { return {std::nullopt, std::move(why)}; }
 };
 
 // The placement `node` produces from its inputs' stored placements. Input nodes keep the
