@@ -27,6 +27,9 @@ struct OperatorSpec {
     // bytes that move (exact_transfer), or a reduce when it moves partials (moves_partials);
     // its paper cost is paper_cost(f, S, target) for a relation of f floats.
     bool enforcer = false;
+    // The TRA operators it computes as Table 1's local operator (a plan file's node for such a
+    // TRA node names this op); null for enforcers and the partial aggregate.
+    bool (*computes)(const Operator& op) = nullptr;
     double (*paper_cost)(double floats, int sites, const Placement& target) = nullptr;
 
     // Partial results (R2-5, ia/partials.hpp).
@@ -64,5 +67,8 @@ struct OperatorSpec {
 const OperatorSpec& operator_spec(IaOp op);
 // Every spec, in operators.def order: what a plan file's `op` may name.
 const std::vector<OperatorSpec>& operator_specs();
+// The operator that computes TRA operator `op` (OperatorSpec::computes); every TRA operator
+// has one.
+const OperatorSpec& computing_operator(const Operator& op);
 
 }  // namespace tra::ia

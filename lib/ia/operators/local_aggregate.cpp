@@ -11,6 +11,10 @@ namespace tra::ia {
 
 namespace {
 
+bool computes_aggregate(const Operator& op) {
+    return std::holds_alternative<AggregateOp>(op) || std::holds_alternative<ConcatOp>(op);
+}
+
 // Index of `pos` within `by`, or nullopt.
 std::optional<std::size_t> index_in(const KeyPositions& by, std::size_t pos) {
     auto it = std::find(by.begin(), by.end(), pos);
@@ -85,6 +89,7 @@ PlacementInference placement_of_aggregate(const Plan& plan, const IaNode& n) {
 OperatorSpec local_aggregate_operator() {
     OperatorSpec spec;
     spec.name = "local_aggregate";
+    spec.computes = computes_aggregate;
     spec.combines_partials = true;
     spec.group_by = aggregate_group_by;
     spec.placement = placement_of_aggregate;

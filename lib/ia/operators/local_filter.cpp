@@ -7,6 +7,10 @@ namespace tra::ia {
 
 namespace {
 
+bool computes_filter(const Operator& op) {
+    return std::holds_alternative<FilterOp>(op);
+}
+
 PlacementInference filter_placement(const Plan& plan, const IaNode& n) {
     if (!std::holds_alternative<FilterOp>(*n.logical))
         return PlacementInference::invalid("a local filter must apply a TRA filter");
@@ -18,6 +22,7 @@ PlacementInference filter_placement(const Plan& plan, const IaNode& n) {
 OperatorSpec local_filter_operator() {
     OperatorSpec spec;
     spec.name = "local_filter";
+    spec.computes = computes_filter;
     spec.tuple_wise = true;
     spec.placement = filter_placement;
     return spec;

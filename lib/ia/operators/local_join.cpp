@@ -9,6 +9,10 @@ namespace tra::ia {
 
 namespace {
 
+bool computes_join(const Operator& op) {
+    return std::holds_alternative<JoinOp>(op);
+}
+
 // A local join reading replicated relations must be exactly the RMM form of its TRA join.
 PlacementInference replicated_join_placement(const Plan& plan, const IaNode& n,
                                              const JoinOp& applied) {
@@ -51,6 +55,7 @@ PlacementInference join_placement(const Plan& plan, const IaNode& n) {
 OperatorSpec local_join_operator() {
     OperatorSpec spec;
     spec.name = "local_join";
+    spec.computes = computes_join;
     spec.arity = 2;
     spec.reads_replicated = true;
     spec.joins = true;

@@ -11,6 +11,11 @@ namespace tra::ia {
 
 namespace {
 
+bool computes_map(const Operator& op) {
+    return std::holds_alternative<RekeyOp>(op) || std::holds_alternative<TransformOp>(op) ||
+           std::holds_alternative<TileOp>(op);
+}
+
 PlacementInference map_placement(const Placement& in, const Operator& op) {
     // A rekey may send any key anywhere in key space while the tuple stays on its site, so the
     // site can no longer be computed from the new key -- unless every site holds every tuple.
@@ -60,6 +65,7 @@ std::string map_arguments(const IaNode& n) {
 OperatorSpec map_operator() {
     OperatorSpec spec;
     spec.name = "map";
+    spec.computes = computes_map;
     spec.makes_replicas = true;
     spec.tuple_wise = true;
     spec.placement = placement_of_map;

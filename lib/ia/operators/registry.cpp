@@ -2,6 +2,7 @@
 // spec function its operator's file defines.
 #include <vector>
 
+#include "core/error.hpp"
 #include "ia/operator_spec.hpp"
 
 namespace tra::ia {
@@ -26,6 +27,12 @@ const std::vector<OperatorSpec>& operator_specs() {
 const OperatorSpec& operator_spec(IaOp op) {
     // operators.def lists the enumerators in order, so an enumerator's value is its index.
     return operator_specs().at(static_cast<std::size_t>(op));
+}
+
+const OperatorSpec& computing_operator(const Operator& op) {
+    for (const OperatorSpec& spec : operator_specs())
+        if (spec.computes && spec.computes(op)) return spec;
+    throw Error("no IA operator computes a TRA " + operator_name(op), {}, ErrorKind::Failed);
 }
 
 }  // namespace tra::ia
