@@ -6,8 +6,10 @@
 // plan-file fields -- is a field here, so the validator, costs, site tracing, plan files and
 // explain ask the spec instead of switching on IaOp.
 //
-// Execution is not here: lib/ia cannot depend on lib/runtime, whose local step
-// (runtime/local_step.cpp) and enforcer step (runtime/execution.cpp) still dispatch on IaOp.
+// Adding an operator: its file here, its line in operators.def, and -- if it computes on a
+// site -- its execution hook in runtime/local_step.cpp. Execution is not a field of the spec
+// because lib/ia cannot depend on lib/runtime: the runtime keeps a table of hooks keyed by
+// operator (local_run); enforcers all run through the one exchange (runtime/execution.cpp).
 #include <cstddef>
 #include <optional>
 #include <string>

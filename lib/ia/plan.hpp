@@ -4,7 +4,8 @@
 // operator computes it, an enforcer (bcast/shuffle) moves its input's relation, so types, key
 // sets and frontiers are never copied into the plan -- they are read from the Program, which
 // already holds them exactly. The plan adds only what is physical: where each relation lives
-// (Placement) and what producing it costs (NodeCost, filled by plan_costs).
+// (Placement) and what producing it costs (NodeCost, filled by plan_costs). Each operator is
+// declared in lib/ia/operators/<op>.cpp (ia/operator_spec.hpp):
 //
 //   input            a TRA input, read or generated in place by every site: free
 //   bcast            the same tuples, afterwards on every site (All)

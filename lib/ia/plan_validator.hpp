@@ -3,7 +3,9 @@
 // set each node's placement, and validate() re-derives every placement and rejects a plan (built
 // by hand, read from a file, or produced by a rewrite) whose local operators would be wrong.
 //
-// Validity, per node (docs/cost-model.md, "IA plans"):
+// Validity, per node (docs/cost-model.md, "IA plans"); each operator's own rule is the
+// `placement` (and `problem`) of its spec, lib/ia/operators/<op>.cpp, and this file applies the
+// rules common to all (arity, partials, replicated inputs):
 //   local_join       its inputs are co_located on the join keys (join_output_placement)
 //   local_aggregate  each group is on one site: input Part(d) with every d in `by` (output
 //                    Part(positions of d within by, in d's order)), unreplicated Grid with both
