@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ia/fused_joins.hpp"
+#include "ia/operator_spec.hpp"
 #include "ia/plan_costs.hpp"
 #include "json_writer.hpp"
 #include "plan_request.hpp"
@@ -35,19 +36,6 @@ struct Fusion {
         return "";
     }
 };
-
-std::string op_label(const ia::IaNode& n) {
-    std::string s = ia::op_name(n.op);
-    if (n.op == ia::IaOp::Shuffle) {
-        s += "[";
-        for (std::size_t i = 0; i < n.shuffle_dims.size(); ++i)
-            s += (i ? ", " : "") + std::to_string(n.shuffle_dims[i]);
-        s += "]";
-    }
-    if (n.op == ia::IaOp::Map && n.map_arity > 1) s += " x" + std::to_string(n.map_arity);
-    if (n.op == ia::IaOp::Map && n.replicated) s += " " + n.replicated->spec.str();
-    return s;
-}
 
 std::string inputs_of(const ia::IaNode& n) {
     std::string s;
@@ -97,9 +85,10 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
         const Node& o = plan.relation(n.id);  // A* for a replicated relation
         char paper[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
-        rows.push_back({"#" + std::to_string(n.id), op_label(n) + fusion.note(n.id), inputs_of(n),
-                        o.name, o.type.str(), o.frontier.str(), std::to_string(o.tuples()),
-                        n.placement.str(), paper, std::to_string(n.cost.transfer.payload_bytes),
+        rows.push_back({"#" + std::to_string(n.id), ia::op_label(n) + fusion.note(n.id),
+                        inputs_of(n), o.name, o.type.str(), o.frontier.str(),
+                        std::to_string(o.tuples()), n.placement.str(), paper,
+                        std::to_string(n.cost.transfer.payload_bytes),
                         std::to_string(n.cost.transfer.overhead_bytes),
                         std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
     }
@@ -142,11 +131,12 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
             .field("frontier", o.frontier.values())
             .field("tuples", o.tuples())
             .field("placement", n.placement.str());
-        if (n.op == ia::IaOp::Shuffle) {
+        const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+        if (spec.has_dims) {
             std::vector<std::int64_t> dims(n.shuffle_dims.begin(), n.shuffle_dims.end());
             j.field("dims", dims);
         }
-        if (n.op == ia::IaOp::Map) j.field("arity", n.map_arity);
+        if (spec.has_arity) j.field("arity", n.map_arity);
         if (n.replicated) j.field("replicate", n.replicated->spec.str());
         if (fusion.into[n.id]) j.field("fused_into", *fusion.into[n.id]);
         if (fusion.with[n.id]) j.field("fused_with", *fusion.with[n.id]);
@@ -178,7 +168,7 @@ void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name)
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);
-        std::string label = "#" + std::to_string(n.id) + " " + op_label(n) + fusion.note(n.id) +
+        std::string label = "#" + std::to_string(n.id) + " " + ia::op_label(n) + fusion.note(n.id) +
                             "\n" + o.name + " " + o.type.str() + "\n" + n.placement.str();
         if (ia::is_enforcer(n.op))
             label += "\nexact " + std::to_string(n.cost.transfer.payload_bytes) + " B";

@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "ia/last_uses.hpp"
+#include "ia/operator_spec.hpp"
 
 namespace tra::ia {
 
@@ -19,11 +20,9 @@ std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan) {
         for (auto in : n.inputs) ++consumers[in];
     std::vector<std::optional<IaNodeId>> fused(plan.size());
     for (const IaNode& c : plan.nodes()) {
-        if ((c.op != IaOp::LocalAggregate && c.op != IaOp::PartialAggregate) ||
-            c.inputs.size() != 1)
-            continue;
+        if (!operator_spec(c.op).group_by || c.inputs.size() != 1) continue;
         const IaNode& j = plan.node(c.inputs[0]);
-        if (j.op != IaOp::LocalJoin || consumers[j.id] != 1 || last_use[j.id] != c.id ||
+        if (!operator_spec(j.op).joins || consumers[j.id] != 1 || last_use[j.id] != c.id ||
             plan.holds_partials(j.id))
             continue;
         const auto* join = std::get_if<JoinOp>(&plan.logical(j.id));

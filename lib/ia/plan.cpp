@@ -1,28 +1,13 @@
 #include "ia/plan.hpp"
 
 #include <string>
-#include <variant>
 
 #include "core/error.hpp"
+#include "ia/operator_spec.hpp"
 
 namespace tra::ia {
 
 namespace {
-
-std::string positions(const KeyPositions& p) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
-    return s + "]";
-}
-
-// "shuffle[0, 2]", "map x4", "local_join" -- the op with the argument that distinguishes it.
-std::string op_label(const IaNode& n) {
-    std::string s = op_name(n.op);
-    if (n.op == IaOp::Shuffle) s += positions(n.shuffle_dims);
-    if (n.op == IaOp::Map && n.map_arity != 1) s += " x" + std::to_string(n.map_arity);
-    if (n.op == IaOp::Map && n.replicated) s += " " + n.replicated->spec.str();
-    return s;
-}
 
 std::string input_list(const IaNode& n) {
     std::string s;
@@ -34,27 +19,22 @@ std::string input_list(const IaNode& n) {
 }  // namespace
 
 std::string op_name(IaOp op) {
-    switch (op) {
-        case IaOp::Input:
-            return "input";
-        case IaOp::Bcast:
-            return "bcast";
-        case IaOp::Shuffle:
-            return "shuffle";
-        case IaOp::LocalJoin:
-            return "local_join";
-        case IaOp::LocalAggregate:
-            return "local_aggregate";
-        case IaOp::LocalFilter:
-            return "local_filter";
-        case IaOp::Map:
-            return "map";
-        case IaOp::Grid:
-            return "grid";
-        case IaOp::PartialAggregate:
-            return "partial_aggregate";
-    }
-    return "?";
+    return operator_spec(op).name;
+}
+
+bool is_enforcer(IaOp op) {
+    return operator_spec(op).enforcer;
+}
+
+std::string op_label(const IaNode& n) {
+    const OperatorSpec& spec = operator_spec(n.op);
+    return spec.arguments ? spec.name + spec.arguments(n) : spec.name;
+}
+
+std::string positions_text(const KeyPositions& p) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < p.size(); ++i) s += (i ? ", " : "") + std::to_string(p[i]);
+    return s + "]";
 }
 
 std::string IaNode::str() const {
@@ -113,37 +93,19 @@ std::map<NodeId, IaNodeId> Plan::results() const {
 }
 
 KeyPositions Plan::aggregate_by(const IaNode& n) const {
-    if (n.op == IaOp::LocalAggregate && n.logical && n.inputs.size() == 1 &&
-        n.inputs[0] < nodes_.size() && holds_partials(n.inputs[0])) {
-        // Combining partials: they already carry the aggregate's output key, so the groups are
-        // whole keys.
-        KeyPositions all(origin(n.inputs[0]).type.key_arity);
-        for (std::size_t p = 0; p < all.size(); ++p) all[p] = p;
-        return all;
-    }
-    if (n.op == IaOp::PartialAggregate && n.logical)
-        if (const auto* agg = std::get_if<AggregateOp>(&*n.logical)) return agg->by;
-    if (n.op == IaOp::LocalAggregate && n.logical) {
-        if (const auto* agg = std::get_if<AggregateOp>(&*n.logical)) return agg->by;
-        if (const auto* cat = std::get_if<ConcatOp>(&*n.logical)) {
-            // CONCAT groups on <key_dim>^c, in key order (Table 1).
-            KeyPositions by;
-            std::size_t arity = n.inputs.empty() ? 0 : origin(n.inputs[0]).type.key_arity;
-            for (std::size_t p = 0; p < arity; ++p)
-                if (p != cat->key_dim) by.push_back(p);
-            return by;
-        }
-    }
+    if (const auto group_by = operator_spec(n.op).group_by)
+        if (auto by = group_by(*this, n)) return *by;
     throw Error("IA node #" + std::to_string(n.id) + " is not a local aggregate with a group-by",
                 {}, ErrorKind::Failed);
 }
 
 bool Plan::holds_partials(IaNodeId id) const {
-    // Walk back through shuffles: moving partials keeps them partials.
+    // Walk back through the operators that move partials: moving them keeps them partials.
     for (;;) {
         const IaNode& n = nodes_.at(id);
-        if (n.op == IaOp::PartialAggregate) return true;
-        if (n.op != IaOp::Shuffle || n.inputs.size() != 1 || n.inputs[0] >= n.id) return false;
+        const OperatorSpec& spec = operator_spec(n.op);
+        if (spec.makes_partials) return true;
+        if (!spec.moves_partials || n.inputs.size() != 1 || n.inputs[0] >= n.id) return false;
         id = n.inputs[0];
     }
 }

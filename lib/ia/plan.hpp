@@ -4,7 +4,8 @@
 // operator computes it, an enforcer (bcast/shuffle) moves its input's relation, so types, key
 // sets and frontiers are never copied into the plan -- they are read from the Program, which
 // already holds them exactly. The plan adds only what is physical: where each relation lives
-// (Placement) and what producing it costs (NodeCost, filled by plan_costs).
+// (Placement) and what producing it costs (NodeCost, filled by plan_costs). Each operator is
+// declared in lib/ia/operators/<op>.cpp (ia/operator_spec.hpp):
 //
 //   input            a TRA input, read or generated in place by every site: free
 //   bcast            the same tuples, afterwards on every site (All)
@@ -41,24 +42,25 @@ namespace tra::ia {
 
 using IaNodeId = std::size_t;
 
+// The IA operators; each is declared by its own file, lib/ia/operators/<op>.cpp, and registered
+// by one line of operators.def, which also makes its enumerator here (ia/operator_spec.hpp).
 enum class IaOp {
-    Input,
-    Bcast,
-    Shuffle,
-    LocalJoin,
-    LocalAggregate,
-    LocalFilter,
-    Map,
-    Grid,
-    PartialAggregate
+#define TRA_IA_OPERATOR(enumerator, spec) enumerator,
+#include "ia/operators/operators.def"
+#undef TRA_IA_OPERATOR
 };
 
-// "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map", "grid".
+// "input", "bcast", "shuffle", "local_join", "local_aggregate", "local_filter", "map", "grid",
+// "partial_aggregate": the operator's spelling (OperatorSpec::name).
 std::string op_name(IaOp op);
 // Enforcers move data and nothing else; everything else is an operator that runs per site.
-inline bool is_enforcer(IaOp op) {
-    return op == IaOp::Bcast || op == IaOp::Shuffle || op == IaOp::Grid;
-}
+bool is_enforcer(IaOp op);
+
+struct IaNode;
+// "shuffle[0, 2]", "map x4", "local_join": the op with the arguments that distinguish it.
+std::string op_label(const IaNode& node);
+// "[0, 2]": key positions as plans and messages print them.
+std::string positions_text(const KeyPositions& positions);
 
 // What one IA node costs (docs/cost-model.md, "Plan costs"). Filled by annotate_costs.
 struct NodeCost {

@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "core/error.hpp"
-#include "ia/grid_move.hpp"
+#include "ia/operator_spec.hpp"
 #include "ia/partials.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/replication.hpp"
@@ -32,7 +32,7 @@ std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes
 
 std::int64_t node_flops(const Plan& plan, const IaNode& n,
                         const std::vector<std::int64_t>& resident) {
-    if (n.op != IaOp::LocalJoin || !n.logical) return 0;
+    if (!operator_spec(n.op).joins || !n.logical) return 0;
     const auto* join = std::get_if<JoinOp>(&*n.logical);
     if (!join) return 0;
     const Shape operands[] = {plan.relation(n.inputs[0]).type.bound,
@@ -43,6 +43,11 @@ std::int64_t node_flops(const Plan& plan, const IaNode& n,
     auto tile_bytes = static_cast<std::int64_t>(plan.origin(n.id).type.tile_bytes());
     for (std::int64_t bytes : resident) copies += tile_bytes ? bytes / tile_bytes : 0;
     return per_pair * copies;
+}
+
+// Whether node n moves partials to their homes: a reduce, costed as one (ia/partials.hpp).
+bool reduces_partials(const Plan& plan, const IaNode& n) {
+    return operator_spec(n.op).moves_partials && plan.holds_partials(n.inputs.at(0));
 }
 
 // Which relation a node holds, for memo keys: its origin, and how it is replicated if it is.
@@ -58,7 +63,7 @@ std::string relation_id(const IaNode& n) {
 std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::Holders& sites) {
     std::string sig =
         std::to_string(static_cast<int>(n.op)) + " " + relation_id(n) + " " + n.placement.str();
-    if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) sig += " partials";
+    if (reduces_partials(plan, n)) sig += " partials";
     for (IaNodeId in : n.inputs)
         sig += " " + std::to_string(reinterpret_cast<std::uintptr_t>(sites.at(in).get()));
     return sig;
@@ -98,7 +103,7 @@ std::optional<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& 
     std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo, problem);
     if (!held) return std::nullopt;
     cost.resident = resident_of(*held, tile_bytes, S);
-    if (n.op == IaOp::Shuffle && plan.holds_partials(n.inputs.at(0))) {
+    if (reduces_partials(plan, n)) {
         // A reduce, not a move: every holder but the home sends its own partial
         // (ia/partials.hpp). Paper model: the partial relation's floats, one count per
         // partial; the paper itself charges the aggregated relation (paper_floats_aggregated).
@@ -114,9 +119,7 @@ std::optional<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& 
                                        n.placement, S);
         double f =
             paper_floats(static_cast<std::int64_t>(origin.tuples()), origin.type.bound.product());
-        cost.paper_floats = n.op == IaOp::Bcast  ? paper_bcast_cost(f, S)
-                            : n.op == IaOp::Grid ? paper_grid_cost(f, n.placement)
-                                                 : paper_shuffle_cost(f);
+        cost.paper_floats = operator_spec(n.op).paper_cost(f, S, n.placement);
         cost.paper_floats_aggregated = cost.paper_floats;
     }
     cost.flops = node_flops(plan, n, cost.resident);

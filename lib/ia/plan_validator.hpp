@@ -3,7 +3,9 @@
 // set each node's placement, and validate() re-derives every placement and rejects a plan (built
 // by hand, read from a file, or produced by a rewrite) whose local operators would be wrong.
 //
-// Validity, per node (docs/cost-model.md, "IA plans"):
+// Validity, per node (docs/cost-model.md, "IA plans"); each operator's own rule is the
+// `placement` (and `problem`) of its spec, lib/ia/operators/<op>.cpp, and this file applies the
+// rules common to all (arity, partials, replicated inputs):
 //   local_join       its inputs are co_located on the join keys (join_output_placement)
 //   local_aggregate  each group is on one site: input Part(d) with every d in `by` (output
 //                    Part(positions of d within by, in d's order)), unreplicated Grid with both
@@ -20,6 +22,7 @@
 //   and every node's stored placement equals the inferred one.
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "ia/plan.hpp"
 
@@ -28,6 +31,9 @@ namespace tra::ia {
 struct PlacementInference {
     std::optional<Placement> placement;  // empty when the node is invalid
     std::string why;                     // when empty: what is wrong, for the error message
+
+    static PlacementInference valid(Placement p) { return {std::move(p), {}}; }
+    static PlacementInference invalid(std::string why) { return {std::nullopt, std::move(why)}; }
 };
 
 // The placement `node` produces from its inputs' stored placements. Input nodes keep the

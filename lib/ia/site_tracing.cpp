@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "ia/operator_spec.hpp"
 #include "ia/partials.hpp"
 #include "ia/replication.hpp"
 #include "ia/transfer.hpp"
@@ -42,10 +43,10 @@ TracedSites trace_node_sites(const Plan& plan, const IaNode& n,
                              const std::vector<const SiteMap*>& inputs) {
     if (n.placement.kind() != Placement::Kind::Unknown)
         return {holders(plan.relation(n.id).keys, n.placement, plan.sites()), {}};
-    if (n.op == IaOp::PartialAggregate && inputs.size() == 1)
+    const OperatorSpec& spec = operator_spec(n.op);
+    if (spec.makes_partials && inputs.size() == 1)
         return {partial_holders(*inputs[0], plan.aggregate_by(n)), {}};
-    if ((n.op == IaOp::Map || n.op == IaOp::LocalFilter) && inputs.size() == 1)
-        return {tuple_wise_sites(plan, n, *inputs[0]), {}};
+    if (spec.tuple_wise && inputs.size() == 1) return {tuple_wise_sites(plan, n, *inputs[0]), {}};
     return {std::nullopt, "cannot tell where the tuples of IA node #" + std::to_string(n.id) +
                               " ('" + plan.origin(n.id).name + "') are: its placement is Unknown"};
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ia/fused_joins.hpp"
+#include "ia/operator_spec.hpp"
 
 namespace tra::ia {
 
@@ -42,8 +43,9 @@ double busiest_site(const std::vector<std::int64_t>& per_site) {
 // The busiest site's bytes of the memory pass of node n (the header's `passed`).
 double busiest_site_passed(const Plan& plan, const IaNode& n,
                            const std::vector<std::optional<IaNodeId>>& fused) {
-    const bool aggregate = n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate;
-    if (n.op == IaOp::LocalJoin) return fused[n.id] ? 0.0 : busiest_site(n.cost.resident);
+    const OperatorSpec& spec = operator_spec(n.op);
+    const bool aggregate = spec.group_by != nullptr;
+    if (spec.joins) return fused[n.id] ? 0.0 : busiest_site(n.cost.resident);
     if (!aggregate || n.inputs.size() != 1 || fused[n.inputs[0]]) return 0.0;
     std::vector<std::int64_t> passed = n.cost.resident;
     const std::vector<std::int64_t>& read = plan.node(n.inputs[0]).cost.resident;

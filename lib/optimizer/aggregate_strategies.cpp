@@ -6,13 +6,11 @@
 #include <variant>
 
 #include "ia/partials.hpp"
-#include "ia/plan_validator.hpp"
 #include "optimizer/emit.hpp"
 
 namespace tra::optimizer {
 
 using ia::IaNodeId;
-using ia::IaOp;
 using ia::Plan;
 
 namespace {
@@ -31,33 +29,21 @@ std::string with_position(const std::string& name, std::size_t p) {
     return name + "[" + std::to_string(p) + "]";
 }
 
-// Whether the aggregate could run on its input where it is: the validator's rule, asked on a
-// trial node that is not added.
-bool aggregate_in_place(const Plan& plan, NodeId id, IaNodeId in) {
-    ia::IaNode trial;
-    trial.op = IaOp::LocalAggregate;
-    trial.origin = id;
-    trial.inputs = {in};
-    trial.logical = tra_node(plan, id).op;
-    trial.id = plan.size();
-    return ia::infer_output_placement(plan, trial).placement.has_value();
-}
-
 // `on`: positions of the aggregate's input key, a subset of by.
 std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyPositions& on,
                                                const std::string& rule) {
     IaNodeId in = operand(plan, id);
-    if (aggregate_in_place(plan, id, in)) return std::nullopt;
+    if (aggregates_in_place(plan, id, in)) return std::nullopt;
     auto moved = emit_shuffle(plan, in, on, rule);
     if (!moved) return std::nullopt;
-    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);
+    return emit_local_aggregate(plan, id, *moved, rule);
 }
 
 // `on`: positions of the aggregate's OUTPUT key (the partials carry it).
 std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& on,
                                      const std::string& rule) {
     IaNodeId in = operand(plan, id);
-    auto partial = emit_node(plan, IaOp::PartialAggregate, id, {in}, rule, tra_node(plan, id).op);
+    auto partial = emit_partial_aggregate(plan, id, in, rule);
     if (!partial) return std::nullopt;  // the input may hold a tuple on several sites
     // Worth a node only when some group really is on several sites (exact keys, not frontier).
     // A costed input (the search costs each prefix before extending it) knows where its
@@ -69,12 +55,11 @@ std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& 
     if (!ia::groups_span_sites(*where, group_by(plan, id))) return std::nullopt;
     auto moved = emit_shuffle(plan, *partial, on, rule);
     if (!moved) return std::nullopt;
-    return emit_node(plan, IaOp::LocalAggregate, id, {*moved}, rule, tra_node(plan, id).op);
+    return emit_local_aggregate(plan, id, *moved, rule);
 }
 
 std::optional<IaNodeId> agg_local(Plan& plan, NodeId id) {
-    return emit_node(plan, IaOp::LocalAggregate, id, {operand(plan, id)}, "R2-4",
-                     tra_node(plan, id).op);
+    return emit_local_aggregate(plan, id, operand(plan, id), "R2-4");
 }
 
 }  // namespace

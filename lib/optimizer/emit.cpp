@@ -72,6 +72,83 @@ std::optional<IaNodeId> shuffle_unless_there(Plan& plan, IaNodeId in, const KeyP
     return emit_shuffle(plan, in, dims, rule);
 }
 
+std::optional<IaNodeId> emit_local_join(Plan& plan, NodeId id, IaNodeId left, IaNodeId right,
+                                        const std::string& rule, std::optional<JoinOp> applied) {
+    Operator logical = applied ? Operator(*applied) : plan.program().node(id).op;
+    return emit_node(plan, IaOp::LocalJoin, id, {left, right}, rule, std::move(logical));
+}
+
+std::optional<IaNodeId> emit_local_aggregate(Plan& plan, NodeId id, IaNodeId in,
+                                             const std::string& rule) {
+    return emit_node(plan, IaOp::LocalAggregate, id, {in}, rule, plan.program().node(id).op);
+}
+
+std::optional<IaNodeId> emit_partial_aggregate(Plan& plan, NodeId id, IaNodeId in,
+                                               const std::string& rule) {
+    return emit_node(plan, IaOp::PartialAggregate, id, {in}, rule, plan.program().node(id).op);
+}
+
+bool aggregates_in_place(const Plan& plan, NodeId id, IaNodeId in) {
+    IaNode trial;
+    trial.op = IaOp::LocalAggregate;
+    trial.origin = id;
+    trial.inputs = {in};
+    trial.logical = plan.program().node(id).op;
+    trial.id = plan.size();
+    return ia::infer_output_placement(plan, trial).placement.has_value();
+}
+
+std::optional<IaNodeId> emit_replication(Plan& plan, IaNodeId in, const ia::Replication& spec,
+                                         const std::string& rule) {
+    IaNode n;
+    n.op = IaOp::Map;
+    n.origin = plan.node(in).origin;
+    n.inputs = {in};
+    n.replicated = plan.replicated(n.origin, spec);
+    n.map_arity = static_cast<int>(spec.arity());
+    n.rules = {rule};
+    n.id = plan.size();
+    auto inferred = ia::infer_output_placement(plan, n);
+    if (!inferred.placement) return std::nullopt;
+    n.placement = *inferred.placement;
+    return plan.add(std::move(n));
+}
+
+std::optional<IaNodeId> emit_grid_move(Plan& plan, IaNodeId in, const Placement& target,
+                                       const std::string& rule) {
+    IaNode n;
+    n.op = IaOp::Grid;
+    n.origin = plan.node(in).origin;
+    n.inputs = {in};
+    n.placement = target;
+    n.rules = {rule};
+    n.id = plan.size();
+    if (!ia::infer_output_placement(plan, n).placement) return std::nullopt;
+    return plan.add(std::move(n));
+}
+
+bool is_bcast(const IaNode& n) {
+    return n.op == IaOp::Bcast;
+}
+bool is_shuffle(const IaNode& n) {
+    return n.op == IaOp::Shuffle;
+}
+bool is_map(const IaNode& n) {
+    return n.op == IaOp::Map;
+}
+bool is_local_filter(const IaNode& n) {
+    return n.op == IaOp::LocalFilter;
+}
+bool is_local_join(const IaNode& n) {
+    return n.op == IaOp::LocalJoin;
+}
+bool is_local_aggregate(const IaNode& n) {
+    return n.op == IaOp::LocalAggregate;
+}
+bool is_partial_aggregate(const IaNode& n) {
+    return n.op == IaOp::PartialAggregate;
+}
+
 IaNodeId emit_input(Plan& plan, NodeId id, const Placement& placement) {
     if (placement.kind() == Placement::Kind::Unknown)
         throw Error("input '" + plan.program().node(id).name +

@@ -27,8 +27,39 @@ std::optional<ia::IaNodeId> emit_shuffle(ia::Plan& plan, ia::IaNodeId in, KeyPos
 // A shuffle unless `in` is already in exactly Part(dims): moving to the same placement moves
 // nothing, and a plan should not carry an enforcer that does nothing.
 std::optional<ia::IaNodeId> shuffle_unless_there(ia::Plan& plan, ia::IaNodeId in,
-                                                 const KeyPositions& dims,
+                                                 const KeyPositions& dims, const std::string& rule);
+
+// Local operators computing TRA node `id`, applying its operator (a join may be given the
+// operator it applies instead: the RMM form joins on every key position). Nullopt when the
+// validator rejects the node's placement.
+std::optional<ia::IaNodeId> emit_local_join(ia::Plan& plan, NodeId id, ia::IaNodeId left,
+                                            ia::IaNodeId right, const std::string& rule,
+                                            std::optional<JoinOp> applied = std::nullopt);
+std::optional<ia::IaNodeId> emit_local_aggregate(ia::Plan& plan, NodeId id, ia::IaNodeId in,
                                                  const std::string& rule);
+// Partial results of aggregate `id` per site (R2-5), for a shuffle and a combining aggregate.
+std::optional<ia::IaNodeId> emit_partial_aggregate(ia::Plan& plan, NodeId id, ia::IaNodeId in,
+                                                   const std::string& rule);
+// Whether aggregate `id` could run on `in` where it is: the validator's rule, asked of a
+// trial node that is not added.
+bool aggregates_in_place(const ia::Plan& plan, NodeId id, ia::IaNodeId in);
+
+// A replication map of the relation IA node `in` holds (RMM's A*): it carries the replicated
+// relation instead of a logical operator.
+std::optional<ia::IaNodeId> emit_replication(ia::Plan& plan, ia::IaNodeId in,
+                                             const ia::Replication& spec, const std::string& rule);
+// A grid enforcer moving `in` to `target`: its output placement is the choice stored on it.
+std::optional<ia::IaNodeId> emit_grid_move(ia::Plan& plan, ia::IaNodeId in,
+                                           const ia::Placement& target, const std::string& rule);
+
+// Which operator a node is, for rules matching plan shapes.
+bool is_bcast(const ia::IaNode& n);
+bool is_shuffle(const ia::IaNode& n);
+bool is_map(const ia::IaNode& n);
+bool is_local_filter(const ia::IaNode& n);
+bool is_local_join(const ia::IaNode& n);
+bool is_local_aggregate(const ia::IaNode& n);
+bool is_partial_aggregate(const ia::IaNode& n);
 
 // An input node starting in `placement` (free: every site reads its own tuples in place).
 ia::IaNodeId emit_input(ia::Plan& plan, NodeId id, const ia::Placement& placement);

@@ -11,6 +11,7 @@
 // or All); the validator re-checks every reader.
 #include <algorithm>
 
+#include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
 
 namespace tra::optimizer {
@@ -27,14 +28,14 @@ bool groups_whole(const ia::Placement& p, const KeyPositions& by) {
 
 std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& agg = plan.node(at);
-    if (agg.op != ia::IaOp::LocalAggregate) return {};
+    if (!is_local_aggregate(agg)) return {};
     const ia::IaNodeId shuffle = agg.inputs[0];
-    if (plan.node(shuffle).op != ia::IaOp::Shuffle) return {};
+    if (!is_shuffle(plan.node(shuffle))) return {};
     ia::IaNodeId from = plan.node(shuffle).inputs[0];
     // A pre-aggregation (R2-5) of an input that turns out to hold each group whole goes too:
     // the partials would be the finished groups, already at home.
     KeyPositions by;
-    if (plan.node(from).op == ia::IaOp::PartialAggregate) {
+    if (is_partial_aggregate(plan.node(from))) {
         from = plan.node(from).inputs[0];
         by = std::get<AggregateOp>(*agg.logical).by;  // on R's key, not the partials'
     } else if (moves_tuples(plan, shuffle)) {

@@ -6,6 +6,7 @@
 // reads the enforcer's input, and a copy of the enforcer (same op and dims, now moving the
 // filter's relation) takes the filter's place for its readers. The old enforcer goes if nothing
 // else reads it.
+#include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
 
 namespace tra::optimizer {
@@ -14,7 +15,7 @@ namespace {
 
 std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& filter = plan.node(at);
-    if (filter.op != ia::IaOp::LocalFilter || !moves_tuples(plan, filter.inputs[0])) return {};
+    if (!is_local_filter(filter) || !moves_tuples(plan, filter.inputs[0])) return {};
     const ia::IaNode& enforcer = plan.node(filter.inputs[0]);
     PlanDraft draft(plan);
     ia::IaNode early = filter;

@@ -10,6 +10,7 @@
 // placement, so a reader that needed exactly Part(d') keeps the shuffle.
 #include <algorithm>
 
+#include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
 
 namespace tra::optimizer {
@@ -18,10 +19,9 @@ namespace {
 
 std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& shuffle = plan.node(at);
-    if (shuffle.op != ia::IaOp::Shuffle || !moves_tuples(plan, at)) return {};
+    if (!is_shuffle(shuffle) || !moves_tuples(plan, at)) return {};
     const ia::IaNode& join = plan.node(shuffle.inputs[0]);
-    if (join.op != ia::IaOp::LocalJoin || join.placement.kind() != ia::Placement::Kind::Part)
-        return {};
+    if (!is_local_join(join) || join.placement.kind() != ia::Placement::Kind::Part) return {};
     const KeyPositions& d = join.placement.dims();
     const KeyPositions& to = shuffle.shuffle_dims;
     if (!std::all_of(d.begin(), d.end(),

@@ -7,6 +7,7 @@
 // the rewrite only when it costs no more. Match: a map whose input is a bcast (any map) or a
 // shuffle (transforms only) of whole tuples. Rewrite as R2-2: the map reads the enforcer's
 // input, and a copy of the enforcer moving the map's relation replaces the map for its readers.
+#include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
 
 namespace tra::optimizer {
@@ -15,11 +16,10 @@ namespace {
 
 std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& map = plan.node(at);
-    if (map.op != ia::IaOp::Map || !moves_tuples(plan, map.inputs[0])) return {};
+    if (!is_map(map) || !moves_tuples(plan, map.inputs[0])) return {};
     const ia::IaNode& enforcer = plan.node(map.inputs[0]);
     const bool keeps_keys = map.logical && std::holds_alternative<TransformOp>(*map.logical);
-    if (enforcer.op != ia::IaOp::Bcast && !(enforcer.op == ia::IaOp::Shuffle && keeps_keys))
-        return {};
+    if (!is_bcast(enforcer) && !(is_shuffle(enforcer) && keeps_keys)) return {};
     PlanDraft draft(plan);
     ia::IaNode early = map;
     early.inputs = enforcer.inputs;

@@ -32,7 +32,6 @@ namespace {
 
 using ia::IaNode;
 using ia::IaNodeId;
-using ia::IaOp;
 
 // The node before the enforcer feeding a matched node's input (the input itself if none).
 IaNodeId operand_of(const ia::Plan& plan, IaNodeId in) {
@@ -88,7 +87,7 @@ IaRule strategy_view(std::string id, std::string name, bool explores) {
     auto try_at = [id](const ia::Plan& plan, IaNodeId at) {
         std::vector<IaRewrite> out;
         const IaNode& n = plan.node(at);
-        if ((n.op != IaOp::LocalJoin && n.op != IaOp::LocalAggregate) || !n.logical) return out;
+        if ((!is_local_join(n) && !is_local_aggregate(n)) || !n.logical) return out;
         const auto ops = operands(plan, n);
         if (!ops) return out;
         for (const Strategy& s : strategies_for(*n.logical))

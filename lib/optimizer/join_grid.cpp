@@ -5,14 +5,11 @@
 #include <variant>
 
 #include "ia/grid_move.hpp"
-#include "ia/plan_validator.hpp"
 #include "optimizer/emit.hpp"
 
 namespace tra::optimizer {
 
-using ia::IaNode;
 using ia::IaNodeId;
-using ia::IaOp;
 using ia::Placement;
 using ia::Plan;
 
@@ -31,19 +28,10 @@ double tile_bytes_of(const Node& n) {
     return static_cast<double>(n.tuples()) * static_cast<double>(n.type.tile_bytes());
 }
 
-// A grid enforcer on IA node `in`, unless `in` already is on `target`. Built by hand rather
-// than by emit_node because its output placement is the choice stored on the node.
+// A grid enforcer on IA node `in`, unless `in` already is on `target`.
 std::optional<IaNodeId> move_to(Plan& plan, IaNodeId in, const Placement& target) {
     if (plan.node(in).placement == target) return in;
-    IaNode n;
-    n.op = IaOp::Grid;
-    n.origin = plan.node(in).origin;
-    n.inputs = {in};
-    n.placement = target;
-    n.rules = {kRule};
-    n.id = plan.size();
-    if (!ia::infer_output_placement(plan, n).placement) return std::nullopt;
-    return plan.add(std::move(n));
+    return emit_grid_move(plan, in, target, kRule);
 }
 
 }  // namespace
@@ -70,7 +58,7 @@ std::optional<IaNodeId> join_grid(Plan& plan, NodeId id) {
     auto lm = move_to(plan, l, lt);
     auto rm = move_to(plan, rr, rt);
     if (!lm || !rm) return std::nullopt;
-    return emit_node(plan, IaOp::LocalJoin, id, {*lm, *rm}, kRule, node.op);
+    return emit_local_join(plan, id, *lm, *rm, kRule);
 }
 
 }  // namespace tra::optimizer

@@ -2,7 +2,6 @@
 
 #include <variant>
 
-#include "ia/plan_validator.hpp"
 #include "optimizer/aggregate_strategies.hpp"
 #include "optimizer/emit.hpp"
 #include "optimizer/join_grid.hpp"
@@ -11,13 +10,14 @@
 namespace tra::optimizer {
 
 using ia::IaNodeId;
-using ia::IaOp;
 using ia::Placement;
 using ia::Plan;
 
 namespace {
 
-const Node& tra_node(const Plan& plan, NodeId id) { return plan.program().node(id); }
+const Node& tra_node(const Plan& plan, NodeId id) {
+    return plan.program().node(id);
+}
 IaNodeId input(const Plan& plan, NodeId id, std::size_t i) {
     return result_of(plan, tra_node(plan, id).inputs.at(i));
 }
@@ -28,7 +28,7 @@ const JoinOp& join_op(const Plan& plan, NodeId id) {
 std::optional<IaNodeId> join(Plan& plan, NodeId id, std::optional<IaNodeId> left,
                              std::optional<IaNodeId> right, const std::string& rule) {
     if (!left || !right) return std::nullopt;
-    return emit_node(plan, IaOp::LocalJoin, id, {*left, *right}, rule, tra_node(plan, id).op);
+    return emit_local_join(plan, id, *left, *right, rule);
 }
 
 bool is_all(const Plan& plan, IaNodeId n) {
@@ -78,6 +78,8 @@ std::vector<Strategy> strategies_for(const Operator& op) {
     return {};
 }
 
-bool has_strategies(const Operator& op) { return !strategies_for(op).empty(); }
+bool has_strategies(const Operator& op) {
+    return !strategies_for(op).empty();
+}
 
 }  // namespace tra::optimizer

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/operator_spec.hpp"
 #include "runtime/join_aggregate.hpp"
 #include "runtime/local_ops.hpp"
 #include "runtime/replication_map.hpp"
@@ -15,65 +16,115 @@ using ia::IaNode;
 using ia::IaOp;
 using ia::Site;
 
+namespace {
+
+// What one local operator reads on this rank.
+struct LocalStep {
+    const ia::Plan& plan;
+    const IaNode& n;
+    std::vector<HeldTuples>& held;
+    Site me;
+    const std::vector<std::optional<ia::IaNodeId>>& fused;
+
+    const Node& origin() const { return plan.origin(n.id); }
+    const Tuples& input(std::size_t i) const { return held.at(n.inputs.at(i)).tuples; }
+};
+
+// Per-site results of an operator that makes partials: one per (group, this site).
+void keep_as_partials(Tuples&& result, Site me, HeldTuples& out) {
+    for (auto& [g, t] : result) out.partials[g].emplace(me, std::move(t));
+}
+
+void run_join(const LocalStep& s, HeldTuples& out) {
+    const auto& join = std::get<JoinOp>(s.plan.logical(s.n.id));
+    const std::size_t right_arity = s.plan.relation(s.n.inputs.at(1)).type.key_arity;
+    if (const auto consumer = s.fused[s.n.id]) {
+        // Fused with the aggregate reading it: compute the aggregate's tuples directly.
+        const IaNode& c = s.plan.node(*consumer);
+        out.tuples = join_aggregate_tuples(s.origin(), join, s.plan.origin(c.id),
+                                           std::get<AggregateOp>(s.plan.logical(c.id)), s.input(0),
+                                           s.input(1), right_arity);
+        return;
+    }
+    out.tuples = join_tuples(s.origin(), join, s.input(0), s.input(1), right_arity);
+}
+
+Tuples aggregated(const LocalStep& s) {
+    const Operator& op = s.plan.logical(s.n.id);
+    if (const auto* agg = std::get_if<AggregateOp>(&op))
+        return aggregate_tuples(s.origin(), *agg, s.input(0));
+    if (const auto* concat = std::get_if<ConcatOp>(&op)) return concat_tuples(*concat, s.input(0));
+    throw Error("IA node #" + std::to_string(s.n.id) + " aggregates with a non-aggregate operator",
+                {}, ErrorKind::Failed);
+}
+
+void run_aggregate(const LocalStep& s, HeldTuples& out) {
+    if (!s.plan.holds_partials(s.n.inputs.at(0))) {
+        out.tuples = aggregated(s);
+        return;
+    }
+    // Combine: fold each group's partials in ascending order of the site computing them.
+    const auto& agg = std::get<AggregateOp>(s.plan.logical(s.n.id));
+    for (const auto& [g, by] : s.held.at(s.n.inputs[0]).partials) {
+        auto it = by.begin();
+        Tile acc = it->second;
+        for (++it; it != by.end(); ++it) {
+            const Tile* args[] = {&acc, &it->second};
+            acc = agg.kernel.apply(args, {g, s.origin().frontier});
+        }
+        out.tuples.emplace(g, std::move(acc));
+    }
+}
+
+void run_partial_aggregate(const LocalStep& s, HeldTuples& out) {
+    keep_as_partials(aggregated(s), s.me, out);
+}
+
+void run_tuple_wise(const LocalStep& s, HeldTuples& out) {  // local_filter, map
+    const Node& input = s.plan.origin(s.n.inputs.at(0));
+    out.tuples = map_tuples(s.origin(), s.plan.logical(s.n.id), s.input(0),
+                            input.keys.frontier(input.type.key_arity));
+}
+
+// The execution half of each local IA operator's spec (ia/operator_spec.hpp): lib/ia cannot
+// depend on lib/runtime, so the hooks are here, keyed by operator; a new local operator adds
+// its line. Input nodes are read and enforcers exchanged by the executor (runtime/execution.cpp).
+using LocalRun = void (*)(const LocalStep&, HeldTuples&);
+LocalRun local_run(IaOp op) {
+    switch (op) {
+        case IaOp::LocalJoin:
+            return run_join;
+        case IaOp::LocalAggregate:
+            return run_aggregate;
+        case IaOp::PartialAggregate:
+            return run_partial_aggregate;
+        case IaOp::LocalFilter:
+        case IaOp::Map:
+            return run_tuple_wise;
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace
+
 void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<HeldTuples>& held, Site me,
                      const std::vector<std::optional<ia::IaNodeId>>& fused, HeldTuples& out) {
-    const Node& origin = plan.origin(n.id);
-    const bool partial_input = plan.holds_partials(n.inputs.at(0));
-    if (n.replicated) {
+    if (n.replicated) {  // a replication map (RMM's A*)
         out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
-    } else if (n.op == IaOp::LocalJoin && fused[n.id]) {
-        const IaNode& c = plan.node(*fused[n.id]);
-        out.tuples = join_aggregate_tuples(
-            origin, std::get<JoinOp>(plan.logical(n.id)), plan.origin(c.id),
-            std::get<AggregateOp>(plan.logical(c.id)), held.at(n.inputs.at(0)).tuples,
-            held.at(n.inputs.at(1)).tuples, plan.relation(n.inputs.at(1)).type.key_arity);
     } else if (fused[n.inputs.at(0)]) {
         // The join before computed this aggregate's tuples: take them over.
         HeldTuples& in = held[n.inputs[0]];
-        if (n.op == IaOp::PartialAggregate) {
-            for (auto& [g, t] : in.tuples) out.partials[g].emplace(me, std::move(t));
-        } else {
-            out.tuples = std::move(in.tuples);
-        }
-        in.clear();
-    } else if (n.op == IaOp::LocalJoin) {
-        const auto& join = std::get<JoinOp>(plan.logical(n.id));
-        out.tuples = join_tuples(origin, join, held.at(n.inputs.at(0)).tuples,
-                                 held.at(n.inputs.at(1)).tuples,
-                                 plan.relation(n.inputs.at(1)).type.key_arity);
-    } else if (n.op == IaOp::LocalAggregate && partial_input) {
-        // Combine: fold each group's partials in ascending order of the site computing them.
-        const auto& agg = std::get<AggregateOp>(plan.logical(n.id));
-        for (const auto& [g, by] : held.at(n.inputs[0]).partials) {
-            auto it = by.begin();
-            Tile acc = it->second;
-            for (++it; it != by.end(); ++it) {
-                const Tile* args[] = {&acc, &it->second};
-                acc = agg.kernel.apply(args, {g, origin.frontier});
-            }
-            out.tuples.emplace(g, std::move(acc));
-        }
-    } else if (n.op == IaOp::LocalAggregate || n.op == IaOp::PartialAggregate) {
-        const Operator& op = plan.logical(n.id);
-        const Tuples& in = held.at(n.inputs.at(0)).tuples;
-        Tuples result;
-        if (const auto* agg = std::get_if<AggregateOp>(&op))
-            result = aggregate_tuples(origin, *agg, in);
-        else if (const auto* concat = std::get_if<ConcatOp>(&op))
-            result = concat_tuples(*concat, in);
+        if (ia::operator_spec(n.op).makes_partials)
+            keep_as_partials(std::move(in.tuples), me, out);
         else
-            throw Error(
-                "IA node #" + std::to_string(n.id) + " aggregates with a non-aggregate operator",
-                {}, ErrorKind::Failed);
-        if (n.op == IaOp::PartialAggregate) {
-            for (auto& [g, t] : result) out.partials[g].emplace(me, std::move(t));
-        } else {
-            out.tuples = std::move(result);
-        }
-    } else {  // local_filter, map
-        const Node& input = plan.origin(n.inputs.at(0));
-        out.tuples = map_tuples(origin, plan.logical(n.id), held.at(n.inputs.at(0)).tuples,
-                                input.keys.frontier(input.type.key_arity));
+            out.tuples = std::move(in.tuples);
+        in.clear();
+    } else if (const LocalRun run = local_run(n.op)) {
+        run(LocalStep{plan, n, held, me, fused}, out);
+    } else {
+        throw Error("IA operator " + ia::op_name(n.op) + " has no local execution", {},
+                    ErrorKind::Failed);
     }
 }
 

@@ -2,6 +2,8 @@
 // every node is checked before it enters the ia::Plan (whose own checks are internal
 // invariants, ErrorKind::Failed) and the plan is validated node by node, so each error can be
 // placed at the node's line and column in the file.
+#include "workflow/plan_file.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -16,13 +18,12 @@
 
 #include "core/content_hash.hpp"
 #include "core/error.hpp"
+#include "ia/operator_spec.hpp"
 #include "ia/plan_validator.hpp"
 #include "ia/replicated_join.hpp"
-#include "workflow/placement_text.hpp"
-#include "workflow/plan_file.hpp"
-#include "workflow/replication_text.hpp"
-
 #include "optimizer/logical_rewrites.hpp"
+#include "workflow/placement_text.hpp"
+#include "workflow/replication_text.hpp"
 #include "workflow/yaml_fields.hpp"
 
 namespace tra::workflow {
@@ -33,30 +34,20 @@ namespace {
 
 using ia::IaNode;
 using ia::IaNodeId;
-using ia::IaOp;
 
-const std::vector<IaOp> kOps = {IaOp::Input,          IaOp::Bcast,          IaOp::Shuffle,
-                                IaOp::LocalJoin,      IaOp::LocalAggregate, IaOp::LocalFilter,
-                                IaOp::Map,            IaOp::Grid,           IaOp::PartialAggregate};
-
-IaOp parse_op(const Field& f) {
+ia::IaOp parse_op(const Field& f) {
     const std::string text = f.as_string();
     std::string names;
-    for (IaOp op : kOps) {
-        if (ia::op_name(op) == text) return op;
-        names += (names.empty() ? "" : ", ") + ia::op_name(op);
+    for (const ia::OperatorSpec& spec : ia::operator_specs()) {
+        if (spec.name == text) return spec.op;
+        names += (names.empty() ? "" : ", ") + spec.name;
     }
     f.fail("unknown op '" + text + "' (expected one of: " + names + ")");
 }
 
 // The local IA operator that computes a TRA operator (Table 1); enforcers fit any origin.
-IaOp computing_op(const Operator& op) {
-    if (std::holds_alternative<InputOp>(op)) return IaOp::Input;
-    if (std::holds_alternative<JoinOp>(op)) return IaOp::LocalJoin;
-    if (std::holds_alternative<AggregateOp>(op) || std::holds_alternative<ConcatOp>(op))
-        return IaOp::LocalAggregate;
-    if (std::holds_alternative<FilterOp>(op)) return IaOp::LocalFilter;
-    return IaOp::Map;  // rekey, transform, tile
+ia::IaOp computing_op(const Operator& op) {
+    return ia::computing_operator(op).op;
 }
 
 std::string names_of(const Program& program, const std::vector<NodeId>& ids) {
@@ -67,7 +58,7 @@ std::string names_of(const Program& program, const std::vector<NodeId>& ids) {
 
 // Builds the ia::Plan from the file's nodes; one instance per load.
 class PlanReader {
-public:
+  public:
     // `text`: the plan itself, when it comes from memory rather than the file `path` (which
     // then only names it in errors and, by its folder, resolves a relative workflow path).
     PlanReader(const std::string& path, const LoadOptions& options,
@@ -92,8 +83,7 @@ public:
 
     LoadedPlan run() {
         // load_yaml's own message speaks of workflows; say which kind of file is missing.
-        if (!text_ && !std::ifstream(path_))
-            throw Error("cannot read plan file '" + path_ + "'");
+        if (!text_ && !std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
         const Field doc(text_ ? parse_yaml(*text_, path_) : load_yaml(path_), path_, "");
         check_format(doc);
         doc.allow_only({"format", "name", "sites", "rewrites", "workflow", "nodes"});
@@ -116,11 +106,11 @@ public:
         return LoadedPlan{std::move(program), std::move(plan), name, workflow_path, hash};
     }
 
-private:
+  private:
     void check_format(const Field& doc) const {
         if (!doc.is_map() || !doc.has("format"))
-            throw Error(std::string("not a plan file: it must start with 'format: ") +
-                            kPlanFormat + "' (docs/plan-format.md)",
+            throw Error(std::string("not a plan file: it must start with 'format: ") + kPlanFormat +
+                            "' (docs/plan-format.md)",
                         doc.where());
         const Field f = doc.at("format");
         if (f.as_string() != kPlanFormat)
@@ -158,7 +148,7 @@ private:
     }
 
     // "node #3 (local_join producing 'AB')", as ia::validate names nodes.
-    static std::string label(IaNodeId id, IaOp op, const std::string& origin) {
+    static std::string label(IaNodeId id, ia::IaOp op, const std::string& origin) {
         return "node #" + std::to_string(id) + " (" + ia::op_name(op) + " producing '" + origin +
                "')";
     }
@@ -192,17 +182,16 @@ private:
 
         // The op must be the one that computes the origin's TRA operator, or an enforcer, or
         // for an aggregate its partial aggregation (R2-5).
-        const bool partial = n.op == IaOp::PartialAggregate &&
-                             std::holds_alternative<AggregateOp>(node.op);
+        const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+        const bool partial = spec.makes_partials && std::holds_alternative<AggregateOp>(node.op);
         // A replication map copies its origin's relation, whatever computed it (RMM's A*).
-        const bool replication = n.op == IaOp::Map && f.has("replicate");
+        const bool replication = spec.makes_replicas && f.has("replicate");
         if (f.has("replicate") && !replication)
             fail_at(f.at("replicate"), "replicate belongs to map nodes only");
         if (!ia::is_enforcer(n.op) && n.op != computing_op(node.op) && !partial && !replication)
             fail_at(f.at("op"), "'" + origin_name + "' is a TRA " + operator_name(node.op) +
                                     ", which " + ia::op_name(computing_op(node.op)) +
-                                    " computes (or bcast/shuffle move), not " +
-                                    ia::op_name(n.op));
+                                    " computes (or bcast/shuffle move), not " + ia::op_name(n.op));
         if (!ia::is_enforcer(n.op) && !replication) n.logical = node.op;
         read_inputs(plan, f, n, node, fail_at);
         if (replication)
@@ -210,7 +199,7 @@ private:
         else
             read_op_arguments(plan, f, n, node, fail_at);
         // A join of replicated relations is the RMM form: it joins on every key position.
-        if (n.op == IaOp::LocalJoin && n.inputs.size() == 2 &&
+        if (spec.reads_replicated && n.inputs.size() == 2 &&
             (plan.node(n.inputs[0]).replicated || plan.node(n.inputs[1]).replicated))
             n.logical = ia::rmm_local_join(std::get<JoinOp>(node.op), node.type.key_arity);
         // The relation the node holds: an enforcer's is its input's (Plan::add carries it).
@@ -232,12 +221,12 @@ private:
                                     std::to_string(d) + " but '" + held.name + "' has keys of " +
                                     std::to_string(held.type.key_arity) + " positions");
             n.placement = *p;
-        } else if (n.op == IaOp::Input) {
+        } else if (spec.arity == 0) {
             fail_at(f, "an input node needs a placement (where each site reads its tuples)");
         } else {
             // Optional for computed nodes: what the inputs produce; validate() says why if none.
-            n.placement = ia::infer_output_placement(plan, n).placement.value_or(
-                ia::Placement::unknown());
+            n.placement =
+                ia::infer_output_placement(plan, n).placement.value_or(ia::Placement::unknown());
         }
         plan.add(std::move(n));
         // Validating after every node means a failure can only be this node's: its location is
@@ -259,7 +248,7 @@ private:
     // combines them (R2-5) instead of reading its TRA operand.
     static bool combines_partials(const ia::Plan& plan, const IaNode& n,
                                   const std::vector<Field>& items) {
-        if (n.op != IaOp::LocalAggregate || items.size() != 1) return false;
+        if (!ia::operator_spec(n.op).combines_partials || items.size() != 1) return false;
         const std::int64_t in = items[0].as_int();
         if (in < 0 || static_cast<IaNodeId>(in) >= n.id) return false;
         const auto id = static_cast<IaNodeId>(in);
@@ -276,15 +265,14 @@ private:
         if (f.has("inputs")) items = f.at("inputs").elements();
         std::vector<NodeId> wanted;
         if (ia::is_enforcer(n.op) || combines_partials(plan, n, items) ||
-            (n.op == IaOp::Map && f.has("replicate")))
+            (ia::operator_spec(n.op).makes_replicas && f.has("replicate")))
             wanted = {n.origin};
-        else if (n.op != IaOp::Input)
+        else if (ia::operator_spec(n.op).arity > 0)
             wanted = node.inputs;
         if (items.size() != wanted.size())
             fail_at(f.has("inputs") ? f.at("inputs") : f,
                     "takes " + std::to_string(wanted.size()) + " input(s)" +
-                        (wanted.empty() ? std::string()
-                                        : " holding " + names_of(program, wanted)) +
+                        (wanted.empty() ? std::string() : " holding " + names_of(program, wanted)) +
                         ", got " + std::to_string(items.size()));
         for (std::size_t i = 0; i < items.size(); ++i) {
             const std::int64_t in = items[i].as_int();
@@ -304,11 +292,12 @@ private:
     template <typename Fail>
     void read_op_arguments(const ia::Plan& plan, const Field& f, IaNode& n, const Node& node,
                            Fail fail_at) const {
-        if (n.op == IaOp::Shuffle)
+        const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+        if (spec.has_dims)
             n.shuffle_dims = f.at("dims").as_positions();
         else if (f.has("dims"))
             fail_at(f.at("dims"), "dims belongs to shuffle nodes only");
-        if (n.op != IaOp::Map) {
+        if (!spec.has_arity) {
             if (f.has("arity")) fail_at(f.at("arity"), "arity belongs to map nodes only");
             return;
         }
@@ -316,7 +305,8 @@ private:
         // TRA operator fixes it, so a different value is an error rather than a choice.
         int expected = 1;
         if (const auto* tile = std::get_if<TileOp>(&node.op)) {
-            const std::int64_t extent = plan.program().node(node.inputs.at(0)).type.bound[tile->dim];
+            const std::int64_t extent =
+                plan.program().node(node.inputs.at(0)).type.bound[tile->dim];
             expected = static_cast<int>((extent + tile->size - 1) / tile->size);
         }
         n.map_arity = expected;
@@ -366,7 +356,8 @@ private:
         for (const IaNode& n : plan.nodes()) {
             // Partials are not the relation: the local aggregate combining them computes it.
             // Nor is a replication of it (RMM's A*): the relation was computed before.
-            if (ia::is_enforcer(n.op) || n.op == IaOp::PartialAggregate || n.replicated) continue;
+            const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+            if (spec.enforcer || spec.makes_partials || n.replicated) continue;
             if (auto before = plan.result(n.origin))
                 throw Error(label(n.id, n.op, plan.origin(n.id).name) + ": node #" +
                                 std::to_string(*before) + " already computes '" +

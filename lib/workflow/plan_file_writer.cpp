@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -14,6 +14,7 @@
 
 #include "core/content_hash.hpp"
 #include "core/error.hpp"
+#include "ia/operator_spec.hpp"
 #include "ia/plan_costs.hpp"
 #include "workflow/plan_file.hpp"
 
@@ -88,10 +89,11 @@ std::string cost_comment(const ia::IaNode& n) {
 std::string node_line(const ia::Plan& plan, const ia::IaNode& n) {
     std::string s = "  - {id: " + std::to_string(n.id) + ", op: " + ia::op_name(n.op) +
                     ", origin: " + name_scalar(plan.origin(n.id).name);
-    if (n.op != ia::IaOp::Input) s += ", inputs: " + list(n.inputs);
-    if (n.op == ia::IaOp::Shuffle) s += ", dims: " + list(n.shuffle_dims);
-    if (n.op == ia::IaOp::Map) s += ", arity: " + std::to_string(n.map_arity);
-    if (n.op == ia::IaOp::Map && n.replicated)
+    const ia::OperatorSpec& spec = ia::operator_spec(n.op);
+    if (spec.arity > 0) s += ", inputs: " + list(n.inputs);
+    if (spec.has_dims) s += ", dims: " + list(n.shuffle_dims);
+    if (spec.has_arity) s += ", arity: " + std::to_string(n.map_arity);
+    if (spec.makes_replicas && n.replicated)
         s += ", replicate: " + yaml_quoted(n.replicated->spec.str());
     s += ", placement: " + yaml_quoted(n.placement.str());
     std::string rules;
@@ -135,7 +137,8 @@ void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string&
         << "  path: " << yaml_quoted(workflow_reference(workflow_path, plan_path)) << "\n"
         << "  hash: " << yaml_quoted(hash) << "\n"
         << "nodes:\n";
-    for (const ia::IaNode& n : costed.nodes()) out << node_line(costed, n) << cost_comment(n) << "\n";
+    for (const ia::IaNode& n : costed.nodes())
+        out << node_line(costed, n) << cost_comment(n) << "\n";
 }
 
 void save_plan_file(const std::string& plan_path, const ia::Plan& plan,
@@ -147,8 +150,7 @@ void save_plan_file(const std::string& plan_path, const ia::Plan& plan,
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text.str();
         out.flush();
-        if (!out)
-            throw Error("cannot write plan file '" + tmp + "'", {}, ErrorKind::Failed);
+        if (!out) throw Error("cannot write plan file '" + tmp + "'", {}, ErrorKind::Failed);
     }
     std::error_code ec;
     fs::rename(tmp, plan_path, ec);
