@@ -28,7 +28,7 @@ inline Tile device_output(const Kernel& kernel, std::span<const Tile* const> ops
                           const KernelParams& params, DType& dtype) {
     dtype = cpu::common_dtype(kernel.name, ops);
     std::vector<Shape> shapes = cpu::shapes_of(ops);
-    return Tile(dtype, kernel.output_shape(shapes, params), Residence::Device);
+    return Tile(dtype, kernel.output_shape(shapes, params).value(), Residence::Device);
 }
 
 }  // namespace tra::kernels::cuda
