@@ -18,10 +18,6 @@ namespace tra::ia {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
     for (const auto& [k, s] : map)
@@ -70,19 +66,16 @@ std::string cost_signature(const Plan& plan, const IaNode& n, const CostCache::H
 }
 
 // Where node n's tuples are: traced for Unknown (site_tracing.hpp), else from its placement,
-// memoized. Null, with `problem` set, when they cannot be told.
-std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
-                                        const CostCache::Holders& sites, CostCache::Memo& memo,
-                                        std::string& problem) {
+// memoized; or why they cannot be told.
+Checked<std::shared_ptr<const SiteMap>> sites_of(const Plan& plan, const IaNode& n,
+                                                 const CostCache::Holders& sites,
+                                                 CostCache::Memo& memo) {
     if (n.placement.kind() == Placement::Kind::Unknown) {
         std::vector<const SiteMap*> inputs;
         for (IaNodeId in : n.inputs) inputs.push_back(sites.at(in).get());
-        TracedSites traced = trace_node_sites(plan, n, inputs);
-        if (!traced.sites) {
-            problem = std::move(traced.problem);
-            return nullptr;
-        }
-        return std::make_shared<const SiteMap>(std::move(*traced.sites));
+        Checked<SiteMap> traced = trace_node_sites(plan, n, inputs);
+        if (!traced) return traced.problem();
+        return std::make_shared<const SiteMap>(std::move(traced).value());
     }
     auto& placed = memo.placed[relation_id(n) + " " + n.placement.str()];
     if (!placed)
@@ -91,17 +84,17 @@ std::shared_ptr<const SiteMap> sites_of(const Plan& plan, const IaNode& n,
     return placed;
 }
 
-// Nullopt, with `problem` set, when where n's tuples are cannot be told.
-std::optional<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& n,
-                                                const CostCache::Holders& sites,
-                                                CostCache::Memo& memo, std::string& problem) {
+// The problem instead when where n's tuples are cannot be told.
+Checked<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& n,
+                                          const CostCache::Holders& sites, CostCache::Memo& memo) {
     const int S = plan.sites();
     const Node& origin = plan.relation(n.id);
     const std::size_t tile_bytes = origin.type.tile_bytes();
     NodeCost cost;
     cost.annotated = true;
-    std::shared_ptr<const SiteMap> held = sites_of(plan, n, sites, memo, problem);
-    if (!held) return std::nullopt;
+    Checked<std::shared_ptr<const SiteMap>> located = sites_of(plan, n, sites, memo);
+    if (!located) return located.problem();
+    std::shared_ptr<const SiteMap> held = std::move(located).value();
     cost.resident = resident_of(*held, tile_bytes, S);
     if (reduces_partials(plan, n)) {
         // A reduce, not a move: every holder but the home sends its own partial
@@ -127,18 +120,18 @@ std::optional<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& 
     return CostCache::Memo::Entry{std::move(cost), std::move(held)};
 }
 
-// Costs the nodes `cache` has not seen, adding their transfer, paper floats and flops to
-// `totals`; returns the problem of the first node whose tuples cannot be located (empty: none).
-std::string cost_new_nodes(Plan& plan, CostCache& cache, PlanTotals& totals) {
+// Costs the nodes `cache` has not seen and returns the sum of their transfer, paper floats and
+// flops, or the problem of the first node whose tuples cannot be located.
+Checked<PlanTotals> cost_new_nodes(Plan& plan, CostCache& cache) {
+    PlanTotals totals;
     for (IaNodeId id = cache.holders.size(); id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
         std::string sig = cost_signature(plan, n, cache.holders);
         auto found = cache.memo->entries.find(sig);
         if (found == cache.memo->entries.end()) {
-            std::string problem;
-            auto entry = cost_node(plan, n, cache.holders, *cache.memo, problem);
-            if (!entry) return problem;
-            found = cache.memo->entries.emplace(std::move(sig), std::move(*entry)).first;
+            Checked<CostCache::Memo::Entry> entry = cost_node(plan, n, cache.holders, *cache.memo);
+            if (!entry) return entry.problem();
+            found = cache.memo->entries.emplace(std::move(sig), std::move(entry).value()).first;
         }
         const auto& [cost, held] = found->second;
         cache.holders.push_back(held);
@@ -149,7 +142,7 @@ std::string cost_new_nodes(Plan& plan, CostCache& cache, PlanTotals& totals) {
         totals.flops += cost.flops;
         plan.mutable_node(id).cost = cost;
     }
-    return {};
+    return totals;
 }
 
 // The totals over every node (costed) and the peak.
@@ -172,9 +165,7 @@ PlanTotals whole_plan_totals(const Plan& plan) {
 }  // namespace
 
 PlanTotals annotate_new_costs(Plan& plan, CostCache& cache) {
-    PlanTotals totals;
-    if (std::string problem = cost_new_nodes(plan, cache, totals); !problem.empty()) fail(problem);
-    return totals;
+    return cost_new_nodes(plan, cache).value();
 }
 
 PlanTotals annotate_costs(Plan& plan) {
@@ -187,12 +178,11 @@ PlanTotals annotate_costs(Plan& plan, CostCache& cache) {
     return whole_plan_totals(plan);
 }
 
-CostedTotals try_annotate_costs(Plan& plan) {
+Checked<PlanTotals> try_annotate_costs(Plan& plan) {
     CostCache cache;
-    PlanTotals added;
-    if (std::string problem = cost_new_nodes(plan, cache, added); !problem.empty())
-        return {std::nullopt, std::move(problem)};
-    return {whole_plan_totals(plan), {}};
+    Checked<PlanTotals> added = cost_new_nodes(plan, cache);
+    if (!added) return added.problem();
+    return whole_plan_totals(plan);
 }
 
 }  // namespace tra::ia

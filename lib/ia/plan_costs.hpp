@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "core/index_vector.hpp"
 #include "ia/persistent_vector.hpp"
 #include "ia/plan.hpp"
@@ -54,11 +55,7 @@ PlanTotals annotate_costs(Plan& plan);
 
 // The same as a value, for callers that only probe whether a plan can be costed (a rewrite
 // rule's result): the totals, or why some node's tuples cannot be located.
-struct CostedTotals {
-    std::optional<PlanTotals> totals;
-    std::string problem;  // when totals is empty
-};
-CostedTotals try_annotate_costs(Plan& plan);
+Checked<PlanTotals> try_annotate_costs(Plan& plan);
 
 // What incremental costing remembers: where the tuples of every costed node are, shared so
 // that copies of a partial plan (the search's beam) share them instead of copying maps.

@@ -39,28 +39,29 @@ SiteMap tuple_wise_sites(const Plan& plan, const IaNode& n, const SiteMap& in) {
 
 }  // namespace
 
-TracedSites trace_node_sites(const Plan& plan, const IaNode& n,
-                             const std::vector<const SiteMap*>& inputs) {
+Checked<SiteMap> trace_node_sites(const Plan& plan, const IaNode& n,
+                                  const std::vector<const SiteMap*>& inputs) {
     if (n.placement.kind() != Placement::Kind::Unknown)
-        return {holders(plan.relation(n.id).keys, n.placement, plan.sites()), {}};
+        return holders(plan.relation(n.id).keys, n.placement, plan.sites());
     const OperatorSpec& spec = operator_spec(n.op);
     if (spec.makes_partials && inputs.size() == 1)
-        return {partial_holders(*inputs[0], plan.aggregate_by(n)), {}};
-    if (spec.tuple_wise && inputs.size() == 1) return {tuple_wise_sites(plan, n, *inputs[0]), {}};
-    return {std::nullopt, "cannot tell where the tuples of IA node #" + std::to_string(n.id) +
-                              " ('" + plan.origin(n.id).name + "') are: its placement is Unknown"};
+        return partial_holders(*inputs[0], plan.aggregate_by(n));
+    if (spec.tuple_wise && inputs.size() == 1) return tuple_wise_sites(plan, n, *inputs[0]);
+    return Error("cannot tell where the tuples of IA node #" + std::to_string(n.id) + " ('" +
+                     plan.origin(n.id).name + "') are: its placement is Unknown",
+                 {}, ErrorKind::Failed);
 }
 
-TracedPlanSites trace_plan_sites(const Plan& plan) {
+Checked<std::vector<SiteMap>> trace_plan_sites(const Plan& plan) {
     std::vector<SiteMap> sites(plan.size());
     for (const IaNode& n : plan.nodes()) {
         std::vector<const SiteMap*> inputs;
         for (IaNodeId in : n.inputs) inputs.push_back(&sites.at(in));
-        TracedSites traced = trace_node_sites(plan, n, inputs);
-        if (!traced.sites) return {std::nullopt, std::move(traced.problem)};
-        sites[n.id] = std::move(*traced.sites);
+        Checked<SiteMap> traced = trace_node_sites(plan, n, inputs);
+        if (!traced) return traced.problem();
+        sites[n.id] = std::move(traced).value();
     }
-    return {std::move(sites), {}};
+    return sites;
 }
 
 }  // namespace tra::ia

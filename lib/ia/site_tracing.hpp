@@ -9,33 +9,22 @@
 //                     (replication.hpp)
 //   map, local_filter a tuple keeps its site: a rekey carries the input's sites to the new key,
 //                     a tile's pieces stay with their parent, a filter or transform keeps keys
-//   anything else     cannot be told (e.g. a join over Unknown inputs): returned as a problem,
-//                     so callers that only probe need no exception; the validator rejects such
-//                     plans anyway
-#include <optional>
-#include <string>
+//   anything else     cannot be told (e.g. a join over Unknown inputs): returned as the
+//                     problem (an Error of kind Failed), so callers that only probe need no
+//                     exception; the validator rejects such plans anyway
 #include <vector>
 
+#include "core/checked.hpp"
 #include "ia/plan.hpp"
 
 namespace tra::ia {
 
-// Where a node's tuples are, or why that cannot be told.
-struct TracedSites {
-    std::optional<SiteMap> sites;
-    std::string problem;  // when sites is empty: "cannot tell where the tuples of IA node #4 ..."
-};
+// Where node `n`'s tuples are, given where the tuples of each of its inputs are (`inputs[i]`
+// for n.inputs[i]), or why that cannot be told ("cannot tell where the tuples of IA node #4 ...").
+Checked<SiteMap> trace_node_sites(const Plan& plan, const IaNode& n,
+                                  const std::vector<const SiteMap*>& inputs);
 
-// Node `n` of `plan`, given where the tuples of each of its inputs are (`inputs[i]` for
-// n.inputs[i]).
-TracedSites trace_node_sites(const Plan& plan, const IaNode& n,
-                             const std::vector<const SiteMap*>& inputs);
-
-// Every node of a plan, in plan order, or the first node's problem.
-struct TracedPlanSites {
-    std::optional<std::vector<SiteMap>> sites;  // indexed by IaNodeId
-    std::string problem;
-};
-TracedPlanSites trace_plan_sites(const Plan& plan);
+// Every node of a plan, indexed by IaNodeId, or the first node's problem.
+Checked<std::vector<SiteMap>> trace_plan_sites(const Plan& plan);
 
 }  // namespace tra::ia

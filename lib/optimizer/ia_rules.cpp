@@ -20,10 +20,10 @@ struct Costed {
 
 std::optional<Costed> costed(std::optional<ia::Plan> plan) {
     if (!plan) return std::nullopt;
-    ia::CostedTotals t = ia::try_annotate_costs(*plan);
+    Checked<ia::PlanTotals> t = ia::try_annotate_costs(*plan);
     // Where some tuples are cannot be traced: not a plan we can judge.
-    if (!t.totals) return std::nullopt;
-    return Costed{std::move(*plan), std::move(*t.totals)};
+    if (!t) return std::nullopt;
+    return Costed{std::move(*plan), std::move(t).value()};
 }
 
 auto order_key(const Costed& c) {
