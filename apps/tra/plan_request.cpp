@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "core/error.hpp"
 #include "workflow/placement_text.hpp"
@@ -45,11 +46,12 @@ void apply_plan_flag(const std::string& text, optimizer::PlanRequest& request) {
         request.pins = parse_pins(text);
         return;
     }
-    // Digits only: a rank, however large (choose_plan says how many plans there are).
-    const std::size_t digits = text.find_first_not_of('0');
-    request.rank = digits == std::string::npos || text.size() - digits > 18
-                       ? (digits == std::string::npos ? 0 : static_cast<std::size_t>(-1))
-                       : std::stoull(text);
+    // Digits only: a rank. One too long to count is beyond any list, which choose_plan refuses
+    // saying how many plans there are.
+    const std::string digits = text.substr(std::min(text.find_first_not_of('0'), text.size()));
+    request.rank = digits.empty()       ? 0
+                   : digits.size() > 18 ? std::numeric_limits<std::size_t>::max()
+                                        : std::stoull(digits);
 }
 
 void apply_input_placements(const std::vector<std::string>& items,
