@@ -39,7 +39,7 @@ struct Prepared {
 // Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
 // is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
 // plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
-// `plan_memory`: plans must fit it (GPU runs: the fullest GPU's free memory), else no limit.
+// `plan_memory`: plans must fit it (GPU runs: the GPU memory budget per rank), else no limit.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
                  std::optional<std::int64_t> plan_memory) {
     workflow::LoadOptions load;
@@ -125,12 +125,13 @@ std::size_t message_limit_from_environment() {
 }
 
 // Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
-// The default budget is the device's free memory on GPU runs, a share of the host's otherwise.
+// The default budget on GPU runs is the GPU memory budget per rank (DeviceContext::memory_budget:
+// free memory less headroom, split among the ranks sharing a GPU), a share of the host's otherwise.
 void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Host& host,
                   const runtime::DeviceContext& device, int rank) {
     const bool gpu = device.device == runtime::Device::Gpu;
     const std::int64_t have = opt.memory_per_site ? *opt.memory_per_site
-                              : gpu               ? device.free_bytes
+                              : gpu               ? device.memory_budget
                                                   : runtime::default_memory_per_site(host);
     const std::int64_t needs = prep.totals.peak_per_site.at(static_cast<std::size_t>(rank));
     if (have > 0 && needs > have)
@@ -140,7 +141,7 @@ void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Ho
             ") on site " + std::to_string(rank) + ", have " + std::to_string(have) + " (" +
             human_bytes(static_cast<double>(have)) + ", " +
             (opt.memory_per_site ? "--memory-per-site"
-             : gpu               ? "the GPU's free memory"
+             : gpu               ? "the GPU's free memory less headroom, per rank sharing it"
                                  : "the default share of the host") +
             "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
 }
@@ -223,13 +224,13 @@ int run_distributed(const RunOptions& opt) {
             std::cout.flush();
         }
         // The device every rank computes on (docs/gpu.md); on GPU runs a site holds its tiles in
-        // GPU memory, so plans must fit the fullest GPU; an explicit --memory-per-site is checked
-        // below with its "needs X, have Y" message instead.
+        // GPU memory, so plans must fit the smallest GPU budget of any rank; an explicit
+        // --memory-per-site is checked below with its "needs X, have Y" message instead.
         runtime::DeviceContext device;
         agree.step([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); });
         std::optional<std::int64_t> plan_memory;
         if (!opt.memory_per_site && device.device == runtime::Device::Gpu)
-            plan_memory = device.free_bytes;
+            plan_memory = device.memory_budget;
         prep = prepare(opt, agree, comm, plan_memory);
         agree.step([&] { check_memory(opt, prep, hosts.mine(), device, rank); });
         std::vector<std::string> paths;
@@ -243,7 +244,7 @@ int run_distributed(const RunOptions& opt) {
         // Execute. Agreed failures end every rank in order; any other failure happened while
         // peers wait on this rank, so it ends the whole job.
         runtime::ExecuteOptions exec;
-        exec.memory = {device.tiles(), device.messages()};
+        exec.memory = device.exchange_memory();  // with the run's message buffers
         for (std::size_t i = 0; i < prep.program->outputs.size(); ++i) {
             std::string path = rank == 0 ? paths.at(i) : "";
             runtime::broadcast_text(path, comm);

@@ -85,7 +85,11 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.field("sites", run.sites).field("plan", run.plan).field("seconds", run.seconds);
     const bool gpu = run.device && run.device->device == runtime::Device::Gpu;
     j.field("device", gpu ? "gpu" : "cpu");
-    if (gpu) j.field("gpu", run.device->gpu_name).field("gpu_free_bytes", run.device->free_bytes);
+    if (gpu)
+        j.field("gpu", run.device->gpu_name)
+            .field("gpu_free_bytes", run.device->free_bytes)
+            .field("gpu_ranks_per_gpu", run.device->ranks_per_gpu)
+            .field("gpu_memory_budget_bytes", run.device->memory_budget);
     j.key("operators").begin_array();
     for (const auto& r : result.operators) {
         j.begin_object();
@@ -119,8 +123,7 @@ std::string compare_relations(const TensorRelation& got, const TensorRelation& w
         if (g.shape() != w.shape()) return "tuple " + k.str() + " has shape " + g.shape().str();
         for (std::int64_t i = 0; i < w.elements(); ++i) {
             const double x = g.get(i), y = w.get(i);
-            if (std::isnan(x) && std::isnan(y)) continue;
-            if (!(std::fabs(x - y) <= tol.atol + tol.rtol * std::fabs(y)))
+            if (!tol.close(x, y))
                 return "tuple " + k.str() + " element " + std::to_string(i) + ": " +
                        std::to_string(x) + " vs reference " + std::to_string(y);
         }

@@ -10,9 +10,9 @@ namespace tra {
 namespace {
 constexpr std::size_t kAlignment = 64;
 
-// Device memory is zeroed by the device allocator's contract whatever `zero` says.
+// Zero-filled when `zero`, on either side; an uninitialized tile skips the fill.
 void* allocate(std::size_t bytes, Residence where, bool zero) {
-    if (where == Residence::Device) return device_memory().allocate(bytes);
+    if (where == Residence::Device) return device_memory().allocate(bytes, zero);
     void* p = nullptr;
     if (const std::size_t length = host_mappings::length_for(bytes)) {
         p = host_mappings::acquire(length, zero);

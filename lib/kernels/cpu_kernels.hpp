@@ -30,9 +30,10 @@ struct EinsumLayout {
     std::vector<std::int64_t> extents;  // per label
     std::size_t output_labels = 0;      // the first ones
     std::vector<std::int64_t> strides_a, strides_b, strides_out;
-    // A plain matrix product up to transposes: out = op(L) op(R), L = operand swap ? 2 : 1.
+    // A (batched) matrix product up to transposes: out[b] = op(L[b]) op(R[b]) for `batch`
+    // contiguous blocks, L = operand swap ? 2 : 1, each product m x n with inner extent `inner`.
     bool gemm = false, swap = false, trans_l = false, trans_r = false;
-    std::int64_t inner = 0;
+    std::int64_t batch = 1, m = 0, n = 0, inner = 0;
 };
 EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> operands);
 

@@ -310,14 +310,15 @@ EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     out.strides_b.assign(l.names.size(), 0);
     if (spec.inputs.size() > 1) out.strides_b = strides_for(spec.inputs[1], l);
     out.strides_out = strides_for(spec.output, l);
-    // The GPU path takes one unbatched gemm with a 2-D output; the rest runs its own kernel.
-    const std::optional<GemmShape> g = as_gemm(spec, p, l);
-    if (g && g->batch == 1 && out.shape.size() == 2 && g->m == out.shape[0] &&
-        g->n == out.shape[1]) {
+    // The GPU runs every matrix product (as_gemm) as one cuBLAS call, batched or not.
+    if (const std::optional<GemmShape> g = as_gemm(spec, p, l)) {
         out.gemm = true;
         out.swap = g->swap;
         out.trans_l = g->trans_l;
         out.trans_r = g->trans_r;
+        out.batch = g->batch;
+        out.m = g->m;
+        out.n = g->n;
         out.inner = g->k;
     }
     return out;

@@ -10,6 +10,9 @@ namespace tra::kernels {
 struct GpuInfo {
     int index = 0;  // the CUDA device ordinal
     std::string name;
+    // The PCI bus id ("0000:3b:00.0"): the same GPU has the same one in every process, whatever
+    // CUDA_VISIBLE_DEVICES numbers it there, so ranks can tell when they share a GPU.
+    std::string bus_id;
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;
 };

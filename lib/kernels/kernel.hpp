@@ -95,6 +95,9 @@ struct Kernel {
     using Accumulate =
         std::function<bool(Tile& acc, std::span<const Tile* const> operands, const KernelParams&)>;
     Accumulate accumulate;
+    // The same for an accumulator and operands on the GPU (cuBLAS gemm with beta = 1); empty in
+    // a CPU-only build and for kernels whose GPU implementation cannot.
+    Accumulate accumulate_on_device;
 };
 
 // A kernel together with the parameters of one use of it, e.g. scale(0.5).

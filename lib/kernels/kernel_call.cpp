@@ -62,8 +62,10 @@ Tile KernelCall::apply(std::span<const Tile* const> operands, const TilePosition
 bool KernelCall::accumulate(Tile& acc, std::span<const Tile* const> operands) const {
     const Kernel& k = checked(kernel_);
     if (!k.accumulate || operands.size() != static_cast<std::size_t>(operand_count_)) return false;
-    if (cpu::on_device(k.name, operands) || acc.on_device()) return false;
+    const bool device = cpu::on_device(k.name, operands);
+    if (device != acc.on_device()) return false;
     if (cpu::common_dtype(k.name, operands) != acc.dtype()) return false;
+    if (device) return k.accumulate_on_device && k.accumulate_on_device(acc, operands, params_);
     return k.accumulate(acc, operands, params_);
 }
 

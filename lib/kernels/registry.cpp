@@ -17,12 +17,15 @@ namespace {
 const std::vector<Kernel>& registry() {
     static const std::vector<Kernel> kernels = [] {
         std::vector<Kernel> all;
-        for (auto part : {cpu::matmul_kernels(), cpu::elementwise_kernels(),
-                          cpu::unary_kernels(), cpu::reduction_kernels(), cpu::argmin_kernels(),
+        for (auto part : {cpu::matmul_kernels(), cpu::elementwise_kernels(), cpu::unary_kernels(),
+                          cpu::reduction_kernels(), cpu::argmin_kernels(),
                           std::vector<Kernel>{cpu::einsum_kernel()}})
             for (Kernel& k : part) all.push_back(std::move(k));
 #if TRA_CUDA
-        for (Kernel& k : all) k.apply_on_device = cuda::device_apply(k);
+        for (Kernel& k : all) {
+            k.apply_on_device = cuda::device_apply(k);
+            k.accumulate_on_device = cuda::device_accumulate(k);
+        }
 #endif
         std::sort(all.begin(), all.end(),
                   [](const Kernel& a, const Kernel& b) { return a.name < b.name; });

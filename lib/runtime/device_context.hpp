@@ -8,10 +8,13 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/device_memory.hpp"
 #include "runtime/message_buffer.hpp"
+#include "runtime/message_pool.hpp"
+#include "runtime/protocol_message.hpp"
 
 namespace tra::runtime {
 
@@ -24,7 +27,14 @@ struct DeviceContext {
     // The smallest free device memory over all ranks when the device was opened: what one site
     // may hold on GPU runs (0 on CPU runs).
     std::int64_t free_bytes = 0;
+    // The most ranks that share one GPU (GPU runs), and the GPU memory each rank may plan for:
+    // the smallest gpu_memory_budget over all ranks (0 on CPU runs).
+    int ranks_per_gpu = 0;
+    std::int64_t memory_budget = 0;
     bool cuda_aware_mpi = false;
+    // The exchange message buffers of the run (GPU runs), shared by copies of the context and
+    // released with the last of them, at the end of the run.
+    std::shared_ptr<MessagePool> message_pool;
 
     // Where operator outputs live.
     Residence tiles() const { return device == Device::Gpu ? Residence::Device : Residence::Host; }
@@ -34,10 +44,22 @@ struct DeviceContext {
         if (device == Device::Cpu) return MessageBuffer::Kind::Host;
         return cuda_aware_mpi ? MessageBuffer::Kind::Device : MessageBuffer::Kind::Pinned;
     }
-    // "cpu", or "gpu 0 (NVIDIA H100 80GB HBM3), 79.1 GiB free; MPI stages through pinned host
-    // memory".
+    // Where the executor's exchanges put tiles and messages, with the run's message pool.
+    ExchangeMemory exchange_memory() const { return {tiles(), messages(), message_pool.get()}; }
+    // "cpu", or "gpu 0 (NVIDIA H100 80GB HBM3), 79.1 GiB free on the fullest rank, 2 ranks per
+    // GPU, 35.1 GiB budget per rank; MPI stages through pinned host memory".
     std::string str() const;
 };
+
+// What a rank may plan to hold on a GPU that has `free_bytes` free of `total_bytes`, shared by
+// `ranks_sharing` ranks (at least 1): the free memory less kGpuHeadroomPercent of the total
+// (fragmentation, lazily loaded kernels) and, per rank, kGpuRankHeadroomBytes (its cuBLAS
+// workspace and allocator slack), split evenly. Never below 1 byte: a budget of 0 reads as "no
+// limit" to the planner, and a GPU without room must refuse every plan instead.
+inline constexpr std::int64_t kGpuHeadroomPercent = 5;
+inline constexpr std::int64_t kGpuRankHeadroomBytes = std::int64_t{512} << 20;
+std::int64_t gpu_memory_budget(std::int64_t free_bytes, std::int64_t total_bytes,
+                               int ranks_sharing);
 
 // "cpu" or "gpu"; throws Error (BadInput) naming --device otherwise.
 Device parse_device(const std::string& name);

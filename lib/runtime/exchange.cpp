@@ -81,16 +81,17 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     std::vector<ProtocolMessage> incoming(n), outgoing(n);
     for (std::size_t s = 0; s < n; ++s)
         if (peer(s, expect)) {
-            incoming[s] = ProtocolMessage::incoming(expect[s].size(), type, memory);
+            incoming[s] =
+                ProtocolMessage::incoming(expect[s].size(), type, memory, static_cast<int>(s));
             stats.buffer_bytes += incoming[s].held_bytes();
         }
     for (std::size_t d = 0; d < n; ++d)
         if (peer(d, send)) {
-            outgoing[d] = ProtocolMessage::outgoing(send[d], type, memory);
+            outgoing[d] = ProtocolMessage::outgoing(send[d], type, memory, static_cast<int>(d));
             stats.buffer_bytes += outgoing[d].held_bytes();
         }
-    // 2. Nothing is posted before the copies and fills of step 1 have finished.
-    finish_preparing(memory);
+    // 2. Nothing is posted before the copies of step 1 have finished (protocol_message.hpp).
+    make_ready(incoming, outgoing);
 
     // 3. Post the receives, then the sends, and wait for all of them.
     std::vector<MPI_Request> requests;

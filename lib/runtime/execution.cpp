@@ -7,6 +7,7 @@
 #include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/last_uses.hpp"
+#include "kernels/gpu.hpp"
 #include "runtime/local_step.hpp"
 #include "runtime/tile_reservation.hpp"
 
@@ -107,6 +108,9 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
             if (fused_[n.inputs.at(0)]) resident_ -= held_[n.inputs[0]].bytes;
             compute_locally(plan_, n, held_, me_, fused_, out);
         }
+        // GPU kernels run asynchronously: waiting here puts a kernel's fault in the operator
+        // that launched it (not in a later exchange) and its time in this operator's seconds.
+        if (options_.memory.tiles == Residence::Device) kernels::synchronize_gpu();
         if (!fused_[n.id]) check_holdings(plan_, n, where_[n.id], me_, out);
         out.count();
         const std::int64_t needs = resident_ + out.bytes + step.buffers;

@@ -20,7 +20,7 @@ MessageBuffer::MessageBuffer(std::size_t bytes, Kind kind) : size_(bytes), kind_
             p = device_memory().allocate_pinned(bytes);
             break;
         case Kind::Device:
-            p = device_memory().allocate(bytes);
+            p = device_memory().allocate_message(bytes);
             break;
     }
     if (!p)
@@ -30,10 +30,24 @@ MessageBuffer::MessageBuffer(std::size_t bytes, Kind kind) : size_(bytes), kind_
     bytes_ = static_cast<char*>(p);
 }
 
+MessageBuffer MessageBuffer::view(MessageBuffer& storage, std::size_t bytes) {
+    if (bytes > storage.size_)
+        throw Error("exchange: a message of " + std::to_string(bytes) +
+                        " bytes does not fit its buffer of " + std::to_string(storage.size_),
+                    {}, ErrorKind::Failed);
+    MessageBuffer v;
+    v.bytes_ = storage.bytes_;
+    v.size_ = bytes;
+    v.kind_ = storage.kind_;
+    v.owner_ = false;
+    return v;
+}
+
 MessageBuffer::MessageBuffer(MessageBuffer&& other) noexcept
     : bytes_(std::exchange(other.bytes_, nullptr)),
       size_(std::exchange(other.size_, 0)),
-      kind_(other.kind_) {}
+      kind_(other.kind_),
+      owner_(other.owner_) {}
 
 MessageBuffer& MessageBuffer::operator=(MessageBuffer&& other) noexcept {
     if (this != &other) {
@@ -41,6 +55,7 @@ MessageBuffer& MessageBuffer::operator=(MessageBuffer&& other) noexcept {
         bytes_ = std::exchange(other.bytes_, nullptr);
         size_ = std::exchange(other.size_, 0);
         kind_ = other.kind_;
+        owner_ = other.owner_;
     }
     return *this;
 }
@@ -50,7 +65,7 @@ MessageBuffer::~MessageBuffer() {
 }
 
 void MessageBuffer::release() noexcept {
-    if (!bytes_) return;
+    if (!bytes_ || !owner_) return;
     switch (kind_) {
         case Kind::Host:
             std::free(bytes_);
@@ -59,7 +74,7 @@ void MessageBuffer::release() noexcept {
             device_memory().release_pinned(bytes_);
             break;
         case Kind::Device:
-            device_memory().release(bytes_);
+            device_memory().release_message(bytes_);
             break;
     }
     bytes_ = nullptr;

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "kernels/gpu.hpp"
 
 namespace tra::runtime {
 
@@ -36,6 +35,13 @@ void post_pieces(MessageBuffer& buf, std::size_t limit, bool receive, int peer, 
     }
 }
 
+// The staging buffer of a message to or from `peer`: the pool's, when the exchange has one.
+MessageBuffer staging_buffer(const ExchangeMemory& memory, int peer, MessagePool::Direction way,
+                             std::size_t bytes) {
+    if (!memory.pool) return MessageBuffer(bytes, memory.messages);
+    return memory.pool->lease(peer, way, memory.messages, bytes);
+}
+
 }  // namespace
 
 ProtocolMessage::ProtocolMessage(std::size_t tuples, const RelationType& type,
@@ -49,7 +55,8 @@ ProtocolMessage::ProtocolMessage(std::size_t tuples, const RelationType& type,
       header_(1 + tuples * type.key_arity, 0) {}
 
 ProtocolMessage ProtocolMessage::outgoing(const std::vector<OutgoingTuple>& tuples,
-                                          const RelationType& type, const ExchangeMemory& memory) {
+                                          const RelationType& type, const ExchangeMemory& memory,
+                                          int peer) {
     ProtocolMessage m(tuples.size(), type, memory, false);
     m.header_[0] = static_cast<std::int64_t>(tuples.size());
     for (std::size_t i = 0; i < tuples.size(); ++i) {
@@ -61,7 +68,7 @@ ProtocolMessage ProtocolMessage::outgoing(const std::vector<OutgoingTuple>& tupl
     }
     MessageSegments layout = m.layout(&tuples);
     if (memory.staged()) {
-        m.staging_ = MessageBuffer(m.size_, memory.messages);
+        m.staging_ = staging_buffer(memory, peer, MessagePool::Direction::Send, m.size_);
         layout.pack(m.staging_);
     } else {
         m.in_place_ = std::move(layout);
@@ -70,13 +77,13 @@ ProtocolMessage ProtocolMessage::outgoing(const std::vector<OutgoingTuple>& tupl
 }
 
 ProtocolMessage ProtocolMessage::incoming(std::size_t tuples, const RelationType& type,
-                                          const ExchangeMemory& memory) {
+                                          const ExchangeMemory& memory, int peer) {
     ProtocolMessage m(tuples, type, memory, true);
     // Received tiles are allocated when their memory is first needed: in place before posting
     // (MPI receives into them), staged on unpacking, so they never coexist with the buffers of
     // messages still on their way.
     if (memory.staged()) {
-        m.staging_ = MessageBuffer(m.size_, memory.messages);
+        m.staging_ = staging_buffer(memory, peer, MessagePool::Direction::Receive, m.size_);
     } else {
         for (std::size_t i = 0; i < tuples; ++i)
             m.tiles_.push_back(Tile::uninitialized(type.dtype, type.bound));  // received into
@@ -104,6 +111,7 @@ std::int64_t ProtocolMessage::held_bytes() const {
 
 void ProtocolMessage::post(std::size_t limit, int peer, int tag, MPI_Comm comm,
                            std::vector<MPI_Request>& requests) {
+    if (!ready_) fail("exchange: a message was posted before make_ready (protocol_message.hpp)");
     if (memory_.staged())
         post_pieces(staging_, limit, receive_, peer, tag, comm, requests);
     else
@@ -123,8 +131,13 @@ Key ProtocolMessage::key(std::size_t i) const {
         std::vector<std::int64_t>(first, first + static_cast<std::ptrdiff_t>(type_.key_arity)));
 }
 
-void finish_preparing(const ExchangeMemory& memory) {
-    if (memory.staged()) kernels::synchronize_gpu();
+void make_ready(std::vector<ProtocolMessage>& incoming, std::vector<ProtocolMessage>& outgoing) {
+    const auto staged = [](const ProtocolMessage& m) { return !m.empty() && m.memory_.staged(); };
+    if (std::any_of(incoming.begin(), incoming.end(), staged) ||
+        std::any_of(outgoing.begin(), outgoing.end(), staged))
+        device_memory().synchronize();
+    for (ProtocolMessage& m : incoming) m.ready_ = true;
+    for (ProtocolMessage& m : outgoing) m.ready_ = true;
 }
 
 }  // namespace tra::runtime

@@ -17,6 +17,11 @@ Tolerance Tolerance::for_dtypes(DType a, DType b) {
     return {1e-9, 1e-12};
 }
 
+bool Tolerance::close(double x, double y) const {
+    if (x == y || (std::isnan(x) && std::isnan(y))) return true;
+    return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+}
+
 DiffResult diff_datasets(const std::string& a, const std::string& da, const std::string& b,
                          const std::string& db, const Tolerance& tol) {
     storage::DatasetReader ra(a, da), rb(b, db);
@@ -43,14 +48,14 @@ DiffResult diff_datasets(const std::string& a, const std::string& da, const std:
         const Tile ta = ra.read_block(origin, extent), tb = rb.read_block(origin, extent);
         for (std::int64_t i = 0; i < ta.elements(); ++i) {
             const double x = ta.get(i), y = tb.get(i);
-            if (std::isnan(x) && std::isnan(y)) continue;
+            if (x == y || (std::isnan(x) && std::isnan(y))) continue;  // infinities too
             const double abs = std::fabs(x - y);
             const double rel = y != 0 ? abs / std::fabs(y) : (abs == 0 ? 0 : INFINITY);
             if (!std::isnan(abs)) {
                 r.max_abs = std::max(r.max_abs, abs);
                 r.max_rel = std::max(r.max_rel, rel);
             }
-            if (abs <= tol.atol + tol.rtol * std::fabs(y)) continue;
+            if (tol.close(x, y)) continue;
             if (r.mismatches++ == 0) {
                 Shape index(shape.size(), 0);
                 std::int64_t flat = row * row_elements + i;

@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise comparison of two stored tensors, as numpy.allclose does it:
-// |x - y| <= atol + rtol * |y|, with NaN equal to NaN at the same position. Reads both datasets
+// |x - y| <= atol + rtol * |y|, with NaN equal to NaN and an infinity equal to itself at the same
+// position. Reads both datasets
 // in slabs of bounded size, never whole.
 #include <cstdint>
 #include <optional>
@@ -16,6 +17,9 @@ struct Tolerance {
     double atol;
     // Defaults: f64 rtol 1e-9, atol 1e-12; f32 rtol 1e-4, atol 1e-5 (the looser dtype wins).
     static Tolerance for_dtypes(DType a, DType b);
+    // Whether x is within tolerance of the expected y (numpy.allclose with equal_nan): NaN
+    // matches NaN, inf matches inf of the same sign (|inf - inf| is NaN, so x == y is asked first).
+    bool close(double x, double y) const;
 };
 
 struct DiffResult {

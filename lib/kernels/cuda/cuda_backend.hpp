@@ -16,5 +16,7 @@ void synchronize_device();  // nothing when no device was selected
 // The GPU implementation of `kernel` (output shapes and checks come from its CPU definition);
 // empty when the kernel has none.
 Kernel::Apply device_apply(const Kernel& kernel);
+// Its in-place accumulation on the GPU (Kernel::accumulate_on_device); empty when it has none.
+Kernel::Accumulate device_accumulate(const Kernel& kernel);
 
 }  // namespace tra::kernels::cuda

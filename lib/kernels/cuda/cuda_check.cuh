@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/gpu_geometry.hpp"
 
 namespace tra::kernels::cuda {
 
@@ -28,13 +29,8 @@ inline void check_launch(const char* kernel) {
     check(cudaGetLastError(), kernel);
 }
 
-constexpr int kThreads = 256;
-
-inline unsigned blocks_for(std::int64_t n) {
-    std::int64_t b = (n + kThreads - 1) / kThreads;
-    // Grid-stride loops cover the rest, so the grid never needs to exceed this.
-    return static_cast<unsigned>(b < 65535 ? (b > 0 ? b : 1) : 65535);
-}
+using gpu_geometry::blocks_for;
+using gpu_geometry::kThreads;
 
 // The cuBLAS handle of the current device, created on first use.
 cublasHandle_t blas_handle();

@@ -1,8 +1,10 @@
-// Selecting a GPU and the DeviceMemory tiles use on it. Allocations go through CUDA's
+// Selecting a GPU and the DeviceMemory tiles use on it. Tile allocations go through CUDA's
 // stream-ordered pool on the default stream: operators allocate and free a tile per output, and
-// the pool turns that into reuse instead of a cudaMalloc/cudaFree round trip each time.
+// the pool turns that into reuse instead of a cudaMalloc/cudaFree round trip each time. Exchange
+// message buffers are plain cudaMalloc memory (DeviceMemory::allocate_message says why).
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "core/device_memory.hpp"
@@ -13,26 +15,45 @@ namespace tra::kernels::cuda {
 
 namespace {
 
+// Out of memory is the run's plan not fitting, not a CUDA fault: say so, and clear the error so
+// later calls do not report it again.
+[[noreturn]] void out_of_memory(const char* what, std::size_t bytes) {
+    cudaGetLastError();
+    throw Error("GPU out of memory allocating " + std::string(what) + " of " +
+                    std::to_string(bytes) + " bytes; plan with less memory per site or more ranks",
+                {}, ErrorKind::Failed);
+}
+
 class CudaDeviceMemory final : public DeviceMemory {
   public:
-    void* allocate(std::size_t bytes) override {
+    using DeviceMemory::allocate;
+    void* allocate(std::size_t bytes, bool zero) override {
         void* p = nullptr;
         // Never a zero-byte request: every tile gets a distinct, freeable address.
         const std::size_t n = bytes ? bytes : 1;
-        cudaError_t status = cudaMallocAsync(&p, n, cudaStreamLegacy);
-        if (status == cudaErrorMemoryAllocation) {
-            cudaGetLastError();  // clear it, so later calls do not report it again
-            throw Error("GPU out of memory allocating a tile of " + std::to_string(bytes) +
-                            " bytes; plan with less memory per site or more ranks",
-                        {}, ErrorKind::Failed);
-        }
+        const cudaError_t status = cudaMallocAsync(&p, n, cudaStreamLegacy);
+        if (status == cudaErrorMemoryAllocation) out_of_memory("a tile", bytes);
         check(status, "cudaMallocAsync");
-        check(cudaMemsetAsync(p, 0, n, cudaStreamLegacy), "cudaMemsetAsync");
+        if (zero) {
+            const cudaError_t filled = cudaMemsetAsync(p, 0, n, cudaStreamLegacy);
+            if (filled != cudaSuccess) cudaFreeAsync(p, cudaStreamLegacy);  // not leaked
+            check(filled, "cudaMemsetAsync");
+        }
         return p;
     }
     void release(void* p) noexcept override {
         // A failure here means the context is already gone (process exit): nothing to free.
         if (p) cudaFreeAsync(p, cudaStreamLegacy);
+    }
+    void* allocate_message(std::size_t bytes) override {
+        void* p = nullptr;
+        const cudaError_t status = cudaMalloc(&p, bytes ? bytes : 1);
+        if (status == cudaErrorMemoryAllocation) out_of_memory("an exchange message", bytes);
+        check(status, "cudaMalloc");
+        return p;
+    }
+    void release_message(void* p) noexcept override {
+        if (p) cudaFree(p);  // fails only when the context is already gone (process exit)
     }
     void* allocate_pinned(std::size_t bytes) override {
         void* p = nullptr;
@@ -47,10 +68,15 @@ class CudaDeviceMemory final : public DeviceMemory {
     }
     void copy_rows(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                    std::size_t row_bytes, std::size_t rows) override {
-        if (row_bytes && rows)
-            check(cudaMemcpy2D(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault),
-                  "cudaMemcpy2D");
+        if (!row_bytes || !rows) return;
+        // One plain copy when the rows are back to back: cudaMemcpy2D refuses pitches beyond
+        // the device's maximum pitch (about 2 GiB), which a single-row copy of a whole tile has.
+        if (gpu_geometry::contiguous_rows(dst_pitch, src_pitch, row_bytes, rows))
+            return copy(dst, src, row_bytes * rows);
+        check(cudaMemcpy2D(dst, dst_pitch, src, src_pitch, row_bytes, rows, cudaMemcpyDefault),
+              "cudaMemcpy2D");
     }
+    void synchronize() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 };
 
 // Deliberately never destroyed: tiles held in static storage may be freed during exit.
@@ -67,6 +93,9 @@ GpuInfo describe(int index) {
     cudaDeviceProp prop{};
     check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
     info.name = prop.name;
+    char bus[32] = {};
+    check(cudaDeviceGetPCIBusId(bus, sizeof bus, index), "cudaDeviceGetPCIBusId");
+    info.bus_id = bus;
     check(cudaMemGetInfo(&info.free_bytes, &info.total_bytes), "cudaMemGetInfo");
     return info;
 }
@@ -98,6 +127,9 @@ GpuInfo use_device(int index) {
           "cudaMemPoolSetAttribute");
     selected = index;
     install_device_memory(&memory());
+    // cuBLAS starts now (tens of milliseconds: its handle, workspace and kernels), so the first
+    // product's operator is not charged for it and the free memory measured below leaves it out.
+    blas_handle();
     return describe(index);
 }
 
@@ -111,8 +143,17 @@ void synchronize_device() {
 }
 
 cublasHandle_t blas_handle() {
-    static cublasHandle_t handle = nullptr;
-    if (!handle) check(cublasCreate(&handle), "cublasCreate");
+    // One handle per device: a handle works on the device that was current when it was created,
+    // so a process that selects another GPU needs a handle of its own there. Never destroyed,
+    // like the memory above: cuBLAS may already be unloaded when statics are destroyed.
+    static auto* handles = new std::map<int, cublasHandle_t>;
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    const auto found = handles->find(device);
+    if (found != handles->end()) return found->second;
+    cublasHandle_t handle = nullptr;
+    check(cublasCreate(&handle), "cublasCreate");
+    handles->emplace(device, handle);
     return handle;
 }
 

@@ -17,11 +17,17 @@ Kernel::Apply elementwise_apply(const Kernel& kernel);  // elementwise.cu
 Kernel::Apply reduction_apply(const Kernel& kernel);    // reductions.cu
 Kernel::Apply argmin_apply(const Kernel& kernel);       // argmin.cu
 Kernel::Apply einsum_apply(const Kernel& kernel);       // einsum.cu
+// Each file's in-place accumulation (Kernel::accumulate_on_device), or empty.
+Kernel::Accumulate product_accumulate(const Kernel& kernel);  // matmul.cu
+Kernel::Accumulate einsum_accumulate(const Kernel& kernel);   // einsum.cu
 
-// cuBLAS's row-major C = op(A) op(B), arguments as cpu::gemm's; pointers are device memory.
+// cuBLAS's row-major C = op(A) op(B), or C += op(A) op(B) when `accumulate` (beta = 1), for
+// `batch` products of contiguous blocks (A: m x k, B: k x n, C: m x n each, before transposes),
+// arguments otherwise as cpu::gemm's; pointers are device memory. Without `accumulate` C's old
+// contents are never read.
 template <class T>
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-          const T* b, T* c);
+          const T* b, T* c, bool accumulate = false, std::int64_t batch = 1);
 
 // The output tile on the GPU for these operands: dtype checked, shape by `output_shape`.
 inline Tile device_output(const Kernel& kernel, std::span<const Tile* const> ops,

@@ -1,6 +1,6 @@
-// einsum on the GPU with the CPU kernel's index arithmetic (cpu::einsum_layout): plain matrix
-// products go to cuBLAS; everything else runs one thread per output element, each walking the
-// summed labels with its own odometer.
+// einsum on the GPU with the CPU kernel's index arithmetic (cpu::einsum_layout): matrix products
+// (batched or not, up to transposes, as the CPU finds them) go to cuBLAS in one call; everything
+// else runs one thread per output element, each walking the summed labels with its own odometer.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_scalar_ops.cuh"
@@ -68,6 +68,18 @@ Contraction contraction_of(const cpu::EinsumLayout& l) {
     return c;
 }
 
+// out = (or +=) the layout's matrix products, one cuBLAS call for all batches.
+void multiply(const cpu::EinsumLayout& l, std::span<const Tile* const> ops, Tile& out,
+              bool accumulate) {
+    const Tile& left = *ops[l.swap ? 1 : 0];
+    const Tile& right = *ops[l.swap ? 0 : 1];
+    visit_dtype(out.dtype(), [&](auto t) {
+        using T = decltype(t);
+        gemm<T>(l.trans_l, l.trans_r, l.m, l.n, l.inner, left.device_data<T>(),
+                right.device_data<T>(), out.device_data<T>(), accumulate, l.batch);
+    });
+}
+
 }  // namespace
 
 Kernel::Apply einsum_apply(const Kernel& kernel) {
@@ -77,17 +89,14 @@ Kernel::Apply einsum_apply(const Kernel& kernel) {
         Tile out = device_output(kernel, ops, p, d);
         const std::vector<Shape> shapes = cpu::shapes_of(ops);
         const cpu::EinsumLayout l = cpu::einsum_layout(p, shapes);
+        if (l.gemm) {
+            multiply(l, ops, out, false);
+            return out;
+        }
         const std::int64_t n = out.elements();
+        if (n == 0) return out;
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
-            if (l.gemm) {
-                const Tile& left = *ops[l.swap ? 1 : 0];
-                const Tile& right = *ops[l.swap ? 0 : 1];
-                gemm<T>(l.trans_l, l.trans_r, l.shape[0], l.shape[1], l.inner,
-                        left.device_data<T>(), right.device_data<T>(), out.device_data<T>());
-                return;
-            }
-            if (n == 0) return;
             const Contraction c = contraction_of(l);
             const T* a = ops[0]->device_data<T>();
             const T* b = ops.size() > 1 ? ops[1]->device_data<T>() : nullptr;
@@ -105,6 +114,17 @@ Kernel::Apply einsum_apply(const Kernel& kernel) {
             check_launch("einsum");
         });
         return out;
+    };
+}
+
+Kernel::Accumulate einsum_accumulate(const Kernel& kernel) {
+    if (kernel.name != "einsum") return {};
+    // Matrix products only (as on the CPU): acc += product is gemm with beta = 1.
+    return [](Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
+        const cpu::EinsumLayout l = cpu::einsum_layout(p, cpu::shapes_of(ops));
+        if (!l.gemm || l.shape != acc.shape()) return false;
+        multiply(l, ops, acc, true);
+        return true;
     };
 }
 

@@ -1,5 +1,7 @@
 // row_sum, col_sum, softmax_rows, diag and transpose on the GPU. Row-wise work uses one block
 // per row with a shared-memory tree, so wide rows are read by many threads at once.
+#include <optional>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_scalar_ops.cuh"
@@ -44,6 +46,20 @@ __global__ void col_sum_kernel(const T* in, T* out, std::int64_t rows, std::int6
     }
 }
 
+// Partial column sums of chunk blockIdx.y's rows [r0, r0 + chunk): partial[chunk][c].
+template <class T>
+__global__ void col_sum_chunk_kernel(const T* in, T* partial, std::int64_t rows, std::int64_t cols,
+                                     std::int64_t chunk) {
+    const std::int64_t r0 = std::int64_t(blockIdx.y) * chunk;
+    const std::int64_t r1 = r0 + chunk < rows ? r0 + chunk : rows;
+    for (std::int64_t c = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; c < cols;
+         c += std::int64_t(blockDim.x) * gridDim.x) {
+        T s = 0;
+        for (std::int64_t r = r0; r < r1; ++r) s += in[r * cols + c];
+        partial[std::int64_t(blockIdx.y) * cols + c] = s;
+    }
+}
+
 template <class T>
 __global__ void softmax_rows_kernel(const T* in, T* out, std::int64_t cols) {
     __shared__ T shared[kThreads];
@@ -66,31 +82,36 @@ __global__ void diag_kernel(const T* in, T* out, std::int64_t n) {
         out[i] = in[i * n + i];
 }
 
-constexpr int kSide = 32;  // transpose block: 32 x 32 elements, 32 x 8 threads
+constexpr int kSide = gpu_geometry::kTransposeSide;  // 32 x 32 elements, 32 x 8 threads
 
 template <class T>
 __global__ void transpose_kernel(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
     // Staged through shared memory so both the reads and the writes are coalesced; the +1
-    // column keeps the column reads free of bank conflicts.
+    // column keeps the column reads free of bank conflicts. Blocks of rows stride by gridDim.y:
+    // grid.y is limited to 65,535, so a tile of more than about 2.1M rows takes several rounds.
     __shared__ T block[kSide][kSide + 1];
-    const std::int64_t r0 = std::int64_t(blockIdx.y) * kSide, c0 = std::int64_t(blockIdx.x) * kSide;
-    for (int dy = threadIdx.y; dy < kSide; dy += blockDim.y) {
-        const std::int64_t r = r0 + dy, c = c0 + threadIdx.x;
-        if (r < rows && c < cols) block[dy][threadIdx.x] = in[r * cols + c];
-    }
-    __syncthreads();
-    for (int dy = threadIdx.y; dy < kSide; dy += blockDim.y) {
-        const std::int64_t c = c0 + dy, r = r0 + threadIdx.x;
-        if (r < rows && c < cols) out[c * rows + r] = block[threadIdx.x][dy];
+    const std::int64_t c0 = std::int64_t(blockIdx.x) * kSide;
+    for (std::int64_t r0 = std::int64_t(blockIdx.y) * kSide; r0 < rows;
+         r0 += std::int64_t(gridDim.y) * kSide) {
+        for (int dy = threadIdx.y; dy < kSide; dy += blockDim.y) {
+            const std::int64_t r = r0 + dy, c = c0 + threadIdx.x;
+            if (r < rows && c < cols) block[dy][threadIdx.x] = in[r * cols + c];
+        }
+        __syncthreads();
+        for (int dy = threadIdx.y; dy < kSide; dy += blockDim.y) {
+            const std::int64_t c = c0 + dy, r = r0 + threadIdx.x;
+            if (r < rows && c < cols) out[c * rows + r] = block[threadIdx.x][dy];
+        }
+        __syncthreads();  // the next round overwrites block
     }
 }
 
-unsigned grid_extent(std::int64_t n, const char* what) {
-    if (n > 2147483647)
-        throw Error(std::string(what) + ": a tile of " + std::to_string(n) +
-                        " rows is too large for one GPU launch",
-                    {}, ErrorKind::Failed);
-    return static_cast<unsigned>(n);
+// One block per row, or the reason there cannot be.
+unsigned row_blocks(std::int64_t rows, const char* what) {
+    if (const std::optional<unsigned> blocks = gpu_geometry::blocks_per_row(rows)) return *blocks;
+    throw Error(std::string(what) + ": a tile of " + std::to_string(rows) +
+                    " rows is too large for one GPU launch",
+                {}, ErrorKind::Failed);
 }
 
 template <class T>
@@ -100,21 +121,32 @@ void launch(const std::string& name, const Tile& in, Tile& out) {
     T* y = out.device_data<T>();
     if (rows == 0 || cols == 0) return;  // outputs start zero-filled, as the CPU's do
     if (name == "row_sum") {
-        row_sum_kernel<<<grid_extent(rows, "row_sum"), kThreads>>>(x, y, cols);
+        row_sum_kernel<<<row_blocks(rows, "row_sum"), kThreads>>>(x, y, cols);
     } else if (name == "col_sum") {
-        col_sum_kernel<<<blocks_for(cols), kThreads>>>(x, y, rows, cols);
+        const std::int64_t chunks = gpu_geometry::col_sum_chunks(rows, cols);
+        if (chunks == 1) {
+            col_sum_kernel<<<blocks_for(cols), kThreads>>>(x, y, rows, cols);
+        } else {
+            // Two passes, both in a fixed order: the result does not depend on scheduling.
+            Tile partial(in.dtype(), Shape{chunks, cols}, Residence::Device);
+            const dim3 grid(blocks_for(cols), static_cast<unsigned>(chunks));
+            col_sum_chunk_kernel<<<grid, kThreads>>>(x, partial.device_data<T>(), rows, cols,
+                                                     gpu_geometry::chunk_rows(rows, chunks));
+            check_launch("col_sum");
+            col_sum_kernel<<<blocks_for(cols), kThreads>>>(partial.device_data<T>(), y, chunks,
+                                                           cols);
+        }
     } else if (name == "softmax_rows") {
-        softmax_rows_kernel<<<grid_extent(rows, "softmax_rows"), kThreads>>>(x, y, cols);
+        softmax_rows_kernel<<<row_blocks(rows, "softmax_rows"), kThreads>>>(x, y, cols);
     } else if (name == "diag") {
         diag_kernel<<<blocks_for(rows), kThreads>>>(x, y, rows);
     } else {
-        dim3 threads(kSide, 8);
-        dim3 grid(grid_extent((cols + kSide - 1) / kSide, "transpose"),
-                  grid_extent((rows + kSide - 1) / kSide, "transpose"));
-        if (grid.y > 65535)
-            throw Error("transpose: a tile of " + std::to_string(rows) +
-                            " rows is too large for one GPU launch",
+        const std::optional<gpu_geometry::Grid2> g = gpu_geometry::transpose_grid(rows, cols);
+        if (!g)
+            throw Error("transpose: a tile of " + std::to_string(cols) +
+                            " columns is too large for one GPU launch",
                         {}, ErrorKind::Failed);
+        const dim3 threads(kSide, 8), grid(g->x, g->y);
         transpose_kernel<<<grid, threads>>>(x, y, rows, cols);
     }
     check_launch(name.c_str());
