@@ -21,27 +21,17 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from compare import MATMUL_WORKFLOW  # noqa: E402
 from runner import Runner, compute_seconds  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 
 # (case, I, K, J, tile I, tile K, tile J): the shapes of compare.py, cut into large tiles (a GPU
-# wants few, big products).
+# wants few, big products); the workflow is compare.py's.
 MATMULS = [("mm-square", 4096, 4096, 4096, 4096, 4096, 4096),
            ("mm-common-k", 1024, 65536, 1024, 1024, 8192, 1024),
            ("mm-two-large", 8192, 1024, 8192, 4096, 1024, 4096)]
 QUICK_MATMULS = [("mm-square", 1024, 1024, 1024, 512, 512, 512)]
-
-MATMUL = """name: {case}
-dtype: {dtype}
-inputs:
-  A: {{shape: [{I}, {K}], tile: [{tI}, {tK}], generate: {{uniform: [-1, 1], seed: 1}}}}
-  B: {{shape: [{K}, {J}], tile: [{tK}, {tJ}], generate: {{uniform: [-1, 1], seed: 2}}}}
-program:
-  - C: {{einsum: "ik,kj->ij", inputs: [A, B]}}
-outputs:
-  C: {{file: out/C.h5}}
-"""
 
 # One attention head: P = softmax(Q K^T / sqrt(d)) row by row, O = P V. A row tile spans all
 # keys, as softmax_rows requires.
@@ -121,8 +111,8 @@ def main():
             work = out / ("%s-%s" % (case, dtype))
             work.mkdir(exist_ok=True)
             workflow = work / "workflow.yaml"
-            workflow.write_text(MATMUL.format(case=case, dtype=dtype, I=I, K=K, J=J, tI=tI,
-                                              tK=tK, tJ=tJ))
+            workflow.write_text(MATMUL_WORKFLOW.format(case=case, dtype=dtype, I=I, K=K, J=J,
+                                                       tI=tI, tK=tK, tJ=tJ))
             rows.append(measure(runner, case, dtype, workflow, work, 2.0 * I * K * J,
                                 ceiling(runner, I, K, J, dtype, args.repeats), args.repeats))
         S, D = (1024, 64) if args.quick else (8192, 128)
