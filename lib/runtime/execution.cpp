@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/last_uses.hpp"
-#include "kernels/gpu.hpp"
 #include "runtime/local_step.hpp"
 #include "runtime/tile_reservation.hpp"
 
@@ -110,7 +110,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         }
         // GPU kernels run asynchronously: waiting here puts a kernel's fault in the operator
         // that launched it (not in a later exchange) and its time in this operator's seconds.
-        if (options_.memory.tiles == Residence::Device) kernels::synchronize_gpu();
+        if (options_.memory.tiles == Residence::Device) device_memory().synchronize();
         if (!fused_[n.id]) check_holdings(plan_, n, where_[n.id], me_, out);
         out.count();
         const std::int64_t needs = resident_ + out.bytes + step.buffers;
