@@ -1,0 +1,49 @@
+#include "ia/machine_profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tra::ia {
+
+double DtypeRates::gemm_flops_per_second(double flops_per_call) const {
+    if (gemm.empty()) return loop_flops_per_second;
+    const double size = std::cbrt(std::max(flops_per_call, 0.0) / 2);
+    if (size <= static_cast<double>(gemm.front().size)) return gemm.front().flops_per_second;
+    if (size >= static_cast<double>(gemm.back().size)) return gemm.back().flops_per_second;
+    auto hi = std::upper_bound(gemm.begin(), gemm.end(), size, [](double s, const GemmRate& r) {
+        return s < static_cast<double>(r.size);
+    });
+    auto lo = hi - 1;
+    const double t = std::log(size / static_cast<double>(lo->size)) /
+                     std::log(static_cast<double>(hi->size) / static_cast<double>(lo->size));
+    return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
+}
+
+const LinkRates& MachineProfile::across_hosts_or_default() const {
+    return across_hosts.measured ? across_hosts : default_machine_profile().across_hosts;
+}
+
+const MachineProfile& default_machine_profile() {
+    // Measured on the development machine (2 cores, OpenBLAS picking its own core, one thread
+    // per rank, 2 ranks busy) with `tra calibrate`; rounded. Across hosts: a 10 Gbit/s network.
+    static const MachineProfile profile = [] {
+        MachineProfile p;
+        p.name = "built-in default";
+        p.blas_core = "";
+        p.blas_threads = 1;
+        p.ranks = 2;
+        p.f64.gemm = {{64, 2.0e10}, {128, 3.2e10}, {256, 4.0e10}, {512, 4.5e10}, {1024, 4.8e10}};
+        p.f64.loop_flops_per_second = 6e8;
+        p.f32.gemm = {{64, 4.0e10}, {128, 6.4e10}, {256, 8.0e10}, {512, 9.0e10}, {1024, 9.6e10}};
+        p.f32.loop_flops_per_second = 8e8;
+        p.memory_bytes_per_second = 5e9;
+        p.kernel_call_seconds = 2e-6;
+        p.same_host = {true, 2e-6, 5e9};
+        p.across_hosts = {false, 2e-5, 1.25e9};
+        p.source = "built-in";
+        return p;
+    }();
+    return profile;
+}
+
+}  // namespace tra::ia

@@ -1,0 +1,66 @@
+#pragma once
+// What the time model (ia/time_estimate.hpp) knows of a machine: rates `tra calibrate` measured
+// on it, stored as YAML `format: tra-machine/1` (docs/machine-profile.md; read and written by
+// lib/workflow/machine_profile_file.hpp). Without a profile the built-in default below is used.
+//
+// Every rate is per rank: what one rank achieves while the others run alike (calibrate measures
+// with all its ranks busy), because the model charges each operator its busiest rank.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace tra::ia {
+
+// A gemm rate measured on square calls: m = n = k = size, 2 * size^3 flops per call.
+struct GemmRate {
+    std::int64_t size = 0;
+    double flops_per_second = 0;
+};
+
+struct DtypeRates {
+    std::vector<GemmRate> gemm;        // ascending, distinct sizes; at least one
+    double loop_flops_per_second = 0;  // contractions that do not run as gemm (einsum's loop)
+
+    // The rate of one gemm call of `flops_per_call` flops: its size is the cube root of
+    // flops / 2, and the rate is interpolated linearly in log(size) between the measured sizes,
+    // constant beyond the smallest and the largest.
+    double gemm_flops_per_second(double flops_per_call) const;
+};
+
+// Point-to-point messages between two ranks: a message of b bytes takes
+// latency_seconds + b / bytes_per_second on each side.
+struct LinkRates {
+    bool measured = false;  // false: not measured here; the model uses the default's rates
+    double latency_seconds = 0;
+    double bytes_per_second = 0;
+};
+
+struct MachineProfile {
+    std::string name;        // what the profile calls itself ("built-in default", a host name)
+    std::string blas_core;   // OpenBLAS core it was measured with ("Haswell"); "" when unknown
+    int blas_threads = 1;    // OpenBLAS threads per rank it was measured with
+    int ranks = 1;           // ranks that ran at once while measuring
+    DtypeRates f32, f64;
+    double memory_bytes_per_second = 0;  // bytes read plus written by element-wise passes
+    double kernel_call_seconds = 0;      // fixed cost of one kernel call on one tile
+    LinkRates same_host;                 // between ranks on one host (shared memory)
+    LinkRates across_hosts;              // between ranks on different hosts (the network)
+
+    // Where it came from: a file's path, or "built-in"; and the content hash of that file
+    // (core/content_hash.hpp), or of the built-in's canonical text. Plan files record both.
+    std::string source = "built-in";
+    std::string content_hash;
+
+    const DtypeRates& rates(DType dtype) const { return dtype == DType::F32 ? f32 : f64; }
+    // across_hosts when measured, otherwise the built-in default's across-host rates.
+    const LinkRates& across_hosts_or_default() const;
+};
+
+// The built-in default: one core of the development machine (OpenBLAS, one thread) and two
+// ranks on it, Open MPI's shared memory between them; across hosts a 10 Gbit/s network. Its
+// content_hash is left empty here (the canonical text lives in lib/workflow).
+const MachineProfile& default_machine_profile();
+
+}  // namespace tra::ia
