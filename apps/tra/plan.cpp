@@ -21,6 +21,7 @@ void print_table(std::ostream& out, const optimizer::RankedPlans& r, const PlanF
     out << "workflow " << r.program->name << " on " << r.sites << " sites: " << r.plans.size()
         << " plan(s), cheapest first by the " << optimizer::cost_name(req.cost) << " model\n";
     const bool timed = req.cost == optimizer::CostModel::Time;
+    if (timed) out << machine_line(r.profile) << "\n";
     std::vector<std::vector<std::string>> rows = {{"rank", "name", "paper floats", "exact bytes",
                                                    "overhead bytes", "peak bytes/site", "flops"}};
     if (timed) rows[0].push_back("est. seconds");
@@ -48,7 +49,13 @@ void print_table(std::ostream& out, const optimizer::RankedPlans& r, const PlanF
 void print_json(std::ostream& out, const optimizer::RankedPlans& r, const PlanFlags& req) {
     JsonWriter j(out);
     j.begin_object().field("workflow", req.workflow).field("sites", r.sites);
-    j.field("cost", optimizer::cost_name(req.cost)).key("plans").begin_array();
+    j.field("cost", optimizer::cost_name(req.cost));
+    j.key("machine").begin_object();
+    j.field("name", r.profile.name)
+        .field("source", r.profile.source)
+        .field("content_hash", r.profile.content_hash);
+    j.end_object();
+    j.key("plans").begin_array();
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
         const auto& t = r.plans[i].totals;
         j.begin_object()
@@ -74,18 +81,23 @@ void print_json(std::ostream& out, const optimizer::RankedPlans& r, const PlanFl
 
 }  // namespace
 
-void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, ia::MachineRates& rates) {
+void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, TimeFlags& time) {
     using optimizer::CostModel;
     cmd->add_option("--cost", cost,
-                    "Rank plans (and count --plan N) by the exact (bytes), paper (floats) or time "
-                    "(estimated seconds: busiest site's flops and received bytes) model")
+                    "Rank plans (and count --plan N) by the time (default: predicted seconds "
+                    "from the machine profile), exact (bytes) or paper (floats) model")
         ->transform(CLI::CheckedTransformer(std::map<std::string, CostModel>{
             {"exact", CostModel::Exact}, {"paper", CostModel::Paper}, {"time", CostModel::Time}}));
-    cmd->add_option("--flop-rate", rates.flops_per_second,
-                    "Time model: flops per second of one site (default 5e10)")
+    cmd->add_option("--machine", time.machine,
+                    "Machine profile for the time model (tra calibrate -o FILE); default: "
+                    "the file TRA_MACHINE names, else the built-in default");
+    cmd->add_option("--flop-rate", time.flop_rate,
+                    "Time model: flops per second of one site, for every kernel (overrides "
+                    "the machine profile's rates)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--bandwidth", rates.bytes_per_second,
-                    "Time model: bytes per second one site receives (default 5e9)")
+    cmd->add_option("--bandwidth", time.bandwidth,
+                    "Time model: bytes per second between two sites, on one host or across "
+                    "hosts (overrides the machine profile's)")
         ->check(CLI::PositiveNumber);
 }
 
@@ -99,7 +111,10 @@ void add_plan_request_options(CLI::App* cmd, PlanFlags& req) {
                     "Drop plans whose predicted peak bytes per site exceed this");
     cmd->add_option("--input-placement", req.input_placements,
                     "Fix where an input starts, e.g. A=Part[1] (repeatable)");
-    add_cost_options(cmd, req.cost, req.rates);
+    add_cost_options(cmd, req.cost, req.time);
+    cmd->add_option("--ranks-per-host", req.time.ranks_per_host,
+                    "Time model: sites per host, consecutive (default: all on one host)")
+        ->check(CLI::PositiveNumber);
 }
 
 void add_plan(CLI::App& app, int& exit_code) {
@@ -126,7 +141,8 @@ void add_plan(CLI::App& app, int& exit_code) {
             print_table(std::cout, ranked, opt->request);
         if (!opt->output.empty()) {
             const auto& chosen = choose_plan(ranked, opt->request);
-            workflow::save_plan_file(opt->output, chosen.plan, opt->request.workflow, chosen.name);
+            workflow::save_plan_file(opt->output, chosen.plan, opt->request.workflow, chosen.name,
+                                     ranked_by(ranked, opt->request.cost));
             if (opt->format != "json")
                 std::cout << "wrote plan " << chosen.name << " to " << opt->output << "\n";
         }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "core/error.hpp"
+#include "workflow/machine_profile_file.hpp"
 #include "workflow/placement_text.hpp"
 #include "workflow/workflow_loader.hpp"
 
@@ -83,7 +85,7 @@ optimizer::PlanRequest plan_request(const PlanFlags& flags, const Program& progr
     apply_plan_flag(flags.plan, request);
     apply_input_placements(flags.input_placements, request);
     request.cost = flags.cost;
-    request.rates = flags.rates;
+    request.time = time_model(flags.time, request.sites);
     request.memory_per_site = flags.memory_per_site;
     request.top = flags.top;
     return request;
@@ -100,6 +102,48 @@ const optimizer::RankedPlan& choose_plan(const optimizer::RankedPlans& ranked,
     optimizer::PlanRequest pick;
     apply_plan_flag(flags.plan, pick);
     return optimizer::choose_plan(ranked, pick);
+}
+
+ia::MachineProfile machine_profile(const TimeFlags& flags) {
+    if (!flags.machine.empty()) return workflow::load_machine_profile(flags.machine);
+    if (const char* env = std::getenv("TRA_MACHINE"); env && *env)
+        return workflow::load_machine_profile(env);
+    return workflow::builtin_machine_profile();
+}
+
+ia::TimeModel time_model(const TimeFlags& flags, int sites, const std::vector<int>& host_of_site) {
+    ia::TimeModel model;
+    model.profile = machine_profile(flags);
+    if (flags.flop_rate) {
+        for (ia::DtypeRates* d : {&model.profile.f32, &model.profile.f64}) {
+            d->loop_flops_per_second = *flags.flop_rate;
+            for (ia::GemmRate& g : d->gemm) g.flops_per_second = *flags.flop_rate;
+        }
+    }
+    if (flags.bandwidth) {
+        // Both links, measured or not: the flag states what the network does.
+        model.profile.same_host.bytes_per_second = *flags.bandwidth;
+        model.profile.across_hosts = model.profile.across_hosts_or_default();
+        model.profile.across_hosts.measured = true;
+        model.profile.across_hosts.bytes_per_second = *flags.bandwidth;
+    }
+    if (!host_of_site.empty())
+        model.host_of_site = host_of_site;
+    else if (flags.ranks_per_host)
+        model.host_of_site = ia::TimeModel::blocked_hosts(sites, *flags.ranks_per_host);
+    return model;
+}
+
+std::string machine_line(const ia::MachineProfile& profile) {
+    if (profile.source == "built-in")
+        return "machine profile: built-in default (no --machine or TRA_MACHINE; `tra calibrate "
+               "-o FILE` measures this machine)";
+    return "machine profile: " + profile.name + " (" + profile.source + ", " +
+           profile.content_hash + ")";
+}
+
+workflow::RankedBy ranked_by(const optimizer::RankedPlans& ranked, optimizer::CostModel cost) {
+    return {optimizer::cost_name(cost), ranked.profile.name, ranked.profile.content_hash};
 }
 
 std::string human_bytes(double bytes) {

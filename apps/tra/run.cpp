@@ -9,7 +9,9 @@
 #include <optional>
 #include <sstream>
 
+#include "ia/fused_joins.hpp"
 #include "ia/plan_costs.hpp"
+#include "ia/time_estimate.hpp"
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
 #include "run_options.hpp"
@@ -34,14 +36,52 @@ struct Prepared {
     std::string name;
     ia::PlanTotals totals;
     std::unique_ptr<runtime::OutputFiles> files;  // rank 0
+    ia::MachineProfile profile;                   // rank 0: the time model's
+    std::vector<double> predicted_seconds;        // rank 0: per IA node (run_report)
 };
+
+// Which host each rank is on, by the run's real layout: the time model's host_of_site.
+std::vector<int> host_of_site(const runtime::HostLayout& hosts, int size) {
+    std::vector<int> out(static_cast<std::size_t>(size), 0);
+    for (std::size_t h = 0; h < hosts.hosts.size(); ++h)
+        for (int r : hosts.hosts[h].ranks) out.at(static_cast<std::size_t>(r)) = static_cast<int>(h);
+    return out;
+}
+
+// Predicted seconds per IA node, a fused join's moved to the aggregate that computes it: the
+// runtime runs the pair in that aggregate's step, so the two are compared there as one.
+std::vector<double> predicted_per_operator(const ia::Plan& plan, const ia::TimeModel& model) {
+    std::vector<double> out;
+    for (const ia::OperatorTime& t : ia::operator_times(plan, model)) out.push_back(t.seconds());
+    const auto fused = ia::fused_joins(plan);
+    for (std::size_t id = 0; id < fused.size(); ++id)
+        if (fused[id]) {
+            out.at(*fused[id]) += out[id];
+            out[id] = 0;
+        }
+    return out;
+}
+
+// A profile measured with another BLAS core or thread count predicts another machine.
+void warn_if_profile_differs(const ia::MachineProfile& profile, int threads) {
+    if (profile.source == "built-in") return;
+    const std::string core = kernels::blas_core_name();
+    if (!profile.blas_core.empty() && !core.empty() && core != profile.blas_core)
+        std::cerr << "tra: warning: machine profile " << profile.source
+                  << " was measured with OpenBLAS core " << profile.blas_core << ", this run uses "
+                  << core << ": its predicted seconds are for another kernel\n";
+    if (profile.blas_threads != threads)
+        std::cerr << "tra: warning: machine profile " << profile.source << " was measured with "
+                  << profile.blas_threads << " BLAS thread(s) per rank, this run uses " << threads
+                  << "\n";
+}
 
 // Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
 // is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
 // plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
 // `plan_memory`: plans must fit it (GPU runs: the GPU memory budget per rank), else no limit.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
-                 std::optional<std::int64_t> plan_memory) {
+                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
     Prepared prep;
@@ -50,11 +90,15 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
 
     // 1. Rank 0 chooses the plan of a workflow.
     std::string text;
+    ia::TimeModel model;
     agree.step([&] {
         if (plan_file && !opt.plan.empty())
             throw Error("--plan picks among a workflow's plans; " + opt.workflow +
                         " is a plan file, which is the plan");
-        if (plan_file || rank != 0) return;
+        if (rank != 0) return;
+        model = time_model(opt.time, size, host_of_site(hosts, size));
+        prep.profile = model.profile;
+        if (plan_file) return;
         // The workflow as written, before any logical rewrite: the --check oracle.
         prep.original =
             std::make_unique<const Program>(workflow::load_workflow(opt.workflow, load));
@@ -62,12 +106,13 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.sites = size;
         apply_plan_flag(opt.plan, request);
         request.cost = opt.cost;
-        request.rates = opt.rates;
+        request.time = model;
         request.memory_per_site = plan_memory;
         const optimizer::RankedPlans ranked = optimizer::rank_plans(*prep.original, request);
         const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
         std::ostringstream out;
-        workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name);
+        workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
+                                  ranked_by(ranked, opt.cost));
         text = out.str();
     });
 
@@ -87,6 +132,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         prep.plan.emplace(loaded.plan);
         prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
+        if (rank == 0) prep.predicted_seconds = predicted_per_operator(*prep.plan, model);
     });
     return prep;
 }
@@ -157,7 +203,8 @@ double seconds_since(Clock::time_point start) {
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
                     const runtime::DeviceContext& device, int size, Clock::time_point start) {
     const Program& p = *prep.program;
-    RunSummary summary{size, prep.name, &p, seconds_since(start), &result, &prep.totals, &device};
+    RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
+                       &device, &prep.predicted_seconds, &prep.profile};
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
@@ -231,7 +278,8 @@ int run_distributed(const RunOptions& opt) {
         std::optional<std::int64_t> plan_memory;
         if (!opt.memory_per_site && device.device == runtime::Device::Gpu)
             plan_memory = device.memory_budget;
-        prep = prepare(opt, agree, comm, plan_memory);
+        prep = prepare(opt, agree, comm, plan_memory, hosts);
+        if (rank == 0) warn_if_profile_differs(prep.profile, threads);
         agree.step([&] { check_memory(opt, prep, hosts.mine(), device, rank); });
         std::vector<std::string> paths;
         agree.step([&] {
@@ -310,7 +358,7 @@ void add_run(CLI::App& app, int& exit_code) {
                     "Which plan: a rank N as listed by `tra plan --sites S` (default 1, the "
                     "cheapest), or pins NODE=strategy,...");
     cmd->add_option("--report", opt->report, "Write the run report as JSON to this file");
-    add_cost_options(cmd, opt->cost, opt->rates);
+    add_cost_options(cmd, opt->cost, opt->time);
     cmd->add_flag("--check", opt->check,
                   "Also evaluate with the reference evaluator and compare every output; exit 1 "
                   "if they differ or if any operator's measured bytes differ from the prediction");

@@ -26,8 +26,8 @@ struct RunOptions {
     bool force = false;
     bool progress = false;
     bool check = false;
-    optimizer::CostModel cost = optimizer::CostModel::Exact;  // which plan `--plan N` (default 1) means
-    ia::MachineRates rates;
+    optimizer::CostModel cost = optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
+    TimeFlags time;
 };
 
 // Evaluates the workflow on one process with the reference evaluator and writes its outputs.
@@ -42,6 +42,10 @@ struct RunSummary {
     const runtime::ExecutionResult* result = nullptr;
     const ia::PlanTotals* totals = nullptr;
     const runtime::DeviceContext* device = nullptr;
+    // The time model's seconds per IA node (a fused join's on the aggregate that runs it), and
+    // the machine profile that predicted them.
+    const std::vector<double>* predicted_seconds = nullptr;
+    const ia::MachineProfile* profile = nullptr;
 };
 
 // Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.

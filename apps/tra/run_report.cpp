@@ -27,6 +27,20 @@ Totals totals_of(const runtime::ExecutionResult& result) {
     return t;
 }
 
+// The time model's seconds for operator `id` (an IA node; `write` has none).
+double predicted(const RunSummary& run, std::int64_t id) {
+    if (!run.predicted_seconds || id < 0) return 0;
+    const auto i = static_cast<std::size_t>(id);
+    return i < run.predicted_seconds->size() ? (*run.predicted_seconds)[i] : 0.0;
+}
+
+double predicted_total(const RunSummary& run) {
+    double total = 0;
+    if (run.predicted_seconds)
+        for (double s : *run.predicted_seconds) total += s;
+    return total;
+}
+
 long long ll(std::int64_t v) {
     return static_cast<long long>(v);
 }
@@ -57,12 +71,16 @@ void print_run_table(const RunSummary& run) {
                 run.sites, run.sites == 1 ? "" : "s", run.seconds);
     if (run.device && run.device->device == runtime::Device::Gpu)
         std::printf("device: %s\n", run.device->str().c_str());
-    std::printf("%4s  %-16s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds", "measured",
-                "predicted", "overhead", "predicted", "peak/rank");
-    for (const auto& r : result.operators)
-        std::printf("%4lld  %-16s %10.4f %14lld %14lld %12lld %12lld %14lld\n", ll(r.id),
-                    r.op.c_str(), r.seconds, ll(r.measured_payload), ll(r.predicted_payload),
-                    ll(r.measured_overhead), ll(r.predicted_overhead), ll(r.peak_bytes));
+    std::printf("%4s  %-16s %10s %10s %14s %14s %12s %12s %14s\n", "id", "op", "seconds",
+                "predicted", "measured", "predicted", "overhead", "predicted", "peak/rank");
+    for (const auto& r : result.operators) {
+        char guess[16] = "-";
+        if (r.op != "write") std::snprintf(guess, sizeof guess, "%.4f", predicted(run, r.id));
+        std::printf("%4lld  %-16s %10.4f %10s %14lld %14lld %12lld %12lld %14lld\n", ll(r.id),
+                    r.op.c_str(), r.seconds, guess, ll(r.measured_payload),
+                    ll(r.predicted_payload), ll(r.measured_overhead), ll(r.predicted_overhead),
+                    ll(r.peak_bytes));
+    }
     std::printf(
         "total: %lld bytes payload (predicted %lld) + %lld overhead (predicted %lld); "
         "peak %lld bytes per rank (predicted %lld)\n",
@@ -73,6 +91,9 @@ void print_run_table(const RunSummary& run) {
             "reserved %lld bytes per rank for large tiles before the first operator, in "
             "%.4f s\n",
             ll(result.reserved_bytes), result.reserve_seconds);
+    if (run.profile)
+        std::printf("predicted %.4g s for the plan's operators by machine profile %s (%s)\n",
+                    predicted_total(run), run.profile->name.c_str(), run.profile->source.c_str());
     std::fflush(stdout);
 }
 
@@ -83,6 +104,14 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     JsonWriter j(out);
     j.begin_object();
     j.field("sites", run.sites).field("plan", run.plan).field("seconds", run.seconds);
+    j.field("predicted_seconds", predicted_total(run));
+    if (run.profile) {
+        j.key("machine").begin_object();
+        j.field("name", run.profile->name)
+            .field("source", run.profile->source)
+            .field("content_hash", run.profile->content_hash);
+        j.end_object();
+    }
     const bool gpu = run.device && run.device->device == runtime::Device::Gpu;
     j.field("device", gpu ? "gpu" : "cpu");
     if (gpu)
@@ -94,6 +123,7 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     for (const auto& r : result.operators) {
         j.begin_object();
         j.field("id", r.id).field("op", r.op).field("seconds", r.seconds);
+        if (r.op != "write") j.field("predicted_seconds", predicted(run, r.id));
         j.field("measured_bytes", r.measured_payload).field("predicted_bytes", r.predicted_payload);
         j.field("overhead_bytes", r.measured_overhead)
             .field("predicted_overhead_bytes", r.predicted_overhead);

@@ -17,7 +17,7 @@ void add_explain(CLI::App& app, int& exit_code);
 
 // --sites, --plan, --memory-per-site, --input-placement and the cost options: plan and explain.
 void add_plan_request_options(CLI::App* cmd, PlanFlags& request);
-// --cost exact|paper|time, --flop-rate, --bandwidth: plan, explain and run.
-void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, ia::MachineRates& rates);
+// --cost exact|paper|time, --machine, --flop-rate, --bandwidth: plan, explain and run.
+void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, TimeFlags& time);
 
 }  // namespace tra::cli

@@ -1,36 +1,64 @@
 #pragma once
-// A coarse running-time estimate of a costed IA plan, for ranking plans whose exact bytes tell
-// too little: a plan that moves nothing because it computes everything on one site (a
-// replicated join with a single output tile, say) is the cheapest by bytes and the slowest to
-// run. Bulk-synchronous: every operator waits for its busiest site, so
+// The time model: predicted seconds of a costed IA plan from a machine profile
+// (ia/machine_profile.hpp), the default ranking of plans (--cost time; docs/cost-model.md,
+// "Time model"). Exact bytes tell too little on their own: a plan that moves nothing because it
+// computes everything on one site is the cheapest by bytes and the slowest to run.
 //
-//     seconds = sum over nodes of   max_s flops(node, s) / flop_rate
-//                                 + max_s received(node, s) / bandwidth
-//                                 + max_s passed(node, s) / memory_rate
+// Bulk-synchronous: every operator waits for its busiest site, so a plan's seconds are the sum
+// over IA nodes of  max over sites s of  compute(s) + communication(s) + memory(s), where
 //
-// flops(node, s): the node's flops (plan_costs.hpp) split over the sites in proportion to the
-// output copies each holds (a join computes one kernel call per output copy); received: tile
-// payload plus overhead bytes the site receives (transfer.hpp); passed: the tile bytes a join or
-// aggregate writes and reads outside a fused join and sum (fused_joins.hpp): a local join that
-// is not fused writes its products, an aggregate that is not reads its input and writes its
-// output. Why: plans with equal flops and bytes differ by that pass (on one rank, 1024 x 65536 x
-// 1024 with 2048 tiles: 1.81 s fused, 2.02 s with the products written and summed apart).
-// Latency, local copies and element-wise maps are ignored. Needs annotate_costs first.
+//   compute(s)        a local join: per output copy s holds (one kernel call per meeting pair),
+//                     the call's flops at the rate of its kernel class (a gemm rate by call size
+//                     and dtype, or the loop rate; Kernel::gemm_calls says which), plus the
+//                     profile's kernel_call_seconds; every other local operator: the call
+//                     overhead per tuple it processes
+//   communication(s)  an enforcer: max(bytes s sends, bytes s receives) / bandwidth plus one
+//                     latency per peer s sends to and per peer it receives from (Transfer's
+//                     per-site counts). Both sides count: a broadcast's sender pays for every
+//                     copy it sends, which charging only received bytes hid. Links: a share
+//                     (S - H(s)) / (S - 1) of s's traffic is priced at the across-hosts rates,
+//                     where H(s) is the number of sites on s's host, the rest at the same-host
+//                     rates (exchanges spread over peers evenly; exact for a broadcast).
+//   memory(s)         tile bytes read and written by passes the runtime makes outside gemm, at
+//                     memory_bytes_per_second: a join whose kernel does no flops (element-wise)
+//                     reads its operands and writes its output; a matrix-product join not fused
+//                     with its sum (ia/fused_joins.hpp) writes its products; an aggregate not fused
+//                     with its join reads its input and writes its output; a transform or a tile
+//                     reads and writes its tiles. Filters, rekeys and enforcers' local copies
+//                     make no pass. Why the fused pair matters: on one rank, 1024 x 65536 x 1024
+//                     with 2048 tiles took 1.81 s fused and 2.02 s with the products written and
+//                     summed apart.
+//
+// Needs annotate_costs first.
+#include <vector>
+
+#include "ia/machine_profile.hpp"
 #include "ia/plan.hpp"
 
 namespace tra::ia {
 
-struct MachineRates {
-    // Defaults: one core of the development machine (OpenBLAS Haswell dgemm, one thread, about
-    // 50 GFLOP/s), Open MPI's shared-memory transport between two ranks on it (about 5 GB/s) and
-    // its memory.
-    double flops_per_second = 5e10;
-    double bytes_per_second = 5e9;
-    // Tile bytes read or written per second by a pass of `add` over tiles on the same machine
-    // (one thread; measured about 7 GB/s).
-    double memory_bytes_per_second = 5e9;
+struct TimeModel {
+    MachineProfile profile = default_machine_profile();
+    // host_of_site[s]: which host site s runs on. Empty: every site on one host.
+    std::vector<int> host_of_site;
+
+    // Sites on `hosts` hosts, `sites_per_host` consecutive sites each (mpirun's default
+    // placement by slot), the last host taking what is left.
+    static std::vector<int> blocked_hosts(int sites, int sites_per_host);
 };
 
-double estimated_seconds(const Plan& plan, const MachineRates& rates = {});
+// One operator's prediction on its busiest site, split by what that site spends it on.
+struct OperatorTime {
+    double compute = 0, communication = 0, memory = 0;
+    Site busiest = 0;
+    double seconds() const { return compute + communication + memory; }
+};
+
+// Per IA node from `first` on, in plan order (a partial plan's newest nodes: the search's beam).
+std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model,
+                                         IaNodeId first = 0);
+
+// The sum of operator_times' seconds.
+double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first = 0);
 
 }  // namespace tra::ia

@@ -51,6 +51,8 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
     t_.received_overhead.assign(n, 0);
     t_.sent_payload.assign(n, 0);
     t_.sent_overhead.assign(n, 0);
+    t_.sent_messages.assign(n, 0);
+    t_.received_messages.assign(n, 0);
 }
 
 void TransferTally::copy(Site sender, Site receiver) {
@@ -68,6 +70,8 @@ Transfer TransferTally::finish() {
     for (const auto& [sender, receiver] : pairs_) {
         t_.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
         t_.sent_overhead[static_cast<std::size_t>(sender)] += kCountHeaderBytes;
+        t_.received_messages[static_cast<std::size_t>(receiver)] += 1;
+        t_.sent_messages[static_cast<std::size_t>(sender)] += 1;
     }
     t_.overhead_bytes = 0;
     for (auto b : t_.received_overhead) t_.overhead_bytes += b;

@@ -45,6 +45,9 @@ struct Transfer {
     std::vector<std::int64_t> received_payload, received_overhead;
     std::vector<std::int64_t> sent_payload;   // per site, tile bytes it sends
     std::vector<std::int64_t> sent_overhead;  // per site, keys and count headers it sends
+    // Per site, the peers it sends tuples to and receives tuples from: the messages the time
+    // model charges a latency for (one per communicating pair and direction).
+    std::vector<std::int64_t> sent_messages, received_messages;
 
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };

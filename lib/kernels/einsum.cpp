@@ -337,6 +337,16 @@ Kernel einsum_kernel() {
         return "einsum(" + p.spec + "; join=" + p.join_op + ", agg=" + p.agg_op + ")";
     };
     k.flops = einsum_flops;
+    // A matrix product (as_gemm) is one gemm per batch block; anything else runs the loop.
+    k.gemm_calls = [](std::span<const Shape> ops,
+                      const KernelParams& p) -> std::optional<std::int64_t> {
+        const Spec spec = checked_spec(p);
+        const Checked<Labels> l = label_extents(spec, ops);
+        if (!l) return std::nullopt;
+        const std::optional<GemmShape> g = as_gemm(spec, p, l.value());
+        if (!g) return std::nullopt;
+        return g->batch;
+    };
     // Only matrix products accumulate (as_gemm), adding each product: gemm with beta = 1.
     k.properties.accumulates_with = "add";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {

@@ -76,6 +76,12 @@ struct Kernel {
     // models (2*m*n*k for a matrix product). Empty for kernels whose work the models do not
     // count (element-wise and reductions count 0).
     std::function<std::int64_t(std::span<const Shape> operands, const KernelParams&)> flops;
+    // How many BLAS gemm calls one call makes on operands of these shapes (each of flops / that
+    // many), or nullopt when this call runs a loop instead: the time model's rate for the call
+    // (a gemm rate by size, or the loop rate). Empty for kernels that never run as gemm.
+    std::function<std::optional<std::int64_t>(std::span<const Shape> operands,
+                                              const KernelParams&)>
+        gemm_calls;
 
     // Output bound for operands of these bounds, or the problem (an Error without location)
     // when the operands do not fit the kernel.
@@ -120,6 +126,8 @@ class KernelCall {
     int operand_count() const;
     // Kernel::flops for operands of these shapes; 0 where the kernel declares none.
     std::int64_t flops(std::span<const Shape> operands) const;
+    // Kernel::gemm_calls for operands of these shapes; nullopt where the kernel declares none.
+    std::optional<std::int64_t> gemm_calls(std::span<const Shape> operands) const;
     // Whether a join with this call followed by an aggregation with `aggregate` can keep one
     // accumulator per group (accumulate below): this kernel accumulates, with `aggregate`'s
     // kernel. Says nothing about particular operands, which accumulate may still decline.

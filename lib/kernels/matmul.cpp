@@ -72,6 +72,9 @@ Kernel make_product(const Variant& v) {
         std::int64_t n = v.trans_b ? b[0] : b[1];
         return 2 * m * n * inner;
     };
+    k.gemm_calls = [](std::span<const Shape>, const KernelParams&) -> std::optional<std::int64_t> {
+        return 1;
+    };
     k.apply = [v](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(v.name, ops);
         std::vector<Shape> shapes = shapes_of(ops);

@@ -34,12 +34,6 @@ std::map<NodeId, ia::Placement> input_placements_by_id(
     return out;
 }
 
-// A plan with its estimated seconds, computed once for ranking.
-struct Candidate {
-    RankedPlan plan;
-    double seconds = 0;
-};
-
 }  // namespace
 
 RankedPlans rank_plans(Program program, const PlanRequest& request) {
@@ -49,6 +43,7 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     ranked.program = std::make_unique<Program>(std::move(rewritten.program));
     ranked.rewrites = std::move(rewritten.log);
     ranked.sites = request.sites;
+    ranked.profile = request.time.profile;
     const Program& p = *ranked.program;
 
     SearchOptions options;
@@ -56,21 +51,15 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     options.top_k = static_cast<std::size_t>(-1);
     options.pins = request.pins;
     options.input_placements = input_placements_by_id(p, request.input_placements);
-    std::vector<Candidate> all;
-    for (auto& plan : search_plans(p, ranked.sites, options)) {
-        const double seconds = ia::estimated_seconds(plan.plan, request.rates);
-        all.push_back({std::move(plan), seconds});
-    }
-    std::stable_sort(all.begin(), all.end(), [&](const Candidate& a, const Candidate& b) {
-        return cheaper(request.cost, a.plan.totals, a.seconds, a.plan.name, b.plan.totals,
-                       b.seconds, b.plan.name);
-    });
-    for (Candidate& c : all) {
-        if (request.memory_per_site && c.plan.totals.peak_bytes > *request.memory_per_site) {
-            ranked.dropped.push_back({c.plan.name, c.plan.totals.peak_bytes});
+    options.cost = request.cost;
+    options.time = request.time;
+    // The search returns its plans in the request's order already.
+    for (RankedPlan& plan : search_plans(p, ranked.sites, options)) {
+        if (request.memory_per_site && plan.totals.peak_bytes > *request.memory_per_site) {
+            ranked.dropped.push_back({plan.name, plan.totals.peak_bytes});
         } else if (ranked.plans.size() < request.top) {
-            ranked.plans.push_back(std::move(c.plan));
-            ranked.seconds.push_back(c.seconds);
+            ranked.seconds.push_back(plan.seconds);
+            ranked.plans.push_back(std::move(plan));
         }
     }
     if (ranked.plans.empty() && !ranked.dropped.empty())

@@ -7,8 +7,8 @@
 //      before the search; their log is kept for explain
 //   2. the search (optimizer/search.hpp) over strategies and starting placements, restricted by
 //      the request's pins and fixed input placements
-//   3. ranking under the request's cost model (optimizer/plan_order.hpp); the time model's
-//      seconds are ia::estimated_seconds
+//   3. ranking under the request's cost model (optimizer/plan_order.hpp), the search's own
+//      order; the time model's seconds are ia::estimated_seconds under request.time
 //   4. plans whose predicted peak exceeds the memory budget are dropped (listed, cheapest first)
 //   5. the first `top` are kept; choose_plan picks the request's rank among them
 #include <cstddef>
@@ -33,8 +33,8 @@ struct PlanRequest {
     std::optional<std::size_t> rank;                        // which plan to choose, 1-based; else 1
     std::map<std::string, std::string> pins;                // TRA node name -> strategy name
     std::map<std::string, ia::Placement> input_placements;  // input name -> where it starts
-    CostModel cost = CostModel::Exact;
-    ia::MachineRates rates;                          // the time model's rates
+    CostModel cost = CostModel::Time;                // the default ranking (CHANGES.md)
+    ia::TimeModel time;                              // the time model's profile and hosts
     std::optional<std::int64_t> memory_per_site;     // drop plans whose peak exceeds it
     std::size_t top = static_cast<std::size_t>(-1);  // how many ranked plans to keep
 };
@@ -51,6 +51,7 @@ struct RankedPlans {
     std::vector<double> seconds;       // ia::estimated_seconds of each plan, same order
     std::vector<DroppedPlan> dropped;  // over the memory budget, cheapest first
     RewriteLog rewrites;               // logical rewrites applied before the search
+    ia::MachineProfile profile;        // the time model's profile (request.time.profile)
 };
 
 // Plans `program` (as loaded from its workflow) for request.sites sites. Throws Error (BadInput)

@@ -67,14 +67,15 @@ class Searcher {
         if (greedy_)
             beam();
         else {
-            State empty{Plan(program_, sites_), {}, {}, {}, {}};
+            State empty{Plan(program_, sites_), {}, {}, {}, {}, 0};
             walk(0, empty);
         }
         check_pins_applied();
         std::vector<RankedPlan> out;
         for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
-        std::sort(out.begin(), out.end(), [](const RankedPlan& a, const RankedPlan& b) {
-            return cheaper(a.totals, a.name, b.totals, b.name);
+        std::sort(out.begin(), out.end(), [&](const RankedPlan& a, const RankedPlan& b) {
+            return cheaper(options_.cost, a.totals, a.seconds, a.name, b.totals, b.seconds,
+                           b.name);
         });
         if (out.size() > options_.top_k) out.erase(out.begin() + options_.top_k, out.end());
         return out;
@@ -155,6 +156,7 @@ class Searcher {
         std::string inputs;
         ia::CostCache cache;    // where the costed nodes' tuples are; the memo is shared
         ia::PlanTotals so_far;  // beam only: transfer of the nodes costed so far
+        double seconds = 0;     // beam under the time model: seconds of the nodes costed so far
     };
 
     // Every way to extend `state` by node order_[i]: starting placements for an input, the
@@ -204,16 +206,20 @@ class Searcher {
     // whose price shows up later; a wider beam trades planning time for fewer such misses.
     void beam() {
         std::vector<State> states;
-        states.push_back(State{Plan(program_, sites_), {}, {}, {}, {}});
+        states.push_back(State{Plan(program_, sites_), {}, {}, {}, {}, 0});
         for (std::size_t i = 0; i < order_.size(); ++i) {
             std::vector<State> next;
-            for (const State& s : states)
-                for (State& e : expand(s, i)) next.push_back(std::move(e));
-            // Cost only what each extension added; the earlier nodes' costs do not change.
-            for (State& e : next) {
-                const ia::PlanTotals added = ia::annotate_new_costs(e.plan, e.cache);
-                e.so_far.payload_bytes += added.payload_bytes;
-                e.so_far.paper_floats += added.paper_floats;
+            for (const State& s : states) {
+                const std::size_t placed = s.plan.size();
+                for (State& e : expand(s, i)) {
+                    // Cost only what the extension added; earlier nodes' costs do not change.
+                    const ia::PlanTotals added = ia::annotate_new_costs(e.plan, e.cache);
+                    e.so_far.payload_bytes += added.payload_bytes;
+                    e.so_far.paper_floats += added.paper_floats;
+                    if (options_.cost == CostModel::Time)
+                        e.seconds += ia::estimated_seconds(e.plan, options_.time, placed);
+                    next.push_back(std::move(e));
+                }
             }
             if (next.size() > options_.beam_width) {
                 // The tie-break is name + inputs, compared without building it: names grow
@@ -222,6 +228,8 @@ class Searcher {
                 for (std::size_t k = 0; k < next.size(); ++k) order[k] = k;
                 std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
                     const State &x = next[a], &y = next[b];
+                    if (options_.cost == CostModel::Time && x.seconds != y.seconds)
+                        return x.seconds < y.seconds;
                     auto cost = [](const State& s) {
                         return std::tie(s.so_far.payload_bytes, s.so_far.paper_floats);
                     };
@@ -256,11 +264,13 @@ class Searcher {
             totals = std::move(normal->totals);
         }
         std::string name = state.name.empty() ? std::string("table1") : state.name;
+        const double seconds = ia::estimated_seconds(plan, options_.time);
         auto it = best_.find(name);
         if (it != best_.end() &&
-            !cheaper(totals, inputs, it->second.ranked.totals, it->second.inputs))
+            !cheaper(options_.cost, totals, seconds, inputs, it->second.ranked.totals,
+                     it->second.ranked.seconds, it->second.inputs))
             return;
-        Candidate c{RankedPlan{name, std::move(plan), std::move(totals)}, inputs};
+        Candidate c{RankedPlan{name, std::move(plan), std::move(totals), seconds}, inputs};
         if (it != best_.end())
             it->second = std::move(c);
         else

@@ -6,7 +6,9 @@
 //   name      "AB=cmm,C=local": NODE=strategy for every needed join and aggregate, in program
 //             order. Plans with the same name differ only in where inputs start; only the
 //             cheapest of them is kept, so the returned plans have distinct names.
-//   order     exact payload bytes, then paper floats, then name: a total, deterministic order.
+//   order     SearchOptions::cost (plan_order.hpp): the time model's seconds (when cost is
+//             time), else exact payload bytes, then paper floats, then name: a total,
+//             deterministic order, the one the planner ranks by.
 //   inputs    each input not fixed by SearchOptions::input_placements may start in Part[d] for
 //             any single key position d (Part[] for key arity 0): reading in place is free, so
 //             the search may choose; one position each keeps the set small.
@@ -17,8 +19,9 @@
 //   cap       when the product of the choice counts (an upper bound on the combinations)
 //             exceeds max_combinations, the search is a beam search instead: nodes are taken
 //             in program order and after each one only the beam_width cheapest partial plans
-//             (exact costs of what is placed so far, same order) are extended. It returns up
-//             to beam_width plans and may miss the optimum when a choice pays off only later.
+//             (costs of what is placed so far, same order; under the time model a join whose
+//             sum is not placed yet counts as unfused) are extended. It returns up to
+//             beam_width plans and may miss the optimum when a choice pays off only later.
 #include <cstddef>
 #include <map>
 #include <string>
@@ -27,6 +30,8 @@
 #include "ia/placement.hpp"
 #include "ia/plan.hpp"
 #include "ia/plan_costs.hpp"
+#include "ia/time_estimate.hpp"
+#include "optimizer/plan_order.hpp"
 
 namespace tra::optimizer {
 
@@ -36,12 +41,15 @@ struct SearchOptions {
     std::size_t max_combinations = 20000;
     std::size_t beam_width = 32;  // partial plans kept per step beyond max_combinations
     std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
+    CostModel cost = CostModel::Exact;                    // which plans are cheaper
+    ia::TimeModel time;  // the time model: RankedPlan::seconds, and the order under `time`
 };
 
 struct RankedPlan {
     std::string name;
     ia::Plan plan;
     ia::PlanTotals totals;
+    double seconds = 0;  // ia::estimated_seconds under SearchOptions::time
 };
 
 // The K best plans, best first. Throws Error (BadInput) for a pin on a node that is not a

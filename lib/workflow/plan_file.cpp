@@ -86,7 +86,14 @@ class PlanReader {
         if (!text_ && !std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
         const Field doc(text_ ? parse_yaml(*text_, path_) : load_yaml(path_), path_, "");
         check_format(doc);
-        doc.allow_only({"format", "name", "sites", "rewrites", "workflow", "nodes"});
+        doc.allow_only({"format", "name", "sites", "ranked_by", "rewrites", "workflow", "nodes"});
+        std::optional<RankedBy> ranked_by;
+        if (doc.has("ranked_by")) {
+            const Field r = doc.at("ranked_by");
+            r.allow_only({"cost", "machine", "machine_hash"});
+            ranked_by = RankedBy{r.at("cost").as_string(), r.at("machine").as_string(),
+                                 r.at("machine_hash").as_string()};
+        }
         const std::string name = doc.at("name").as_string();
         const Field sites_field = doc.at("sites");
         const std::int64_t sites = sites_field.as_int();
@@ -103,7 +110,8 @@ class PlanReader {
         const Field nodes = doc.at("nodes");
         for (const Field& f : nodes.elements()) add_node(plan, f);
         set_results(plan, nodes);
-        return LoadedPlan{std::move(program), std::move(plan), name, workflow_path, hash};
+        return LoadedPlan{std::move(program), std::move(plan), name, workflow_path, hash,
+                          ranked_by};
     }
 
   private:

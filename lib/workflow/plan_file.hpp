@@ -6,6 +6,7 @@
 // (operators, inputs, placements), and every edit is checked as a whole IA program on load.
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "ia/plan.hpp"
@@ -21,6 +22,15 @@ inline constexpr const char* kPlanFormat = "tra-plan/1";
 // `format: tra-plan/...`. False when it cannot be read (the workflow loader then says why).
 bool is_plan_file(const std::string& path);
 
+// What ranked the plan a file holds: the cost model and the time model's machine profile
+// (ia/machine_profile.hpp). Written as `ranked_by:`, read back for the record; a plan file
+// without it (hand-written, or older) runs the same.
+struct RankedBy {
+    std::string cost;          // "time", "exact", "paper"
+    std::string machine;       // the profile's name
+    std::string machine_hash;  // its content hash
+};
+
 // Writes `plan` as a plan file to `out`.
 //   workflow_path  the workflow the plan was made from, as the caller opened it (absolute, or
 //                  relative to the current directory); its bytes are hashed now.
@@ -30,13 +40,16 @@ bool is_plan_file(const std::string& path);
 //                  means the current directory. An absolute workflow path is written as is.
 // Costs are recomputed on load, so they appear only as comments. Throws Error when the
 // workflow cannot be read.
+//   ranked_by      what ranked it, when known.
 void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string& workflow_path,
-                     const std::string& plan_name, const std::string& plan_path = "");
+                     const std::string& plan_name, const std::string& plan_path = "",
+                     const std::optional<RankedBy>& ranked_by = std::nullopt);
 
 // write_plan_file into the file `plan_path` (written to PATH.tmp, then renamed into place, so a
 // failure never leaves half a plan). Throws Error (Failed) when it cannot be written.
 void save_plan_file(const std::string& plan_path, const ia::Plan& plan,
-                    const std::string& workflow_path, const std::string& plan_name);
+                    const std::string& workflow_path, const std::string& plan_name,
+                    const std::optional<RankedBy>& ranked_by = std::nullopt);
 
 // A plan read back together with the Program it refers to. `plan` points at `*program`, which
 // lives on the heap, so moving a LoadedPlan keeps the plan valid; copy `plan` out only while
@@ -48,6 +61,7 @@ struct LoadedPlan {
     std::string workflow_path;  // the workflow as opened: relative to the current directory
                                 // (resolved against the plan file's folder) or absolute
     std::string workflow_hash;  // "fnv1a64:..." (checked equal to the workflow's bytes)
+    std::optional<RankedBy> ranked_by;
 };
 
 // Reads a plan file, loads its workflow with `options`, and checks the plan against both:

@@ -106,7 +106,8 @@ std::string node_line(const ia::Plan& plan, const ia::IaNode& n) {
 }  // namespace
 
 void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string& workflow_path,
-                     const std::string& plan_name, const std::string& plan_path) {
+                     const std::string& plan_name, const std::string& plan_path,
+                     const std::optional<RankedBy>& ranked_by) {
     const std::string hash = file_content_hash(workflow_path);
     // Costs on a copy: the caller's plan stays const, and a plan whose costs cannot be computed
     // (an Unknown placement not produced by a map chain) is still written, without them.
@@ -127,6 +128,10 @@ void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string&
     out << "format: " << kPlanFormat << "\n"
         << "name: " << yaml_quoted(plan_name) << "\n"
         << "sites: " << plan.sites() << "\n";
+    if (ranked_by)
+        out << "ranked_by: {cost: " << yaml_quoted(ranked_by->cost)
+            << ", machine: " << yaml_quoted(ranked_by->machine)
+            << ", machine_hash: " << yaml_quoted(ranked_by->machine_hash) << "}\n";
     if (!plan.program().rewrites.empty()) {
         out << "rewrites: [";
         for (std::size_t i = 0; i < plan.program().rewrites.size(); ++i)
@@ -142,9 +147,10 @@ void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string&
 }
 
 void save_plan_file(const std::string& plan_path, const ia::Plan& plan,
-                    const std::string& workflow_path, const std::string& plan_name) {
+                    const std::string& workflow_path, const std::string& plan_name,
+                    const std::optional<RankedBy>& ranked_by) {
     std::ostringstream text;
-    write_plan_file(text, plan, workflow_path, plan_name, plan_path);
+    write_plan_file(text, plan, workflow_path, plan_name, plan_path, ranked_by);
     const std::string tmp = plan_path + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -46,7 +46,7 @@ TEST_CASE("planner: paper and time models rank by their own measure first", "[pl
         CHECK(paper.plans[i - 1].totals.paper_floats <= paper.plans[i].totals.paper_floats);
     const RankedPlans time = optimizer::rank_plans(p, request_for(3, CostModel::Time));
     for (std::size_t i = 0; i < time.plans.size(); ++i) {
-        CHECK(time.seconds[i] == ia::estimated_seconds(time.plans[i].plan, ia::MachineRates{}));
+        CHECK(time.seconds[i] == ia::estimated_seconds(time.plans[i].plan, ia::TimeModel{}));
         if (i) CHECK(time.seconds[i - 1] <= time.seconds[i]);
     }
     // Same candidates whatever the model.

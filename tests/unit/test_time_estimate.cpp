@@ -1,11 +1,14 @@
-// ia::estimated_seconds: per operator, the busiest site's flops and received bytes, so a plan
-// that moves nothing because one site computes everything (a replicated join with one output
-// tile) is seen to be slower than a balanced pre-aggregation that moves a little. Hand-computed.
+// ia::estimated_seconds (the time model): per operator, the busiest site's compute, its
+// communication (sent or received, whichever is more, plus latencies) and its memory passes, so
+// a plan that moves nothing because one site computes everything (a replicated join with one
+// output tile) is seen to be slower than a balanced pre-aggregation that moves a little.
+// Every expected value is computed by hand in the comments.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "ia/time_estimate.hpp"
+#include "kernels/kernel.hpp"
 #include "optimizer/search.hpp"
 #include "program_fixtures.hpp"
 #include "tra/program_builder.hpp"
@@ -43,11 +46,27 @@ RankedPlan pinned(const Program& p, const std::string& join, const std::string& 
 
 constexpr double kInstant = 1e30;  // a rate that makes its term vanish
 
+// A profile with one flop rate for every call (gemm and loop), one link on and across hosts,
+// and no fixed costs unless given.
+ia::TimeModel model(double flops, double bytes, double memory = kInstant, double latency = 0,
+                    double call = 0) {
+    ia::TimeModel m;
+    for (ia::DtypeRates* d : {&m.profile.f32, &m.profile.f64}) {
+        d->gemm = {{1, flops}};
+        d->loop_flops_per_second = flops;
+    }
+    m.profile.memory_bytes_per_second = memory;
+    m.profile.kernel_call_seconds = call;
+    m.profile.same_host = {true, latency, bytes};
+    m.profile.across_hosts = {true, latency, bytes};
+    return m;
+}
+
 }  // namespace
 
 TEST_CASE("estimated seconds: the busiest site's flops per operator", "[time]") {
     const Program p = common_k();
-    const ia::MachineRates flops_only{1, kInstant};
+    const ia::TimeModel flops_only = model(1, kInstant);
     // Pre-aggregation: each site multiplies its own two k tiles (2 x 16 flops).
     const RankedPlan preagg = pinned(p, "local", "preagg");
     CHECK(preagg.totals.flops == 64);
@@ -58,11 +77,11 @@ TEST_CASE("estimated seconds: the busiest site's flops per operator", "[time]") 
     CHECK(ia::estimated_seconds(rmm.plan, flops_only) == Approx(64));
 }
 
-TEST_CASE("estimated seconds: the busiest site's received bytes per operator", "[time]") {
+TEST_CASE("estimated seconds: the busiest site's exchanged bytes per operator", "[time]") {
     const Program p = common_k();
-    const ia::MachineRates bytes_only{kInstant, 1};
+    const ia::TimeModel bytes_only = model(kInstant, 1);
     // Site 1's partial goes to the home of (0, 0), site 0: 32 tile bytes + 2 key positions * 8
-    // + one count 8.
+    // + one count 8, sent by site 1 and received by site 0.
     const RankedPlan preagg = pinned(p, "local", "preagg");
     CHECK(preagg.totals.payload_bytes == 32);
     CHECK(ia::estimated_seconds(preagg.plan, bytes_only) == Approx(56));
@@ -72,16 +91,17 @@ TEST_CASE("estimated seconds: the busiest site's received bytes per operator", "
     CHECK(ia::estimated_seconds(rmm.plan, bytes_only) == Approx(240));
 }
 
-TEST_CASE("estimated seconds: both terms add, and an idle site costs time", "[time]") {
+TEST_CASE("estimated seconds: compute and communication add, and an idle site costs time",
+          "[time]") {
     const Program p = common_k();
-    const ia::MachineRates rates{16, 8};  // one tile product per second, 8 bytes per second
+    const ia::TimeModel rates = model(16, 8);  // one tile product per second, 8 bytes per second
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, rates) == Approx(2 + 7));
     CHECK(ia::estimated_seconds(pinned(p, "rmm", "local").plan, rates) == Approx(4 + 30));
 }
 
 TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fused", "[time]") {
     const Program p = common_k();
-    const ia::MachineRates memory_only{kInstant, kInstant, 1};
+    const ia::TimeModel memory_only = model(kInstant, kInstant, 1);
     // Join, shuffle, sum: each site writes its two products (64 bytes); the sum on site 0, the
     // home of (0, 0), reads all four (128) and writes one tile (32).
     CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, memory_only) ==
@@ -89,4 +109,75 @@ TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fus
     // Pre-aggregation: the join adds its products into one accumulator per site (fused: no
     // pass); the combining sum on site 0 reads the two partials (64) and writes one tile (32).
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) == Approx(96));
+}
+
+TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes", "[time]") {
+    const Program p = common_k();
+    const ia::TimeModel calls_only = model(kInstant, kInstant, kInstant, 0, 1);
+    // Pre-aggregation: 2 products per site (the fused partial sum adds them in the same calls);
+    // the combining sum on site 0 folds 2 partials.
+    CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, calls_only) == Approx(2 + 2));
+    // Join, shuffle, sum: 2 products per site, then site 0 folds all 4.
+    CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, calls_only) ==
+          Approx(2 + 4));
+}
+
+TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
+    // A is one 2x2 tile on site 0; B is four column tiles, one per site; AB = A B broadcasts A.
+    ProgramBuilder b("bc", DType::F64);
+    b.add_input("A", Shape{2, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_output("AB", "out.h5", "/AB", at("out"));
+    const Program p = b.finish();
+    optimizer::SearchOptions o;
+    o.pins = {{"AB", "bcast-left"}};
+    o.input_placements[*p.find("A")] = ia::Placement::part({0});
+    o.input_placements[*p.find("B")] = ia::Placement::part({1});
+    const auto plans = optimizer::search_plans(p, 4, o);
+    REQUIRE(plans.size() == 1);
+    // Site 0 sends A to sites 1-3: 3 * (32 tile + 2 keys * 8) + 3 counts * 8 = 168 bytes in 3
+    // messages; each receiver gets 56 bytes in 1. Charging received bytes only would say 56.
+    CHECK(ia::estimated_seconds(plans[0].plan, model(kInstant, 1)) == Approx(168));
+    // With a 10 s latency the sender also pays 3 of them, a receiver 1.
+    CHECK(ia::estimated_seconds(plans[0].plan, model(kInstant, 1, kInstant, 10)) ==
+          Approx(168 + 30));
+}
+
+TEST_CASE("estimated seconds: traffic to other hosts goes at the across-hosts rates", "[time]") {
+    const Program p = common_k();
+    const RankedPlan preagg = pinned(p, "local", "preagg");
+    ia::TimeModel m = model(kInstant, kInstant);
+    m.profile.across_hosts = {true, 0, 1};
+    // Both sites on one host: the 56 bytes travel instantly.
+    CHECK(ia::estimated_seconds(preagg.plan, m) == Approx(0).margin(1e-9));
+    // One site per host: all of it crosses at 1 byte per second.
+    m.host_of_site = ia::TimeModel::blocked_hosts(2, 1);
+    CHECK(ia::estimated_seconds(preagg.plan, m) == Approx(56));
+    CHECK(ia::TimeModel::blocked_hosts(5, 2) == std::vector<int>{0, 0, 1, 1, 2});
+}
+
+TEST_CASE("gemm rates: interpolated in log(size) between measured sizes", "[time]") {
+    ia::DtypeRates r;
+    r.gemm = {{64, 1e10}, {256, 3e10}};
+    r.loop_flops_per_second = 1e9;
+    auto flops = [](double size) { return 2 * size * size * size; };
+    CHECK(r.gemm_flops_per_second(flops(32)) == Approx(1e10));   // below: the smallest's
+    CHECK(r.gemm_flops_per_second(flops(128)) == Approx(2e10));  // halfway in log(size)
+    CHECK(r.gemm_flops_per_second(flops(1024)) == Approx(3e10));  // above: the largest's
+}
+
+TEST_CASE("gemm calls: which contractions the model prices at a gemm rate", "[time]") {
+    const Shape m{4, 4};
+    const Shape a[] = {m, m};
+    CHECK(KernelCall("matmul").gemm_calls(a) == 1);
+    CHECK(KernelCall("add").gemm_calls(a) == std::nullopt);
+    kernels::KernelParams batched;
+    batched.spec = "hsd,htd->hst";  // batch label leading everywhere: one gemm per h
+    const Shape b[] = {Shape{3, 4, 5}, Shape{3, 6, 5}};
+    CHECK(KernelCall("einsum", batched).gemm_calls(b) == 3);
+    kernels::KernelParams loop = batched;
+    loop.spec = "shd,thd->hst";  // h not leading: einsum's loop
+    const Shape c[] = {Shape{4, 3, 5}, Shape{6, 3, 5}};
+    CHECK(KernelCall("einsum", loop).gemm_calls(c) == std::nullopt);
 }
