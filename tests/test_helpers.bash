@@ -20,6 +20,9 @@ case $test_kind in
         exit 2
         ;;
 esac
+# Tests never inherit a machine profile: rankings under the time model must not depend on the
+# machine the suite runs on (tests that mean bytes pass --cost exact).
+unset TRA_MACHINE
 TRA=${1:?$usage}
 SRC=${2:?$usage}
 WORK=${3:?$usage}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `--cost time` (ia::estimated_seconds): with one output tile and a long shared dimension, the
-# exact model ranks first a plan that moves 0 bytes by computing every product on one site;
-# the time model ranks first a plan that splits the products over both sites, and every plan in
-# its list has an estimate no smaller than the first. `--flop-rate` and `--bandwidth` move the
+# `--cost time` (ia::estimated_seconds), the default ranking: with one output tile and a long
+# shared dimension, the exact model ranks first a plan that moves 0 bytes by computing every
+# product on one site; the time model (and so a plan listing without --cost) ranks first a plan
+# that splits the products over both sites, and every plan in its list has an estimate no
+# smaller than the first. `--flop-rate` and `--bandwidth` move the
 # estimates, bad values are refused, and `tra run --cost time` runs the plan it ranks first. On
 # one site, plans that join and sum apart rank below the fused join and sum.
 # Usage: bash test_time_model.sh TRA_BINARY SOURCE_DIR WORK_DIR
@@ -15,15 +16,19 @@ source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli time_model "$@"
 enter_work_dir
 matmul_workflow common_k "64, 1024" "64, 64" "1024, 64" "64, 64" einsum > k.yaml
 
-"$TRA" plan k.yaml --sites 2 --top 50 --format json > exact.json || fail "plan --cost exact"
+"$TRA" plan k.yaml --sites 2 --top 50 --cost exact --format json > exact.json ||
+    fail "plan --cost exact"
+"$TRA" plan k.yaml --sites 2 --top 50 --format json > default.json || fail "plan"
 "$TRA" plan k.yaml --sites 2 --top 50 --cost time --format json > time.json ||
     fail "plan --cost time"
 "$TRA" plan k.yaml --sites 2 --top 50 --cost time --flop-rate 1e9 --format json > slow.json ||
     fail "plan --cost time --flop-rate"
-"$PY" - exact.json time.json slow.json << 'PY' || fail "rankings (see above)"
+"$PY" - exact.json time.json slow.json default.json << 'PY' || fail "rankings (see above)"
 import json, sys
-exact, time, slow = (json.load(open(f)) for f in sys.argv[1:4])
+exact, time, slow, default = (json.load(open(f)) for f in sys.argv[1:5])
 assert time["cost"] == "time", time["cost"]
+assert default == time, "the default ranking is not the time model's"
+assert time["machine"]["source"] == "built-in", time["machine"]
 first_exact, first_time = exact["plans"][0], time["plans"][0]
 print("exact first:", first_exact["name"], first_exact["exact_bytes"], first_exact["estimated_seconds"])
 print("time first: ", first_time["name"], first_time["exact_bytes"], first_time["estimated_seconds"])
@@ -55,4 +60,16 @@ rc=0
 [ "$rc" -ne 0 ] || fail "--bandwidth 0 was accepted"
 grep -q "bandwidth" bad.out || fail "--bandwidth 0: the message does not name the option"
 "$TRA" run k.yaml --cost time --check > run.out 2>&1 || { cat run.out >&2; fail "run --cost time"; }
+"$TRA" run k.yaml --check --force --report default.report.json > run-default.out 2>&1 ||
+    { cat run-default.out >&2; fail "run"; }
+"$PY" - time.json default.report.json << 'PY' || fail "the default run (see above)"
+import json, sys
+listed, report = (json.load(open(f)) for f in sys.argv[1:3])
+# On one site (no launcher) the plan is the first of a 1-site listing; its report has the
+# time model's predictions per operator and in total.
+ops = [op for op in report["operators"] if op["op"] != "write"]
+assert all(op["predicted_seconds"] >= 0 for op in ops), ops
+assert abs(sum(op["predicted_seconds"] for op in ops) - report["predicted_seconds"]) < 1e-9
+assert report["predicted_seconds"] > 0 and report["machine"]["source"] == "built-in", report
+PY
 echo "PASS (time_model)"

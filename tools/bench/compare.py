@@ -6,7 +6,8 @@ PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
-                              [--cost exact|paper|time] [--dtype f64|f32]
+                              [--cost exact|paper|time] [--all-models] [--no-calibrate]
+                              [--dtype f64|f32]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
 """
@@ -20,7 +21,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import chart  # noqa: E402
-from runner import Runner, compute_seconds  # noqa: E402
+from runner import Runner, compute_seconds, predicted_compute_seconds  # noqa: E402
 import lower_bound  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
@@ -80,7 +81,7 @@ def paired_ratio(mine, theirs):
 
 
 def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, top, work,
-                   monitor):
+                   monitor, models):
     I, K, J = shape
     flops = 2.0 * I * K * J
     words = lower_bound.memory_independent_words(I, J, K, ranks)
@@ -123,7 +124,7 @@ def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, to
         wf = workflows[tile] = work / ("%s-%s-t%d.yaml" % (case, dtype, tile))
         wf.write_text(MATMUL_WORKFLOW.format(case=case, dtype=dtype, I=I, K=K, J=J,
                                              tI=min(tile, I), tK=min(tile, K), tJ=min(tile, J)))
-        tra_plans[tile] = tra_programs(runner, ranks, wf, work, top, programs, key=tile)
+        tra_plans[tile] = tra_programs(runner, ranks, wf, work, top, programs, tile, models)
 
     times = interleaved(programs, repeats)
     if "ceiling" not in programs:  # on 1 rank the ceiling is the whole-problem dgemm
@@ -140,7 +141,7 @@ def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, to
         row = dict(case=case, dtype=dtype, ranks=ranks, tile=tile, shape=dict(I=I, K=K, J=J),
                    flops=flops, lower_bound_bytes=bound, methods=dict(methods))
         row["methods"]["tra"], row["tra_plans"] = tra_result(tra_plans[tile], times, tile, flops)
-        first = times[(tile, tra_plans[tile][0]["rank"])]
+        first = times[(tile, tra_plans[tile][0]["name"])]
         row["paired_ratios"] = {label: paired_ratio(first, times[label]) for label in config}
         if monitor and ranks > 1:
             row["methods"]["tra"]["wire_bytes"] = runner.wire_bytes(ranks, workflows[tile], work, 1)
@@ -149,45 +150,58 @@ def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, to
     return rows
 
 
-def tra_programs(runner, ranks, workflow, work, top, programs, key):
-    """Adds tra's plan 1 (and up to `top` plans, to check the ranking) to `programs`, keyed
-    (key, plan rank); returns the plans, each keeping the report of its last run."""
-    plans = []
-    for p in runner.plans(ranks, workflow, top):
-        plan = dict(rank=p["rank"], name=p["name"], predicted_bytes=p["exact_bytes"],
-                    flops=p["flops"])
+def tra_programs(runner, ranks, workflow, work, top, programs, key, models):
+    """Adds tra's plan 1 (and up to `top` plans of its ranking, plus the first `top` of every
+    cost model in `models`, to check the ranking) to `programs`, keyed (key, name); returns the
+    plans, tra's own first, each keeping the report of its last run. A plan runs by its name
+    (pins every choice), so plans listed by another model run exactly as listed."""
+    plans, names = [], set()
+    for cost in [None] + [m for m in models if m]:
+        for p in runner.plans(ranks, workflow, top, cost):
+            if p["name"] in names:
+                next(q for q in plans if q["name"] == p["name"])["models"].append(cost or "default")
+                continue
+            names.add(p["name"])
+            plan = dict(rank=p["rank"] if cost is None else None, name=p["name"],
+                        models=[cost or "default"], predicted_bytes=p["exact_bytes"],
+                        flops=p["flops"])
 
-        def run(plan=plan):
-            plan["report"] = runner.tra_run(ranks, workflow, work, plan["rank"])
-            # Mapping the tiles before the first operator: not computation, but shown.
-            plan.setdefault("reserve_times", []).append(plan["report"].get("reserve_seconds", 0))
-            return compute_seconds(plan["report"])
+            def run(plan=plan):
+                plan["report"] = runner.tra_run(ranks, workflow, work, plan["name"])
+                # Mapping the tiles before the first operator: not computation, but shown.
+                plan.setdefault("reserve_times", []).append(
+                    plan["report"].get("reserve_seconds", 0))
+                return compute_seconds(plan["report"])
 
-        programs[(key, p["rank"])] = run
-        plans.append(plan)
+            programs[(key, p["name"])] = run
+            plans.append(plan)
     return plans
 
 
 def tra_result(plans, times, key, flops):
     """tra's entry of a row (plan 1) and every timed plan, from the interleaved times."""
-    first_times = times[(key, plans[0]["rank"])]
+    first_times = times[(key, plans[0]["name"])]
     for plan in plans:
         report = plan.pop("report")
-        plan["seconds"] = statistics.median(times[(key, plan["rank"])])
+        plan["seconds"] = statistics.median(times[(key, plan["name"])])
+        plan["predicted_seconds"] = predicted_compute_seconds(report)
         plan["reserve_seconds"] = statistics.median(plan.pop("reserve_times"))
         plan["bytes"] = report["measured_bytes"] + report["overhead_bytes"]
-        plan["paired_ratio_to_first"] = paired_ratio(times[(key, plan["rank"])], first_times)
+        plan["paired_ratio_to_first"] = paired_ratio(times[(key, plan["name"])], first_times)
     first = plans[0]
+    fastest = min(plans, key=lambda p: p["seconds"])
     tra = dict(seconds=first["seconds"], gflops=(flops or first["flops"]) / first["seconds"] / 1e9,
-               plan=first["name"], bytes=first["bytes"], reserve_seconds=first["reserve_seconds"])
+               plan=first["name"], bytes=first["bytes"], reserve_seconds=first["reserve_seconds"],
+               predicted_seconds=first["predicted_seconds"],
+               ratio_to_fastest_timed=paired_ratio(first_times, times[(key, fastest["name"])]))
     return tra, plans
 
 
-def measure_workflow(runner, name, ranks, repeats, top, work, ceiling_gflops):
+def measure_workflow(runner, name, ranks, repeats, top, work, ceiling_gflops, models):
     """A paper workflow: tra only; its ceiling is its flops at the dgemm ceiling's rate."""
     wf = SOURCE / "plans/paper/scaled" / (name + ".yaml")
     programs = {}
-    plans = tra_programs(runner, ranks, wf, work, top, programs, key=name)
+    plans = tra_programs(runner, ranks, wf, work, top, programs, name, models)
     tra, plans = tra_result(plans, interleaved(programs, repeats), name, None)
     row = dict(case=name, dtype="f64", ranks=ranks, tile=None, flops=plans[0]["flops"],
                lower_bound_bytes=None, methods={"tra": tra}, tra_plans=plans)
@@ -227,10 +241,15 @@ def print_row(row):
         sec("scalapack"), conf("scalapack"), sec("summa"), conf("summa"), sec("ceiling"),
         ratio("scalapack"), ratio("summa"), ratio("ceiling"), moved, m["tra"]["plan"]),
         flush=True)
-    for p in row["tra_plans"][1:]:
-        print("%-13s    plan %d: %.3f s (%.2f x plan 1), %d bytes predicted: %s" % (
-            "", p["rank"], p["seconds"], p["paired_ratio_to_first"],
-            p["predicted_bytes"], p["name"]))
+    for i, p in enumerate(row["tra_plans"]):
+        print("%-13s    %s: %.3f s (%.2f x plan 1), predicted %.3f s (x%.2f), %d bytes; %s: %s" % (
+            "", "plan %d" % p["rank"] if p["rank"] else "listed", p["seconds"],
+            p["paired_ratio_to_first"], p["predicted_seconds"],
+            p["predicted_seconds"] / p["seconds"] if p["seconds"] else float("nan"),
+            p["predicted_bytes"], "/".join(p["models"]), p["name"]), flush=True)
+    if len(row["tra_plans"]) > 1:
+        print("%-13s    plan 1 / fastest timed plan: %.2f" % (
+            "", m["tra"]["ratio_to_fastest_timed"]), flush=True)
 
 
 def main():
@@ -248,9 +267,14 @@ def main():
     ap.add_argument("--dtype", default="f64", choices=sorted(lower_bound.ELEMENT_BYTES),
                     help="element type of the matrix multiplies, tra's and the baselines' alike "
                          "(f32: sgemm, psgemm); the paper workflows are f64 and run only with f64")
-    ap.add_argument("--cost", default="time", choices=["exact", "paper", "time"],
-                    help="tra's cost model ranking the plans (default time: by bytes alone, "
-                         "a plan computing everything on one rank would win)")
+    ap.add_argument("--cost", choices=["exact", "paper", "time"],
+                    help="tra's cost model ranking the plans (default: tra's own, time)")
+    ap.add_argument("--all-models", action="store_true",
+                    help="also time the first --top plans of every cost model, and print how "
+                         "far tra's first plan is from the fastest of them")
+    ap.add_argument("--no-calibrate", action="store_true",
+                    help="rank with tra's built-in machine profile instead of measuring one "
+                         "with `tra calibrate` per rank count first")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     build = pathlib.Path(args.build).resolve()
@@ -258,6 +282,7 @@ def main():
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
     runner = Runner(build, os.cpu_count() or 1, args.cost)
+    models = ["exact", "paper", "time"] if args.all_models else []
     ranks_list = [int(r) for r in args.ranks.split(",")]
     matmuls = QUICK_MATMULS if args.quick else MATMULS
     tiles = QUICK_TILES if args.quick else TILES
@@ -279,6 +304,12 @@ def main():
     blocks = QUICK_BLOCKS if args.quick else BLOCKS
 
     started = time.time()
+    if not args.no_calibrate:
+        for ranks in ranks_list:
+            t0 = time.time()
+            runner.calibrate(ranks, out / ("machine-%d.yaml" % ranks), args.quick)
+            print("calibrated %d rank(s) in %.0f s: %s" % (ranks, time.time() - t0,
+                                                           runner.machines[ranks]), flush=True)
     print("cores %d, OPENBLAS_CORETYPE=%s, load average %s; matrix multiplies in %s; medians of "
           "%d runs; ratios are tra's time over the other's" % (
               runner.cores, runner.env.get("OPENBLAS_CORETYPE", "-"), os.getloadavg(), args.dtype,
@@ -289,18 +320,20 @@ def main():
     def save():  # after every case, so an interrupted run keeps what it measured
         result = dict(quick=args.quick, dtype=args.dtype, cores=runner.cores, repeats=args.repeats,
                       openblas_coretype=runner.env.get("OPENBLAS_CORETYPE"),
+                      machines={r: pathlib.Path(p).read_text() for r, p in runner.machines.items()},
                       load_average_end=os.getloadavg(), seconds=time.time() - started, rows=rows)
         (out / "bench.json").write_text(json.dumps(result, indent=1) + "\n")
 
     for ranks in ranks_list:
         for case, I, K, J in matmuls:
             rows += measure_matmul(runner, case, (I, K, J), args.dtype, ranks, tiles, blocks,
-                                   args.repeats, args.top, work, args.monitor)
+                                   args.repeats, args.top, work, args.monitor, models)
             save()
         square = next((r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square"), None)
         for name in workflows:
             rows.append(measure_workflow(runner, name, ranks, args.repeats, args.top, work,
-                                         square and square["methods"]["ceiling"]["gflops"]))
+                                         square and square["methods"]["ceiling"]["gflops"],
+                                         models))
             save()
     png = chart.write_chart(rows, out / "bench.png", args.dtype)
     print("wrote %s%s in %.0f s" % (out / "bench.json", " and %s" % png if png else "",

@@ -2,17 +2,20 @@
 tools/bench/bench_* (docs/benchmarks.md), with the environment every one of them shares."""
 import json
 import os
+import pathlib
 import subprocess
 
 
 class Runner:
     """Runs the programs under mpirun with one BLAS thread count per rank count."""
 
-    def __init__(self, build, cores, cost):
+    def __init__(self, build, cores, cost=None):
         self.build = build
         self.cores = cores
-        self.cost = cost  # tra's cost model: which plan rank N is
+        self.cost = cost  # tra's cost model (which plan rank N is); None: tra's default
+        self.machines = {}  # ranks -> the machine profile `tra calibrate` measured for them
         self.env = dict(os.environ)
+        self.env.pop("TRA_MACHINE", None)
         for key, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
                            ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
                            ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),
@@ -23,16 +26,34 @@ class Runner:
                            # on a busy machine it does not take the core a peer computes on.
                            ("OMPI_MCA_mpi_yield_when_idle", "1")]:
             self.env.setdefault(key, value)
-        coretype = default_coretype()
-        if coretype:
-            self.env.setdefault("OPENBLAS_CORETYPE", coretype)
 
     def threads(self, ranks):
         return max(1, self.cores // ranks)
 
+    def cost_flags(self):
+        return ["--cost", self.cost] if self.cost else []
+
+    def calibrate(self, ranks, path, quick):
+        """`tra calibrate` on `ranks` ranks with the threads runs will use; later plans and runs
+        on that many ranks use the profile. OpenBLAS picks its kernel by CPU; where it falls
+        back to its slow generic Prescott kernels on an AVX2 + FMA CPU it does not know, the
+        benchmark (and the user, told by tra run's warning) sets OPENBLAS_CORETYPE=Haswell, and
+        only then. Returns the profile's text."""
+        argv = [self.build / "apps/tra", "calibrate", "-o", path] + (["--quick"] if quick else [])
+        self.mpirun(ranks, argv)
+        text = pathlib.Path(path).read_text()
+        if "core: \"Prescott\"" in text and "OPENBLAS_CORETYPE" not in self.env and avx2_fma():
+            self.env["OPENBLAS_CORETYPE"] = "Haswell"
+            self.mpirun(ranks, argv)
+            text = pathlib.Path(path).read_text()
+        self.machines[ranks] = str(path)
+        return text
+
     def mpirun(self, ranks, argv, threads=None, options=()):
         env = dict(self.env)
         env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = str(threads or self.threads(ranks))
+        if ranks in self.machines:
+            env["TRA_MACHINE"] = self.machines[ranks]
         cmd = ["mpirun", "-n", str(ranks)] + list(options) + [str(a) for a in argv]
         out = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if out.returncode != 0:
@@ -49,8 +70,9 @@ class Runner:
     def tra_run(self, ranks, workflow, work, plan=1, options=()):
         """One `tra run`; its report (the JSON of docs/runtime.md)."""
         report = work / "report.json"
-        self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan,
-                            "--cost", self.cost, "--report", report, "--out-dir", work / "out", "--force"],
+        self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan] +
+                    self.cost_flags() +
+                    ["--report", report, "--out-dir", work / "out", "--force"],
                     options=options)
         return json.loads(report.read_text())
 
@@ -73,24 +95,34 @@ class Runner:
         write = [op for op in report["operators"] if op["op"] == "write"]
         return sent - sum(op["measured_bytes"] + op["overhead_bytes"] for op in write)
 
-    def plans(self, ranks, workflow, top):
+    def plans(self, ranks, workflow, top, cost=None):
+        """tra plan's listing on `ranks` sites under `cost` (default: the runner's)."""
+        cost = cost or self.cost
+        env = dict(self.env)
+        if ranks in self.machines:
+            env["TRA_MACHINE"] = self.machines[ranks]
         out = subprocess.run([self.build / "apps/tra", "plan", workflow, "--sites", str(ranks),
-                              "--top", str(top), "--cost", self.cost, "--format", "json"],
-                             env=self.env,
-                             capture_output=True, text=True, check=True)
+                              "--top", str(top), "--format", "json"] +
+                             (["--cost", cost] if cost else []),
+                             env=env, capture_output=True, text=True, check=True)
         return json.loads(out.stdout)["plans"]
 
 
-def default_coretype():
-    """OpenBLAS 0.3.21 falls back to its slow Prescott kernels on CPUs it does not know (tra run
-    warns); any x86 CPU with AVX2 and FMA runs its Haswell kernels. None where that is unknown."""
+def avx2_fma():
+    """Whether the CPU runs OpenBLAS's Haswell kernels (x86 with AVX2 and FMA)."""
     try:
         flags = next(line for line in open("/proc/cpuinfo") if line.startswith("flags")).split()
     except (OSError, StopIteration):
-        return None
-    return "Haswell" if "avx2" in flags and "fma" in flags else None
+        return False
+    return "avx2" in flags and "fma" in flags
 
 
 def compute_seconds(report):
     """The run's computation: every operator but reading inputs and writing outputs."""
     return sum(op["seconds"] for op in report["operators"] if op["op"] not in ("read", "write"))
+
+
+def predicted_compute_seconds(report):
+    """The time model's prediction of compute_seconds: the same operators' predicted_seconds."""
+    return sum(op.get("predicted_seconds", 0) for op in report["operators"]
+               if op["op"] not in ("read", "write"))

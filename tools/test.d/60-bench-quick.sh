@@ -21,6 +21,8 @@ assert len(cases) == 14, sorted(cases)  # 3 matrix products and 4 workflows on 1
 for r in rows:
     m = r["methods"]
     assert m["tra"]["seconds"] > 0, r["case"]
+    # Ranked with the profile `tra calibrate` measured in the same invocation, and predicted.
+    assert all(p["predicted_seconds"] > 0 for p in r["tra_plans"]), r["tra_plans"]
     if r["case"].startswith("mm-"):
         assert {"scalapack", "summa", "ceiling"} <= m.keys(), (r["case"], sorted(m))
         if r["ranks"] > 1:  # no plan moves less than the lower bound
