@@ -131,6 +131,11 @@ int calibrate(const CalibrateOptions& opt) {
                           << " per rank" << (core.empty() ? "" : ", OpenBLAS core " + core) << "\n";
             for (const auto& w : runtime::oversubscription_warnings(hosts, threads))
                 std::cerr << "tra: warning: " << w << " (the profile measures that)\n";
+            if (kernels::blas_core_is_fallback())
+                std::cerr << "tra: warning: OpenBLAS does not recognise this CPU and runs its "
+                             "generic Prescott kernels (about 3x slower); the profile measures "
+                             "them. Set OPENBLAS_CORETYPE (e.g. Haswell, SkylakeX, Zen) for runs "
+                             "and calibrate alike\n";
             std::cout.flush();
             options.progress = [](const std::string& what) {
                 std::cout << "measuring " << what << "\n" << std::flush;
