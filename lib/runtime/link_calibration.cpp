@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "runtime/polite_barrier.hpp"
+
 namespace tra::runtime {
 
 namespace {
@@ -101,6 +103,7 @@ ia::LinkRates measure_link(MPI_Comm comm, int a, int b, const LinkCalibrationSet
         }
         if (me == a) result = {latency, fitted_bandwidth(s.large_bytes, seconds, latency)};
     }
+    polite_barrier(comm);  // the others sleep: spinning, they would take the pair's cores
     MPI_Bcast(result.data(), 2, MPI_DOUBLE, a, comm);
     return {true, result[0], result[1]};
 }

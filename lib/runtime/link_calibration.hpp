@@ -34,7 +34,7 @@ struct LinkCalibrationSettings {
 std::optional<std::pair<int, int>> same_host_pair(const HostLayout& layout);
 std::optional<std::pair<int, int>> across_hosts_pair(const HostLayout& layout);
 
-// Collective over `comm`: ranks `a` and `b` ping-pong while the others wait; every rank returns
+// Collective over `comm`: ranks `a` and `b` ping-pong while the others sleep; every rank returns
 // the measured rates (measured = true). One-way time is half a round trip; latency is the median
 // over batches of small messages, bandwidth the inverse slope of a least-squares line through
 // the median one-way times of the large sizes.

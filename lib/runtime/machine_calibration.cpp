@@ -6,6 +6,7 @@
 #include "kernels/blas_threads.hpp"
 #include "kernels/kernel_calibration.hpp"
 #include "runtime/link_calibration.hpp"
+#include "runtime/polite_barrier.hpp"
 
 namespace tra::runtime {
 
@@ -68,7 +69,7 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
                                         : kernels::KernelCalibrationSettings::full();
     const kernels::KernelRates mine =
         kernels::calibrate_kernels(settings, [&](const std::string& what) {
-            MPI_Barrier(comm);  // every rank starts the figure together, so all are busy
+            polite_barrier(comm);  // every rank starts the figure together, so all are busy
             if (me == 0 && options.progress) options.progress(what);
         });
     std::vector<double> figures = flatten(mine);
