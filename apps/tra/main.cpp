@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     tra::cli::add_run(app, exit_code);
     tra::cli::add_diff(app, exit_code);
     tra::cli::add_kernels(app, exit_code);
+    tra::cli::add_calibrate(app, exit_code);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

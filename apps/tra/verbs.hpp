@@ -14,6 +14,7 @@ void add_diff(CLI::App& app, int& exit_code);
 void add_kernels(CLI::App& app, int& exit_code);
 void add_plan(CLI::App& app, int& exit_code);
 void add_explain(CLI::App& app, int& exit_code);
+void add_calibrate(CLI::App& app, int& exit_code);
 
 // --sites, --plan, --memory-per-site, --input-placement and the cost options: plan and explain.
 void add_plan_request_options(CLI::App* cmd, PlanFlags& request);

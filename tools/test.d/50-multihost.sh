@@ -165,6 +165,31 @@ run_plan() {
     grep -q "^wrote " "$dir/two.log" || fail "$label: the two-host run wrote no outputs"
 }
 
+# tra calibrate across the hosts: both links measured (docs/machine-profile.md), the ping-pong
+# between the hosts really crossing the veth link.
+calibrate_across_hosts() {
+    local dir=$work/calibrate before rc=0
+    mkdir -p "$dir"
+    echo "== tra calibrate --quick across two hosts"
+    before=$(veth_bytes)
+    across_hosts "$tra" calibrate --quick -o "$dir/m.yaml" > "$dir/calibrate.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$dir/calibrate.log" >&2; fail "calibrate across two hosts exited with $rc"; }
+    local crossed=$(($(veth_bytes) - before))
+    [ "$crossed" -gt 1000000 ] || fail "calibrate: only $crossed bytes crossed the link"
+    grep -q "^measuring ping-pong across hosts: ranks 0 and ${ranks[0]}$" "$dir/calibrate.log" ||
+        fail "calibrate: no ping-pong between the hosts' first ranks"
+    "$py" - "$dir/m.yaml" "$total" << 'PY' || fail "calibrate: the profile's links (see above)"
+import sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+assert p["ranks"] == int(sys.argv[2]), p["ranks"]
+for name in ("same_host", "across_hosts"):
+    link = p["links"][name]
+    assert isinstance(link, dict) and link["latency_seconds"] > 0 and link["bytes_per_second"] > 0, (name, link)
+    print("calibrate: %s latency %.3g s, %.3g B/s" % (name, link["latency_seconds"], link["bytes_per_second"]))
+PY
+}
+calibrate_across_hosts
+
 run_plan dp "$DP" 'X=Part[0]' 'Y=Part[0]' 'W1=Part[0]' 'W2=Part[0]'
 run_plan mp "$MP" 'X=Part[1]' 'Y=Part[1]' 'W1=Part[0]' 'W2=Part[1]'
 echo "multihost: ok (2 plans, ${ranks[0]} + ${ranks[1]} ranks on two hosts)"

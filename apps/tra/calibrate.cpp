@@ -1,0 +1,193 @@
+// `tra calibrate`: measures this machine's kernels and links on every rank of the run and writes
+// a machine profile (docs/machine-profile.md) for the time model.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "core/error.hpp"
+#include "kernels/blas_threads.hpp"
+#include "runtime/host_layout.hpp"
+#include "runtime/machine_calibration.hpp"
+#include "runtime/rank_agreement.hpp"
+#include "storage/atomic_output.hpp"
+#include "verbs.hpp"
+#include "workflow/machine_profile_file.hpp"
+
+namespace tra::cli {
+
+namespace {
+
+struct CalibrateOptions {
+    std::string output;
+    std::string name;  // else rank 0's host name
+    std::optional<int> threads;
+    bool quick = false;
+};
+
+// BLAS threads per rank, as `tra run` chooses them (docs/runtime.md, "Ranks and BLAS threads"):
+// --threads; else OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set (the BLAS reads them itself);
+// else the host's cores divided by its ranks. A profile is only good for runs with the threads
+// it was measured with, so calibrate must pick what run will.
+int share_cores_with_blas(const CalibrateOptions& opt, const runtime::Host& host) {
+    if (opt.threads && *opt.threads < 1)
+        throw Error("--threads must be at least 1, not " + std::to_string(*opt.threads));
+    if (!opt.threads) {
+        for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+            if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
+    }
+    const int threads = opt.threads ? *opt.threads : runtime::default_threads(host);
+    kernels::set_blas_threads(threads);
+    return threads;
+}
+
+std::string engineering(double v, const char* unit) {
+    char text[48];
+    if (v >= 1e9)
+        std::snprintf(text, sizeof text, "%.1f G%s", v / 1e9, unit);
+    else if (v >= 1e6)
+        std::snprintf(text, sizeof text, "%.1f M%s", v / 1e6, unit);
+    else
+        std::snprintf(text, sizeof text, "%.3g %s", v, unit);
+    return text;
+}
+
+std::string micro(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f us", seconds * 1e6);
+    return text;
+}
+
+std::string link_line(const ia::LinkRates& l) {
+    if (!l.measured) return "unmeasured (the built-in default's rates are used)";
+    return "latency " + micro(l.latency_seconds) + ", " + engineering(l.bytes_per_second, "B/s");
+}
+
+void print_summary(const ia::MachineProfile& p) {
+    for (auto [name, rates] : {std::pair{"f64", &p.f64}, {"f32", &p.f32}}) {
+        std::cout << name << " matmul:";
+        for (const ia::GemmRate& g : rates->gemm)
+            std::cout << " " << g.size << ": " << engineering(g.flops_per_second, "FLOP/s") << ",";
+        std::cout << " einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s") << "\n";
+    }
+    std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", kernel call "
+              << micro(p.kernel_call_seconds) << "\n"
+              << "same host: " << link_line(p.same_host) << "\n"
+              << "across hosts: " << link_line(p.across_hosts) << "\n";
+}
+
+void write_profile(storage::AtomicOutput& out, const ia::MachineProfile& p) {
+    const std::string text = workflow::machine_profile_yaml(p);
+    // What the loader refuses must never be written: a measurement that came out as 0 or NaN
+    // would otherwise surface only when a later plan reads the file.
+    try {
+        workflow::read_machine_profile_text(text, out.final_path());
+    } catch (const Error& e) {
+        throw Error(std::string("the measured profile does not load: ") + e.what(), {},
+                    ErrorKind::Failed);
+    }
+    {
+        std::ofstream file(out.temp_path(), std::ios::binary | std::ios::trunc);
+        file << text;
+        file.flush();
+        if (!file)
+            throw Error("cannot write machine profile '" + out.temp_path() + "'", {},
+                        ErrorKind::Failed);
+    }
+    out.commit();
+}
+
+int calibrate(const CalibrateOptions& opt) {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) MPI_Init(nullptr, nullptr);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    const runtime::RankAgreement agree(comm);
+    const int rank = agree.rank();
+    const auto start = std::chrono::steady_clock::now();
+    // Rank 0's output, opened before measuring so a bad path fails at once, not after minutes.
+    std::unique_ptr<storage::AtomicOutput> out;
+    try {
+        const runtime::HostLayout hosts = runtime::discover_hosts(comm);
+        int threads = 1;
+        agree.step([&] {
+            threads = share_cores_with_blas(opt, hosts.mine());
+            if (rank == 0) out = std::make_unique<storage::AtomicOutput>(opt.output, true);
+        });
+        runtime::MachineCalibrationOptions options;
+        options.quick = opt.quick;
+        options.name = opt.name.empty() ? hosts.hosts.front().name : opt.name;
+        options.blas_threads = threads;
+        if (rank == 0) {
+            const std::string core = kernels::blas_core_name();
+            for (const auto& line : hosts.lines())
+                std::cout << line << ", " << threads << " BLAS thread" << (threads == 1 ? "" : "s")
+                          << " per rank" << (core.empty() ? "" : ", OpenBLAS core " + core) << "\n";
+            for (const auto& w : runtime::oversubscription_warnings(hosts, threads))
+                std::cerr << "tra: warning: " << w << " (the profile measures that)\n";
+            if (kernels::blas_core_is_fallback())
+                std::cerr << "tra: warning: OpenBLAS does not recognise this CPU and runs its "
+                             "generic Prescott kernels (about 3x slower); the profile measures "
+                             "them. Set OPENBLAS_CORETYPE (e.g. Haswell, SkylakeX, Zen) for runs "
+                             "and calibrate alike\n";
+            std::cout.flush();
+            options.progress = [](const std::string& what) {
+                std::cout << "measuring " << what << "\n" << std::flush;
+            };
+        }
+        ia::MachineProfile profile;
+        try {
+            profile = runtime::calibrate_machine(comm, hosts, options);
+        } catch (const Error& e) {
+            out.reset();
+            runtime::abort_job(comm, e.what(), e.exit_code());
+        } catch (const std::exception& e) {
+            out.reset();
+            runtime::abort_job(comm, e.what(), 1);
+        }
+        agree.step([&] {
+            if (rank != 0) return;
+            write_profile(*out, profile);
+            print_summary(profile);
+            const double seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::printf("wrote %s (%d rank%s, %.1f s)\n", opt.output.c_str(), profile.ranks,
+                        profile.ranks == 1 ? "" : "s", seconds);
+            std::fflush(stdout);
+        });
+        MPI_Finalize();
+        return 0;
+    } catch (const runtime::AgreedFailure& f) {
+        out.reset();
+        MPI_Finalize();
+        return f.exit_code;
+    }
+}
+
+}  // namespace
+
+void add_calibrate(CLI::App& app, int& exit_code) {
+    auto* cmd = app.add_subcommand(
+        "calibrate",
+        "Measure this machine's kernels and links on every rank (mpirun -n S tra calibrate ..., "
+        "or one rank without a launcher) and write a machine profile (docs/machine-profile.md)");
+    auto opt = std::make_shared<CalibrateOptions>();
+    cmd->add_option("-o,--output", opt->output, "Write the profile to this file (YAML)")
+        ->required();
+    cmd->add_flag("--quick", opt->quick,
+                  "Smaller tiles and fewer repetitions: a rough profile in a few seconds");
+    cmd->add_option("--name", opt->name, "The profile's name (default: rank 0's host name)");
+    cmd->add_option("--threads", opt->threads,
+                    "BLAS threads per rank, as for tra run (default: OPENBLAS_NUM_THREADS or "
+                    "OMP_NUM_THREADS when set, else the host's cores divided by the ranks on the "
+                    "host, at least 1)");
+    cmd->callback([opt, &exit_code] { exit_code = calibrate(*opt); });
+}
+
+}  // namespace tra::cli

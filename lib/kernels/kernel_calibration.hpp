@@ -1,0 +1,54 @@
+#pragma once
+// Measures tra's own kernels, called through the registry (KernelCall) exactly as the runtime
+// calls them, for `tra calibrate` (docs/machine-profile.md): matmul on square tiles, einsum's
+// loop path, an element-wise pass and the fixed cost of one call. The runtime runs these on
+// every rank at once, so each figure is what one rank gets while the others work alike.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tra::kernels {
+
+struct KernelCalibrationSettings {
+    std::vector<std::int64_t> gemm_sizes;  // square matmul tiles, ascending
+    std::int64_t loop_extent = 0;          // einsum "ikb,kjb->ijb" with i = j = k = this, b = 4
+    std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
+    double min_seconds = 0;                // each figure is timed for at least this long
+    int min_samples = 0;                   // and over at least this many timed batches (odd,
+                                           // so the median is one of them)
+
+    // What `tra calibrate` uses: sizes 64 to 2048, 0.3 s per figure.
+    static KernelCalibrationSettings full();
+    // `--quick`: sizes 64 to 512, a smaller loop, 0.05 s per figure (about a second in all).
+    static KernelCalibrationSettings quick();
+};
+
+struct GemmPoint {
+    std::int64_t size = 0;
+    double flops_per_second = 0;
+};
+
+struct DtypeKernelRates {
+    std::vector<GemmPoint> gemm;  // one per KernelCalibrationSettings::gemm_sizes
+    double loop_flops_per_second = 0;
+};
+
+struct KernelRates {
+    DtypeKernelRates f32, f64;
+    double memory_bytes_per_second = 0;  // (2 reads + 1 write) x tile bytes / seconds of `add`
+    double kernel_call_seconds = 0;      // one `add` call on 1 x 1 tiles
+};
+
+// Called before each figure with what it measures ("matmul f64 256"); the runtime uses it to
+// line the ranks up (a barrier) and to print progress. May be empty.
+using BeforeMeasurement = std::function<void(const std::string& what)>;
+
+// Measures every figure in turn. Each is the median over timed batches of calls (a batch repeats
+// the call until it takes min_seconds / min_samples), after one untimed warm-up call that also
+// maps the output's pages. Flops come from the kernel's own count (KernelCall::flops). Throws
+// Error (Failed) when a kernel fails, e.g. out of memory.
+KernelRates calibrate_kernels(const KernelCalibrationSettings& settings,
+                              const BeforeMeasurement& before = {});
+
+}  // namespace tra::kernels

@@ -1,0 +1,98 @@
+#include "runtime/machine_calibration.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/blas_threads.hpp"
+#include "kernels/kernel_calibration.hpp"
+#include "runtime/link_calibration.hpp"
+#include "runtime/polite_barrier.hpp"
+
+namespace tra::runtime {
+
+namespace {
+
+// Profiles need positive rates; a figure below a clock tick still stays positive.
+double positive(double v) {
+    return std::max(v, 1e-12);
+}
+
+// The kernel figures of one rank as a flat list in which lower is slower for every entry (call
+// seconds negated), so one MPI_MIN keeps each figure's slowest rank.
+std::vector<double> flatten(const kernels::KernelRates& r) {
+    std::vector<double> v;
+    for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
+        for (const kernels::GemmPoint& g : d->gemm) v.push_back(g.flops_per_second);
+        v.push_back(d->loop_flops_per_second);
+    }
+    v.push_back(r.memory_bytes_per_second);
+    v.push_back(-r.kernel_call_seconds);
+    return v;
+}
+
+// The inverse of flatten, into `profile`; `shape` gives the gemm sizes.
+void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
+               ia::MachineProfile& profile) {
+    std::size_t i = 0;
+    for (auto [from, to] : {std::pair{&shape.f64, &profile.f64}, {&shape.f32, &profile.f32}}) {
+        to->gemm.clear();
+        for (const kernels::GemmPoint& g : from->gemm)
+            to->gemm.push_back({g.size, positive(v[i++])});
+        to->loop_flops_per_second = positive(v[i++]);
+    }
+    profile.memory_bytes_per_second = positive(v[i++]);
+    profile.kernel_call_seconds = positive(-v[i++]);
+}
+
+ia::LinkRates link(MPI_Comm comm, std::optional<std::pair<int, int>> pair,
+                   const ia::LinkRates& fallback, const LinkCalibrationSettings& settings,
+                   const MachineCalibrationOptions& options, int me, const std::string& what) {
+    if (!pair) return {false, fallback.latency_seconds, fallback.bytes_per_second};
+    if (me == 0 && options.progress)
+        options.progress("ping-pong " + what + ": ranks " + std::to_string(pair->first) + " and " +
+                         std::to_string(pair->second));
+    ia::LinkRates r = measure_link(comm, pair->first, pair->second, settings);
+    r.latency_seconds = positive(r.latency_seconds);
+    r.bytes_per_second = positive(r.bytes_per_second);
+    return r;
+}
+
+}  // namespace
+
+ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
+                                     const MachineCalibrationOptions& options) {
+    int me = 0, size = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+
+    const auto settings = options.quick ? kernels::KernelCalibrationSettings::quick()
+                                        : kernels::KernelCalibrationSettings::full();
+    const kernels::KernelRates mine =
+        kernels::calibrate_kernels(settings, [&](const std::string& what) {
+            polite_barrier(comm);  // every rank starts the figure together, so all are busy
+            if (me == 0 && options.progress) options.progress(what);
+        });
+    std::vector<double> figures = flatten(mine);
+    MPI_Allreduce(MPI_IN_PLACE, figures.data(), static_cast<int>(figures.size()), MPI_DOUBLE,
+                  MPI_MIN, comm);
+
+    ia::MachineProfile p;
+    p.name = options.name;
+    p.blas_core = kernels::blas_core_name();
+    p.blas_threads = options.blas_threads;
+    p.ranks = size;
+    unflatten(figures, mine, p);
+
+    const auto links =
+        options.quick ? LinkCalibrationSettings::quick() : LinkCalibrationSettings::full();
+    const ia::MachineProfile& fallback = ia::default_machine_profile();
+    p.same_host =
+        link(comm, same_host_pair(layout), fallback.same_host, links, options, me, "on one host");
+    p.across_hosts = link(comm, across_hosts_pair(layout), fallback.across_hosts, links, options,
+                          me, "across hosts");
+    p.source = "";
+    p.content_hash = "";
+    return p;
+}
+
+}  // namespace tra::runtime

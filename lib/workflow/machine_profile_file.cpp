@@ -1,0 +1,133 @@
+// Reading machine profiles (docs/machine-profile.md). A profile decides which plan the time
+// model ranks first, and a hand edit that slips through (a rate of 0, sizes out of order that
+// break the interpolation) would rank silently wrong, so every field is checked here.
+#include "workflow/machine_profile_file.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/content_hash.hpp"
+#include "core/error.hpp"
+#include "workflow/yaml_fields.hpp"
+
+namespace tra::workflow {
+
+namespace {
+
+// A rate, time or byte count the model divides by or multiplies with: positive and finite.
+double positive(const Field& f) {
+    const double v = f.as_double();
+    if (!std::isfinite(v) || v <= 0)
+        f.fail("must be a positive finite number, got " + f.as_string());
+    return v;
+}
+
+int count_at_least_one(const Field& f) {
+    const std::int64_t v = f.as_int();
+    if (v < 1 || v > 1 << 30) f.fail("must be a whole number from 1, got " + f.as_string());
+    return static_cast<int>(v);
+}
+
+std::vector<ia::GemmRate> read_gemm(const Field& f) {
+    const std::vector<Field> entries = f.elements();
+    if (entries.empty()) f.fail("needs at least one measured size");
+    std::vector<ia::GemmRate> out;
+    for (const Field& e : entries) {
+        if (!e.is_map()) e.fail("expected {size: N, flops_per_second: R}");
+        e.allow_only({"size", "flops_per_second"});
+        const Field size = e.at("size");
+        ia::GemmRate r;
+        r.size = size.as_int();
+        if (r.size < 1) size.fail("must be a positive whole number, got " + size.as_string());
+        // The model interpolates between neighbours by size, so they must come in order.
+        if (!out.empty() && r.size <= out.back().size)
+            size.fail("sizes must be ascending and distinct: " + std::to_string(r.size) +
+                      " follows " + std::to_string(out.back().size));
+        r.flops_per_second = positive(e.at("flops_per_second"));
+        out.push_back(r);
+    }
+    return out;
+}
+
+ia::DtypeRates read_dtype(const Field& f) {
+    if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
+    f.allow_only({"gemm", "loop_flops_per_second"});
+    ia::DtypeRates r;
+    r.gemm = read_gemm(f.at("gemm"));
+    r.loop_flops_per_second = positive(f.at("loop_flops_per_second"));
+    return r;
+}
+
+// `unmeasured`, or {latency_seconds, bytes_per_second}.
+ia::LinkRates read_link(const Field& f, const ia::LinkRates& fallback) {
+    if (f.is_scalar()) {
+        if (f.as_string() != "unmeasured")
+            f.fail("expected 'unmeasured' or {latency_seconds: S, bytes_per_second: R}, got '" +
+                   f.as_string() + "'");
+        return {false, fallback.latency_seconds, fallback.bytes_per_second};
+    }
+    if (!f.is_map()) f.fail("expected 'unmeasured' or {latency_seconds: S, bytes_per_second: R}");
+    f.allow_only({"latency_seconds", "bytes_per_second"});
+    return {true, positive(f.at("latency_seconds")), positive(f.at("bytes_per_second"))};
+}
+
+}  // namespace
+
+ia::MachineProfile read_machine_profile_text(const std::string& text, const std::string& source) {
+    const Field root(parse_yaml(text, source), source, "");
+    if (!root.is_map())
+        root.fail("a machine profile is a map starting with 'format: " +
+                  std::string(kMachineProfileFormat) + "'");
+    root.allow_only({"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
+                     "kernel_call_seconds", "links"});
+    const Field format = root.at("format");
+    if (format.as_string() != kMachineProfileFormat)
+        format.fail("unsupported format '" + format.as_string() + "' (expected " +
+                    kMachineProfileFormat + ")");
+
+    ia::MachineProfile p;
+    p.name = root.at("name").as_string();
+    const Field blas = root.at("blas");
+    if (!blas.is_map()) blas.fail("expected {core: NAME, threads: N}");
+    blas.allow_only({"core", "threads"});
+    const Field core = blas.at("core");
+    p.blas_core = core.is_null() ? "" : core.as_string();
+    p.blas_threads = count_at_least_one(blas.at("threads"));
+    p.ranks = count_at_least_one(root.at("ranks"));
+
+    const Field dtypes = root.at("dtypes");
+    if (!dtypes.is_map()) dtypes.fail("expected {f32: {...}, f64: {...}}");
+    dtypes.allow_only({"f32", "f64"});
+    p.f32 = read_dtype(dtypes.at("f32"));
+    p.f64 = read_dtype(dtypes.at("f64"));
+    p.memory_bytes_per_second = positive(root.at("memory_bytes_per_second"));
+    p.kernel_call_seconds = positive(root.at("kernel_call_seconds"));
+
+    const Field links = root.at("links");
+    if (!links.is_map()) links.fail("expected {same_host: ..., across_hosts: ...}");
+    links.allow_only({"same_host", "across_hosts"});
+    const ia::MachineProfile& fallback = ia::default_machine_profile();
+    p.same_host = read_link(links.at("same_host"), fallback.same_host);
+    p.across_hosts = read_link(links.at("across_hosts"), fallback.across_hosts);
+
+    p.source = source;
+    p.content_hash = content_hash(text);
+    return p;
+}
+
+ia::MachineProfile load_machine_profile(const std::string& path) {
+    // A folder opens as a stream but its first read throws std::ios_base::failure (EISDIR).
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored))
+        throw Error("cannot read machine profile '" + path + "': it is a folder");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot read machine profile '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    // The hash of the text read equals file_content_hash(path): both hash the exact bytes.
+    return read_machine_profile_text(text.str(), path);
+}
+
+}  // namespace tra::workflow

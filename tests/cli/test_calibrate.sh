@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `tra calibrate --quick` as a plain process (1 rank) and under mpiexec -n 2: it writes a machine
+# profile (docs/machine-profile.md) that PyYAML reads with every field present, every rate a
+# positive finite number, gemm sizes ascending, the threads and ranks it ran with, and links
+# measured only where the run has a pair of ranks for them; nothing else is left in the output
+# folder. Bad options are refused with exit 2 before anything is measured or written.
+# Usage: bash test_calibrate.sh TRA_BINARY SOURCE_DIR WORK_DIR
+set -euo pipefail
+
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli calibrate "$@"
+: "$SRC"
+
+enter_work_dir
+count_failures
+
+# check_profile FILE RANKS NAME SAME_HOST(measured|unmeasured)
+check_profile() {
+    "$PY" - "$@" << 'PY' || fail "$1: the profile is not what it should be (see above)"
+import math, sys, yaml
+path, ranks, name, same_host = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+text = open(path).read()
+assert text.startswith("#") and "tra calibrate" in text.split("format:")[0], "no header comment"
+p = yaml.safe_load(text)
+assert set(p) == {"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
+                  "kernel_call_seconds", "links"}, sorted(p)
+def rate(v, what):
+    assert isinstance(v, (int, float)) and not isinstance(v, bool), (what, v)
+    assert math.isfinite(v) and v > 0, (what, v)
+assert p["format"] == "tra-machine/1", p["format"]
+assert p["name"] == name, (p["name"], name)
+assert p["blas"]["threads"] == 1, p["blas"]  # ctest sets OPENBLAS_NUM_THREADS=1
+assert isinstance(p["blas"]["core"], str), p["blas"]
+assert p["ranks"] == ranks, p["ranks"]
+assert set(p["dtypes"]) == {"f32", "f64"}, p["dtypes"]
+for dtype, d in p["dtypes"].items():
+    sizes = [g["size"] for g in d["gemm"]]
+    assert sizes == [64, 128, 256, 512], (dtype, sizes)  # --quick's sizes
+    for g in d["gemm"]:
+        rate(g["flops_per_second"], f"{dtype} gemm {g['size']}")
+    rate(d["loop_flops_per_second"], f"{dtype} loop")
+rate(p["memory_bytes_per_second"], "memory")
+rate(p["kernel_call_seconds"], "kernel call")
+assert p["kernel_call_seconds"] < 1e-3, p["kernel_call_seconds"]
+links = p["links"]
+assert links["across_hosts"] == "unmeasured", links  # the test runs on one host
+if same_host == "unmeasured":
+    assert links["same_host"] == "unmeasured", links
+else:
+    rate(links["same_host"]["latency_seconds"], "latency")
+    rate(links["same_host"]["bytes_per_second"], "bandwidth")
+    assert set(links["same_host"]) == {"latency_seconds", "bytes_per_second"}, links
+print(f"{path}: {p['ranks']} rank(s), f64 gemm 512 {p['dtypes']['f64']['gemm'][-1]['flops_per_second']:.3g} flop/s, links {links}")
+PY
+}
+
+# only_file FOLDER NAME: FOLDER holds NAME and nothing else (no temporary file left behind).
+only_file() {
+    local listing
+    listing=$(ls -A "$1")
+    [ "$listing" = "$2" ] || fail "$1 holds '$listing', expected only '$2'"
+}
+
+# One rank, a plain process; the folder does not exist yet.
+rc=0
+timeout 60 "$TRA" calibrate --quick -o one/m.yaml --name "test host: one" > one.log 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then
+    cat one.log >&2
+    fail "tra calibrate --quick (1 rank) exited with $rc"
+else
+    grep -q "^measuring matmul f64 64$" one.log || fail "1 rank: no progress line for matmul f64 64"
+    grep -q "^wrote one/m.yaml (1 rank," one.log || fail "1 rank: no 'wrote' line"
+    check_profile one/m.yaml 1 "test host: one" unmeasured
+    only_file one m.yaml
+fi
+
+# Two ranks on this host: the same-host link is measured. The file is replaced.
+mkdir two
+echo "old" > two/m.yaml
+rc=0
+timeout 60 mpiexec -n 2 "$TRA" calibrate --quick -o two/m.yaml --name two > two.log 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then
+    cat two.log >&2
+    fail "mpiexec -n 2 tra calibrate --quick exited with $rc"
+else
+    grep -q "^measuring ping-pong on one host: ranks 0 and 1$" two.log ||
+        fail "2 ranks: no progress line for the ping-pong"
+    check_profile two/m.yaml 2 two measured
+    only_file two m.yaml
+fi
+
+# Bad options: exit 2, a message naming the problem, nothing written.
+expect_refused() {
+    local what=$1 message=$2
+    shift 2
+    rc=0
+    "$TRA" calibrate --quick "$@" > bad.log 2>&1 || rc=$?
+    [ "$rc" -eq 2 ] || fail "$what: exit $rc, expected 2"
+    grep -q -- "$message" bad.log || fail "$what: no '$message' in: $(cat bad.log)"
+}
+mkdir bad
+expect_refused "--threads 0" "--threads must be at least 1" -o bad/m.yaml --threads 0
+expect_refused "an output that is a folder" "is a folder" -o bad
+expect_refused "no --output" "--output is required"
+[ -z "$(ls -A bad)" ] || fail "a refused calibrate left files: $(ls -A bad)"
+
+finish_counted "PASS (calibrate)"

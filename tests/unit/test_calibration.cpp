@@ -1,0 +1,71 @@
+// `tra calibrate`'s pieces that need no second rank: the kernel measurements on tiny settings
+// (every figure measured, in order, positive) and which ranks the link measurements pair up.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel_calibration.hpp"
+#include "runtime/link_calibration.hpp"
+
+using namespace tra;
+
+TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[calibration]") {
+    kernels::KernelCalibrationSettings s;
+    s.gemm_sizes = {4, 8, 16};
+    s.loop_extent = 4;
+    s.stream_extent = 32;
+    s.min_seconds = 0.001;
+    s.min_samples = 3;
+    std::vector<std::string> seen;
+    const kernels::KernelRates r =
+        kernels::calibrate_kernels(s, [&](const std::string& what) { seen.push_back(what); });
+    const std::vector<std::string> expected = {
+        "matmul f64 4",    "matmul f64 8",
+        "matmul f64 16",   "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 4",
+        "matmul f32 4",    "matmul f32 8",
+        "matmul f32 16",   "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 4",
+        "add f64 32 x 32", "add f64 1 x 1 (the fixed cost of a call)"};
+    CHECK(seen == expected);
+    auto good = [](double v) { return std::isfinite(v) && v > 0; };
+    for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
+        REQUIRE(d->gemm.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i) {
+            CHECK(d->gemm[i].size == s.gemm_sizes[i]);
+            CHECK(good(d->gemm[i].flops_per_second));
+        }
+        CHECK(good(d->loop_flops_per_second));
+    }
+    CHECK(good(r.memory_bytes_per_second));
+    CHECK(good(r.kernel_call_seconds));
+    // A call on 1 x 1 tiles takes well under a millisecond anywhere.
+    CHECK(r.kernel_call_seconds < 1e-3);
+}
+
+TEST_CASE("link calibration: which ranks are paired", "[calibration]") {
+    auto host = [](std::vector<int> ranks) {
+        runtime::Host h;
+        h.ranks = std::move(ranks);
+        return h;
+    };
+    runtime::HostLayout one;
+    one.hosts = {host({0})};
+    CHECK_FALSE(runtime::same_host_pair(one));
+    CHECK_FALSE(runtime::across_hosts_pair(one));
+
+    runtime::HostLayout shared;
+    shared.hosts = {host({0, 1, 2})};
+    CHECK(runtime::same_host_pair(shared) == std::pair{0, 1});
+    CHECK_FALSE(runtime::across_hosts_pair(shared));
+
+    // One rank on the first host, two on the second: the same-host pair is on the second.
+    runtime::HostLayout spread;
+    spread.hosts = {host({0}), host({1, 2})};
+    CHECK(runtime::same_host_pair(spread) == std::pair{1, 2});
+    CHECK(runtime::across_hosts_pair(spread) == std::pair{0, 1});
+
+    runtime::HostLayout apart;
+    apart.hosts = {host({0}), host({1})};
+    CHECK_FALSE(runtime::same_host_pair(apart));
+    CHECK(runtime::across_hosts_pair(apart) == std::pair{0, 1});
+}

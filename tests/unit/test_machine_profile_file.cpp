@@ -1,0 +1,223 @@
+// Machine profile files (workflow/machine_profile_file.hpp): what the writer prints reads back
+// as the same profile, and every malformed profile is refused at its file:line:col and field.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "core/content_hash.hpp"
+#include "core/error.hpp"
+#include "ia/machine_profile.hpp"
+#include "temp_dir.hpp"
+#include "workflow/machine_profile_file.hpp"
+
+using namespace tra;
+using tra::testing::TempDir;
+using workflow::load_machine_profile;
+using workflow::machine_profile_yaml;
+
+namespace {
+
+// A hand-written profile; the comments are line numbers the error tests name.
+const std::string kProfile =
+    "# a profile\n"                                                      // 1
+    "format: tra-machine/1\n"                                            // 2
+    "name: testhost\n"                                                   // 3
+    "blas: {core: Haswell, threads: 2}\n"                                // 4
+    "ranks: 3\n"                                                         // 5
+    "dtypes:\n"                                                          // 6
+    "  f64:\n"                                                           // 7
+    "    gemm:\n"                                                        // 8
+    "      - {size: 64, flops_per_second: 1.5e10}\n"                     // 9
+    "      - {size: 512, flops_per_second: 4.25e10}\n"                   // 10
+    "    loop_flops_per_second: 6.0e8\n"                                 // 11
+    "  f32:\n"                                                           // 12
+    "    gemm: [{size: 128, flops_per_second: 8.0e10}]\n"                // 13
+    "    loop_flops_per_second: 7.5e8\n"                                 // 14
+    "memory_bytes_per_second: 5.5e9\n"                                   // 15
+    "kernel_call_seconds: 2.5e-6\n"                                      // 16
+    "links:\n"                                                           // 17
+    "  same_host: {latency_seconds: 1.5e-6, bytes_per_second: 4.0e9}\n"  // 18
+    "  across_hosts: unmeasured\n";                                      // 19
+
+// kProfile with the first `from` replaced by `to`.
+std::string edited(const std::string& from, const std::string& to) {
+    std::string text = kProfile;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+// Loads `text` from a file; it must fail with a message starting "FILE:LINE:" and holding
+// `field` and `what`, and exit code 2.
+void expect_error(const std::string& text, int line, const std::string& field,
+                  const std::string& what) {
+    TempDir dir("machine-profile");
+    const std::string path = dir.write("m.yaml", text);
+    INFO(text);
+    try {
+        load_machine_profile(path);
+        FAIL("loaded without an error");
+    } catch (const Error& e) {
+        CHECK_THAT(e.what(), Catch::StartsWith(path + ":" + std::to_string(line) + ":"));
+        CHECK_THAT(e.what(), Catch::Contains(field));
+        CHECK_THAT(e.what(), Catch::Contains(what));
+        CHECK(e.exit_code() == 2);
+    }
+}
+
+void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double tolerance) {
+    auto near = [&](double x, double y) { return std::abs(x - y) <= tolerance * std::abs(y); };
+    CHECK(a.name == b.name);
+    CHECK(a.blas_core == b.blas_core);
+    CHECK(a.blas_threads == b.blas_threads);
+    CHECK(a.ranks == b.ranks);
+    for (auto [x, y] : {std::pair{&a.f64, &b.f64}, {&a.f32, &b.f32}}) {
+        REQUIRE(x->gemm.size() == y->gemm.size());
+        for (std::size_t i = 0; i < x->gemm.size(); ++i) {
+            CHECK(x->gemm[i].size == y->gemm[i].size);
+            CHECK(near(x->gemm[i].flops_per_second, y->gemm[i].flops_per_second));
+        }
+        CHECK(near(x->loop_flops_per_second, y->loop_flops_per_second));
+    }
+    CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
+    CHECK(near(a.kernel_call_seconds, b.kernel_call_seconds));
+    for (auto [x, y] :
+         {std::pair{&a.same_host, &b.same_host}, {&a.across_hosts, &b.across_hosts}}) {
+        CHECK(x->measured == y->measured);
+        CHECK(near(x->latency_seconds, y->latency_seconds));
+        CHECK(near(x->bytes_per_second, y->bytes_per_second));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("machine profile: a hand-written file loads field by field", "[machine_profile]") {
+    TempDir dir("machine-profile");
+    const std::string path = dir.write("m.yaml", kProfile);
+    const ia::MachineProfile p = load_machine_profile(path);
+    CHECK(p.name == "testhost");
+    CHECK(p.blas_core == "Haswell");
+    CHECK(p.blas_threads == 2);
+    CHECK(p.ranks == 3);
+    REQUIRE(p.f64.gemm.size() == 2);
+    CHECK(p.f64.gemm[1].size == 512);
+    CHECK(p.f64.gemm[1].flops_per_second == 4.25e10);
+    CHECK(p.f64.loop_flops_per_second == 6e8);
+    REQUIRE(p.f32.gemm.size() == 1);
+    CHECK(p.f32.gemm[0].size == 128);
+    CHECK(p.f32.loop_flops_per_second == 7.5e8);
+    CHECK(p.memory_bytes_per_second == 5.5e9);
+    CHECK(p.kernel_call_seconds == 2.5e-6);
+    CHECK(p.same_host.measured);
+    CHECK(p.same_host.latency_seconds == 1.5e-6);
+    CHECK(p.same_host.bytes_per_second == 4e9);
+    // Unmeasured: the default's rates, so either link reads as a usable rate.
+    CHECK_FALSE(p.across_hosts.measured);
+    CHECK(p.across_hosts.bytes_per_second ==
+          ia::default_machine_profile().across_hosts.bytes_per_second);
+    CHECK(p.source == path);
+    CHECK(p.content_hash == file_content_hash(path));
+}
+
+TEST_CASE("machine profile: what the writer prints reads back the same", "[machine_profile]") {
+    TempDir dir("machine-profile");
+    SECTION("the built-in default, exactly") {
+        const ia::MachineProfile& d = ia::default_machine_profile();
+        const std::string text = machine_profile_yaml(d);
+        CHECK_THAT(text, Catch::StartsWith("#"));
+        CHECK_THAT(text, Catch::Contains("tra calibrate"));
+        const std::string path = dir.write("d.yaml", text);
+        const ia::MachineProfile back = load_machine_profile(path);
+        check_same(back, d, 0);
+        CHECK(machine_profile_yaml(back) == text);
+    }
+    SECTION("measured-looking values, to 6 significant digits, and a name that needs quoting") {
+        ia::MachineProfile p;
+        p.name = "node: \"7\" # \\ x";
+        p.blas_core = "";
+        p.blas_threads = 4;
+        p.ranks = 2;
+        p.f64.gemm = {{64, 1.23456789e10}, {2048, 4.87654321e10}};
+        p.f64.loop_flops_per_second = 6.54321e8;
+        p.f32.gemm = {{1, 3.0}, {3, 1e300}};
+        p.f32.loop_flops_per_second = 1.0 / 3;
+        p.memory_bytes_per_second = 7.123456789e9;
+        p.kernel_call_seconds = 1.23456789e-7;
+        p.same_host = {true, 1.7e-6, 5.4321e9};
+        p.across_hosts = {true, 2.5e-5, 1.1e9};
+        const std::string text = machine_profile_yaml(p);
+        const std::string path = dir.write("p.yaml", text);
+        const ia::MachineProfile back = load_machine_profile(path);
+        check_same(back, p, 5e-6);  // half a unit in the 6th digit
+        // Printed, read and printed again: the same text, so the same content hash.
+        CHECK(machine_profile_yaml(back) == text);
+        CHECK(back.content_hash == content_hash(text));
+    }
+}
+
+TEST_CASE("machine profile: the built-in default's hash is that of its text", "[machine_profile]") {
+    const ia::MachineProfile b = workflow::builtin_machine_profile();
+    CHECK(b.source == "built-in");
+    CHECK_THAT(b.content_hash, Catch::StartsWith("fnv1a64:"));
+    CHECK(b.content_hash == content_hash(machine_profile_yaml(ia::default_machine_profile())));
+    check_same(b, ia::default_machine_profile(), 0);
+}
+
+TEST_CASE("machine profile: malformed files name file:line and the field", "[machine_profile]") {
+    SECTION("missing field") {
+        expect_error(edited("kernel_call_seconds: 2.5e-6\n", ""), 2, "kernel_call_seconds",
+                     "missing field 'kernel_call_seconds'");
+        // A missing field is reported at the map that lacks it.
+        expect_error(edited("    loop_flops_per_second: 7.5e8\n", ""), 13, "dtypes.f32",
+                     "missing field 'loop_flops_per_second'");
+        expect_error(edited("{core: Haswell, threads: 2}", "{core: Haswell}"), 4, "blas",
+                     "missing field 'threads'");
+    }
+    SECTION("rates positive and finite") {
+        expect_error(edited("5.5e9", "-5.5e9"), 15, "memory_bytes_per_second",
+                     "positive finite number");
+        expect_error(edited("1.5e10", "0"), 9, "dtypes.f64.gemm[0].flops_per_second",
+                     "positive finite number");
+        expect_error(edited("2.5e-6", ".inf"), 16, "kernel_call_seconds", "number");
+        expect_error(edited("2.5e-6", "nan"), 16, "kernel_call_seconds", "positive finite number");
+        expect_error(edited("1.5e-6", "fast"), 18, "links.same_host.latency_seconds",
+                     "expected a number, got 'fast'");
+        expect_error(edited("threads: 2", "threads: 0"), 4, "blas.threads", "from 1");
+        expect_error(edited("ranks: 3", "ranks: 1.5"), 5, "ranks", "expected an integer");
+    }
+    SECTION("gemm sizes ascending and distinct, at least one") {
+        expect_error(edited("size: 512", "size: 32"), 10, "dtypes.f64.gemm[1].size",
+                     "ascending and distinct");
+        expect_error(edited("size: 512", "size: 64"), 10, "dtypes.f64.gemm[1].size",
+                     "ascending and distinct");
+        expect_error(edited("[{size: 128, flops_per_second: 8.0e10}]", "[]"), 13, "dtypes.f32.gemm",
+                     "at least one");
+        expect_error(edited("size: 64", "size: 0"), 9, "dtypes.f64.gemm[0].size", "positive");
+    }
+    SECTION("unknown keys") {
+        expect_error(edited("ranks: 3\n", "ranks: 3\nbogus: 1\n"), 6, "", "unknown field 'bogus'");
+        expect_error(edited("size: 64,", "size: 64, flops: 1,"), 9, "dtypes.f64.gemm[0]",
+                     "unknown field 'flops'");
+        expect_error(edited("  f32:\n", "  f16:\n"), 12, "dtypes", "unknown field 'f16'");
+        expect_error(edited("across_hosts: unmeasured", "across_hosts: fast"), 19,
+                     "links.across_hosts", "'unmeasured' or {latency_seconds");
+    }
+    SECTION("wrong format") {
+        expect_error(edited("tra-machine/1", "tra-machine/2"), 2, "format",
+                     "unsupported format 'tra-machine/2' (expected tra-machine/1)");
+        expect_error(edited("format: tra-machine/1\n", ""), 2, "format", "missing field 'format'");
+        expect_error("- 1\n", 1, "", "a machine profile is a map");
+        expect_error("format: [tra-machine/1\n", 2, "", "malformed YAML");
+    }
+}
+
+TEST_CASE("machine profile: an unreadable file is bad input", "[machine_profile]") {
+    TempDir dir("machine-profile");
+    try {
+        load_machine_profile(dir.path("none.yaml"));
+        FAIL("loaded a missing file");
+    } catch (const Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("cannot read machine profile"));
+        CHECK(e.exit_code() == 2);
+    }
+}
