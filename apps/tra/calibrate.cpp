@@ -31,22 +31,6 @@ struct CalibrateOptions {
     bool quick = false;
 };
 
-// BLAS threads per rank, as `tra run` chooses them (docs/runtime.md, "Ranks and BLAS threads"):
-// --threads; else OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set (the BLAS reads them itself);
-// else the host's cores divided by its ranks. A profile is only good for runs with the threads
-// it was measured with, so calibrate must pick what run will.
-int share_cores_with_blas(const CalibrateOptions& opt, const runtime::Host& host) {
-    if (opt.threads && *opt.threads < 1)
-        throw Error("--threads must be at least 1, not " + std::to_string(*opt.threads));
-    if (!opt.threads) {
-        for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
-            if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
-    }
-    const int threads = opt.threads ? *opt.threads : runtime::default_threads(host);
-    kernels::set_blas_threads(threads);
-    return threads;
-}
-
 std::string engineering(double v, const char* unit) {
     char text[48];
     if (v >= 1e9)
@@ -117,7 +101,7 @@ int calibrate(const CalibrateOptions& opt) {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
         int threads = 1;
         agree.step([&] {
-            threads = share_cores_with_blas(opt, hosts.mine());
+            threads = runtime::share_cores_with_blas(opt.threads, hosts.mine());
             if (rank == 0) out = std::make_unique<storage::AtomicOutput>(opt.output, true);
         });
         runtime::MachineCalibrationOptions options;

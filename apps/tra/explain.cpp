@@ -5,6 +5,7 @@
 #include "ia/fused_joins.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/plan_costs.hpp"
+#include "ia/time_estimate.hpp"
 #include "json_writer.hpp"
 #include "plan_request.hpp"
 #include "program_table.hpp"
@@ -63,14 +64,29 @@ std::string rules_of(const ia::IaNode& n) {
     return s;
 }
 
+// The time model's view of a plan: seconds per operator, and the profile that predicted them.
+struct Predicted {
+    ia::MachineProfile profile;
+    std::vector<ia::OperatorTime> times;
+    double total() const {
+        double sum = 0;
+        for (const auto& t : times) sum += t.seconds();
+        return sum;
+    }
+};
+
 void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name,
-                const ia::PlanTotals& t, const optimizer::RewriteLog& rewrites) {
+                const ia::PlanTotals& t, const optimizer::RewriteLog& rewrites,
+                const Predicted& predicted) {
     out << "plan " << name << " of workflow " << plan.program().name << " on " << plan.sites()
         << " sites\n";
     out << "transfer: " << t.payload_bytes << " bytes payload (" << human_bytes(t.payload_bytes)
         << ") + " << t.overhead_bytes << " bytes overhead; paper model " << t.paper_floats
         << " floats; peak " << t.peak_bytes << " bytes per site (" << human_bytes(t.peak_bytes)
         << "); " << t.flops << " flops\n";
+    char total[32];
+    std::snprintf(total, sizeof total, "%.4g", predicted.total());
+    out << "time: " << total << " s predicted; " << machine_line(predicted.profile) << "\n";
     for (const auto& r : rewrites) out << "rewrite: " << r.str() << "\n";
     const Fusion fusion(plan);
     for (ia::IaNodeId id = 0; id < plan.size(); ++id)
@@ -80,17 +96,18 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
                 << ": one accumulator per group, its products are never stored\n";
     std::vector<std::vector<std::string>> rows = {
         {"id", "operator", "inputs", "relation", "type", "frontier", "tuples", "placement",
-         "paper floats", "exact bytes", "overhead", "resident/site", "rules", "does"}};
+         "paper floats", "exact bytes", "overhead", "resident/site", "est. s", "rules", "does"}};
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);  // A* for a replicated relation
-        char paper[32];
+        char paper[32], seconds[32];
         std::snprintf(paper, sizeof paper, "%.0f", n.cost.paper_floats);
+        std::snprintf(seconds, sizeof seconds, "%.3g", predicted.times.at(n.id).seconds());
         rows.push_back({"#" + std::to_string(n.id), ia::op_label(n) + fusion.note(n.id),
                         inputs_of(n), o.name, o.type.str(), o.frontier.str(),
                         std::to_string(o.tuples()), n.placement.str(), paper,
                         std::to_string(n.cost.transfer.payload_bytes),
                         std::to_string(n.cost.transfer.overhead_bytes),
-                        std::to_string(resident_max(n)), rules_of(n), does(plan, n)});
+                        std::to_string(resident_max(n)), seconds, rules_of(n), does(plan, n)});
     }
     print_columns(out, rows);
     for (const auto& [tra, ia] : plan.results())
@@ -101,7 +118,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
 }
 
 void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name,
-                const ia::PlanTotals& t) {
+                const ia::PlanTotals& t, const Predicted& predicted) {
     JsonWriter j(out);
     j.begin_object()
         .field("workflow", plan.program().name)
@@ -112,7 +129,13 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("exact_bytes", t.payload_bytes)
         .field("overhead_bytes", t.overhead_bytes)
         .field("peak_bytes_per_site", t.peak_bytes)
-        .field("flops", t.flops);
+        .field("flops", t.flops)
+        .field("estimated_seconds", predicted.total());
+    j.key("machine").begin_object();
+    j.field("name", predicted.profile.name)
+        .field("source", predicted.profile.source)
+        .field("content_hash", predicted.profile.content_hash);
+    j.end_object();
     j.key("operators").begin_array();
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
@@ -145,6 +168,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
             .field("overhead_bytes", n.cost.transfer.overhead_bytes)
             .field("resident_bytes_per_site", n.cost.resident)
             .field("flops", n.cost.flops)
+            .field("estimated_seconds", predicted.times.at(n.id).seconds())
             .field("rules", n.rules)
             .end_object();
     }
@@ -206,12 +230,14 @@ void explain(const ExplainOptions& opt) {
     if (opt.request.memory_per_site && totals.peak_bytes > *opt.request.memory_per_site)
         throw Error("plan " + name + " needs " + std::to_string(totals.peak_bytes) +
                     " bytes per site, have " + std::to_string(*opt.request.memory_per_site));
+    const ia::TimeModel model = time_model(opt.request.time, plan->sites());
+    const Predicted predicted{model.profile, ia::operator_times(*plan, model)};
     if (opt.format == "json")
-        print_json(std::cout, *plan, name, totals);
+        print_json(std::cout, *plan, name, totals, predicted);
     else if (opt.format == "dot")
         print_dot(std::cout, *plan, name);
     else
-        print_text(std::cout, *plan, name, totals, rewrites);
+        print_text(std::cout, *plan, name, totals, rewrites, predicted);
 }
 
 }  // namespace

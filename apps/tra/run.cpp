@@ -137,18 +137,6 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     return prep;
 }
 
-// BLAS threads per rank: --threads; else OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set (the
-// BLAS reads them itself); else the host's cores divided by its ranks. Returns the threads used.
-int share_cores_with_blas(const RunOptions& opt, const runtime::Host& host) {
-    if (!opt.threads) {
-        for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
-            if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
-    }
-    const int threads = opt.threads ? *opt.threads : runtime::default_threads(host);
-    kernels::set_blas_threads(threads);
-    return threads;
-}
-
 // TRA_MAX_MESSAGE_BYTES (the tests lower it so exchanges travel in pieces): a whole number of
 // bytes, at least 1; unset, runtime::kMaxMessageBytes.
 std::size_t message_limit_from_environment() {
@@ -251,9 +239,7 @@ int run_distributed(const RunOptions& opt) {
         int threads = 1;
         std::size_t max_message_bytes = runtime::kMaxMessageBytes;
         agree.step([&] {
-            if (opt.threads && *opt.threads < 1)
-                throw Error("--threads must be at least 1, not " + std::to_string(*opt.threads));
-            threads = share_cores_with_blas(opt, hosts.mine());
+            threads = runtime::share_cores_with_blas(opt.threads, hosts.mine());
             max_message_bytes = message_limit_from_environment();
         });
         if (rank == 0) {

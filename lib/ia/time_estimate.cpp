@@ -93,32 +93,63 @@ private:
     std::vector<std::optional<IaNodeId>> fused_;
 };
 
-// Seconds per byte and per message on site s of `sites`, mixing the two links by the share of
-// s's peers on other hosts.
-struct LinkCost {
-    double per_byte = 0, per_message = 0;
-};
+// How a site's traffic splits over the two links: the share of its peers on other hosts.
+double remote_share(const TimeModel& model, std::size_t s, std::size_t sites) {
+    if (sites < 2 || s >= model.host_of_site.size()) return 0;
+    const int host = model.host_of_site[s];
+    const auto same = std::count(model.host_of_site.begin(), model.host_of_site.end(), host);
+    return static_cast<double>(sites - static_cast<std::size_t>(same)) /
+           static_cast<double>(sites - 1);
+}
 
-LinkCost link_cost(const TimeModel& model, std::size_t s, std::size_t sites) {
-    const LinkRates& near = model.profile.same_host;
-    const LinkRates& far = model.profile.across_hosts_or_default();
-    double remote = 0;
-    if (sites > 1 && s < model.host_of_site.size()) {
-        const int host = model.host_of_site[s];
-        const auto same = std::count(model.host_of_site.begin(), model.host_of_site.end(), host);
-        remote = static_cast<double>(sites - static_cast<std::size_t>(same)) /
-                 static_cast<double>(sites - 1);
+double sent_bytes(const Transfer& t, std::size_t s) {
+    return at(t.sent_payload, s) + at(t.sent_overhead, s);
+}
+
+double received_bytes(const Transfer& t, std::size_t s) {
+    return at(t.received_payload, s) + at(t.received_overhead, s);
+}
+
+// The communication of one exchange: every site's own time, and every host's network link,
+// which the sites on that host share (a host sends and receives at the across-host bandwidth,
+// whatever the number of its ranks that talk across at once).
+class Exchange {
+public:
+    Exchange(const TimeModel& model, std::size_t sites)
+        : near_(model.profile.same_host), far_(model.profile.across_hosts_or_default()) {
+        for (std::size_t s = 0; s < sites; ++s) share_.push_back(remote_share(model, s, sites));
+        hosts_ = model.host_of_site;
     }
-    return {(1 - remote) / near.bytes_per_second + remote / far.bytes_per_second,
-            (1 - remote) * near.latency_seconds + remote * far.latency_seconds};
-}
 
-double communication(const Transfer& t, const LinkCost& link, std::size_t s) {
-    const double sent = at(t.sent_payload, s) + at(t.sent_overhead, s);
-    const double received = at(t.received_payload, s) + at(t.received_overhead, s);
-    const double messages = at(t.sent_messages, s) + at(t.received_messages, s);
-    return std::max(sent, received) * link.per_byte + messages * link.per_message;
-}
+    double site(const Transfer& t, std::size_t s) const {
+        const double r = share_[s];
+        const double per_byte = (1 - r) / near_.bytes_per_second + r / far_.bytes_per_second;
+        const double per_message = (1 - r) * near_.latency_seconds + r * far_.latency_seconds;
+        const double messages = at(t.sent_messages, s) + at(t.received_messages, s);
+        return std::max(sent_bytes(t, s), received_bytes(t, s)) * per_byte +
+               messages * per_message;
+    }
+
+    // The busiest host's link: its sites' traffic to other hosts, each direction apart.
+    double busiest_link(const Transfer& t) const {
+        if (hosts_.empty()) return 0;
+        const int count = *std::max_element(hosts_.begin(), hosts_.end()) + 1;
+        std::vector<double> out(static_cast<std::size_t>(count), 0.0), in = out;
+        for (std::size_t s = 0; s < share_.size() && s < hosts_.size(); ++s) {
+            const auto h = static_cast<std::size_t>(hosts_[s]);
+            out[h] += share_[s] * sent_bytes(t, s);
+            in[h] += share_[s] * received_bytes(t, s);
+        }
+        double most = 0;
+        for (std::size_t h = 0; h < out.size(); ++h) most = std::max({most, out[h], in[h]});
+        return most / far_.bytes_per_second;
+    }
+
+private:
+    LinkRates near_, far_;
+    std::vector<double> share_;
+    std::vector<int> hosts_;
+};
 
 }  // namespace
 
@@ -133,8 +164,7 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
                                          IaNodeId first) {
     const LocalWork local(plan, model);
     const auto sites = static_cast<std::size_t>(plan.sites());
-    std::vector<LinkCost> links;
-    for (std::size_t s = 0; s < sites; ++s) links.push_back(link_cost(model, s, sites));
+    const Exchange exchange(model, sites);
     std::vector<OperatorTime> out;
     for (IaNodeId id = first; id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
@@ -144,7 +174,7 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             OperatorTime here;
             here.busiest = static_cast<Site>(s);
             if (moves) {
-                here.communication = communication(n.cost.transfer, links[s], s);
+                here.communication = exchange.site(n.cost.transfer, s);
             } else {
                 const SiteWork w = local.at_site(n, s);
                 here.compute = w.compute;
@@ -152,6 +182,10 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             }
             if (s == 0 || here.seconds() > busiest.seconds()) busiest = here;
         }
+        // No site finishes before its host's shared network link has carried the exchange.
+        if (moves)
+            busiest.communication =
+                std::max(busiest.communication, exchange.busiest_link(n.cost.transfer));
         out.push_back(busiest);
     }
     return out;

@@ -18,7 +18,10 @@
 //                     copy it sends, which charging only received bytes hid. Links: a share
 //                     (S - H(s)) / (S - 1) of s's traffic is priced at the across-hosts rates,
 //                     where H(s) is the number of sites on s's host, the rest at the same-host
-//                     rates (exchanges spread over peers evenly; exact for a broadcast).
+//                     rates (exchanges spread over peers evenly; exact for a broadcast). And
+//                     the sites of one host share its network link: an exchange takes at
+//                     least the busiest host's across-host bytes (each direction apart) over the
+//                     across-host bandwidth.
 //   memory(s)         tile bytes read and written by passes the runtime makes outside gemm, at
 //                     memory_bytes_per_second: a join whose kernel does no flops (element-wise)
 //                     reads its operands and writes its output; a matrix-product join not fused

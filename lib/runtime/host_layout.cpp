@@ -3,7 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <thread>
+
+#include "core/error.hpp"
+#include "kernels/blas_threads.hpp"
 
 namespace tra::runtime {
 
@@ -84,6 +89,18 @@ std::int64_t default_memory_per_site(const Host& host) {
     const double physical = static_cast<double>(pages) * static_cast<double>(page);
     return static_cast<std::int64_t>(
         kMemoryShare * physical / static_cast<double>(std::max<std::size_t>(1, host.ranks.size())));
+}
+
+int share_cores_with_blas(std::optional<int> requested, const Host& host) {
+    if (requested && *requested < 1)
+        throw Error("--threads must be at least 1, not " + std::to_string(*requested));
+    if (!requested) {
+        for (const char* var : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+            if (const char* v = std::getenv(var)) return std::max(1, std::atoi(v));
+    }
+    const int threads = requested ? *requested : default_threads(host);
+    kernels::set_blas_threads(threads);
+    return threads;
 }
 
 }  // namespace tra::runtime

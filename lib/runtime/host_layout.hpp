@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ HostLayout discover_hosts(MPI_Comm comm);
 
 // BLAS threads per rank by default: the host's cores divided by its ranks, at least 1.
 int default_threads(const Host& host);
+
+// The BLAS threads of this rank, the one choice `tra run` and `tra calibrate` share (a profile
+// is only good for runs with the threads it was measured with): `requested` (--threads; Error
+// when below 1); else OPENBLAS_NUM_THREADS / OMP_NUM_THREADS when set (the BLAS reads them
+// itself); else default_threads(host). Sets the BLAS's threads where it chose them; returns them.
+int share_cores_with_blas(std::optional<int> requested, const Host& host);
 
 // Ranks x threads above the cores of any host: one warning line per such host, else none.
 std::vector<std::string> oversubscription_warnings(const HostLayout& layout, int threads);

@@ -142,6 +142,16 @@ TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends"
     // With a 10 s latency the sender also pays 3 of them, a receiver 1.
     CHECK(ia::estimated_seconds(plans[0].plan, model(kInstant, 1, kInstant, 10)) ==
           Approx(168 + 30));
+    // Two sites per host, only the network slow: 2 of site 0's 3 peers are on the other host,
+    // so 2/3 of its 168 bytes cross (112 s). Host 0's link carries the same 112 bytes out, host
+    // 1's carries 2/3 of each of its two sites' 56 received bytes in (74.7): the site decides.
+    ia::TimeModel hosts = model(kInstant, kInstant);
+    hosts.profile.across_hosts = {true, 0, 1};
+    hosts.host_of_site = ia::TimeModel::blocked_hosts(4, 2);
+    CHECK(ia::estimated_seconds(plans[0].plan, hosts) == Approx(112));
+    // One site on host 0, three on host 1: site 0's 168 bytes all cross.
+    hosts.host_of_site = {0, 1, 1, 1};
+    CHECK(ia::estimated_seconds(plans[0].plan, hosts) == Approx(168));
 }
 
 TEST_CASE("estimated seconds: traffic to other hosts goes at the across-hosts rates", "[time]") {
@@ -155,6 +165,52 @@ TEST_CASE("estimated seconds: traffic to other hosts goes at the across-hosts ra
     m.host_of_site = ia::TimeModel::blocked_hosts(2, 1);
     CHECK(ia::estimated_seconds(preagg.plan, m) == Approx(56));
     CHECK(ia::TimeModel::blocked_hosts(5, 2) == std::vector<int>{0, 0, 1, 1, 2});
+}
+
+TEST_CASE("estimated seconds: the sites of a host share its network link", "[time]") {
+    // C = A B with A's 4 column tiles and B's 4 row tiles partitioned over 4 sites, summed
+    // apart (join, shuffle of the 4 products to the home of (0, 0), sum): sites 1, 2 and 3 each
+    // send one 32-byte product with its 3 key positions (24) and a count (8): 64 bytes.
+    const Program p = common_k();
+    optimizer::SearchOptions o;
+    o.pins = {{"AB", "local"}, {"C", "shuffle"}};
+    o.input_placements[*p.find("A")] = ia::Placement::part({1});
+    o.input_placements[*p.find("B")] = ia::Placement::part({0});
+    const auto plans = optimizer::search_plans(p, 4, o);
+    REQUIRE(plans.size() == 1);
+    ia::TimeModel m = model(kInstant, kInstant);
+    m.profile.across_hosts = {true, 0, 1};
+    // Site 0 alone on host 0: each sender has 1 peer of 3 across (64 / 3 each), but host 1's
+    // link carries all 3 products out: 192 bytes. Site 0 receives the same 192 across.
+    m.host_of_site = {0, 1, 1, 1};
+    CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(192));
+    // Sites 0 and 1 on host 0: the products of sites 2 and 3 cross (2/3 of 64 each by the share
+    // of peers, 85.3 over host 1's link); site 0 receives 3 x 64 with 2/3 across: 128.
+    m.host_of_site = {0, 0, 1, 1};
+    CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(128));
+}
+
+TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link", "[time]") {
+    // A's 4 row tiles, one per site, broadcast to every site: each site sends its tile to the
+    // other 3 and receives 3: 3 * (32 + 2 keys * 8) + 3 counts * 8 = 168 bytes each way.
+    ProgramBuilder b("all", DType::F64);
+    b.add_input("A", Shape{8, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_output("AB", "out.h5", "/AB", at("out"));
+    const Program p = b.finish();
+    optimizer::SearchOptions o;
+    o.pins = {{"AB", "bcast-left"}};
+    o.input_placements[*p.find("A")] = ia::Placement::part({0});
+    o.input_placements[*p.find("B")] = ia::Placement::part({1});
+    const auto plans = optimizer::search_plans(p, 4, o);
+    REQUIRE(plans.size() == 1);
+    ia::TimeModel m = model(kInstant, kInstant);
+    m.profile.across_hosts = {true, 0, 1};
+    m.host_of_site = ia::TimeModel::blocked_hosts(4, 2);
+    // Per site 2/3 of 168 bytes cross (112), but both sites of a host send theirs over the one
+    // link: 224.
+    CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(224));
 }
 
 TEST_CASE("gemm rates: interpolated in log(size) between measured sizes", "[time]") {

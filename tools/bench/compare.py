@@ -7,6 +7,7 @@ PNG chart. docs/benchmarks.md explains every column.
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
                               [--cost exact|paper|time] [--all-models] [--no-calibrate]
+                              [--coretype NAME]
                               [--dtype f64|f32]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
@@ -272,6 +273,10 @@ def main():
     ap.add_argument("--all-models", action="store_true",
                     help="also time the first --top plans of every cost model, and print how "
                          "far tra's first plan is from the fastest of them")
+    ap.add_argument("--coretype",
+                    help="force this OpenBLAS core (OPENBLAS_CORETYPE) for every program; by "
+                         "default OpenBLAS picks its own, and Haswell is forced only where it "
+                         "would fall back to Prescott (an inherited OPENBLAS_CORETYPE is dropped)")
     ap.add_argument("--no-calibrate", action="store_true",
                     help="rank with tra's built-in machine profile instead of measuring one "
                          "with `tra calibrate` per rank count first")
@@ -282,6 +287,8 @@ def main():
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
     runner = Runner(build, os.cpu_count() or 1, args.cost)
+    if args.coretype:
+        runner.env["OPENBLAS_CORETYPE"] = args.coretype
     models = ["exact", "paper", "time"] if args.all_models else []
     ranks_list = [int(r) for r in args.ranks.split(",")]
     matmuls = QUICK_MATMULS if args.quick else MATMULS

@@ -16,6 +16,9 @@ class Runner:
         self.machines = {}  # ranks -> the machine profile `tra calibrate` measured for them
         self.env = dict(os.environ)
         self.env.pop("TRA_MACHINE", None)
+        # OpenBLAS picks its kernel by CPU; benchmarks run what users get (calibrate() forces a
+        # core only where OpenBLAS falls back to Prescott). compare.py --coretype overrides.
+        self.env.pop("OPENBLAS_CORETYPE", None)
         for key, value in [("OMPI_ALLOW_RUN_AS_ROOT", "1"),
                            ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
                            ("OMPI_MCA_btl_vader_single_copy_mechanism", "none"),

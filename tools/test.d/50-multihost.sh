@@ -10,6 +10,11 @@
 # (bit for bit) and the same measured bytes per operator (run report) as the run of the same plan
 # on 5 ranks on one host, which is itself checked with `tra run --check`; and the bytes must
 # really have crossed the veth link.
+# The link is shaped with tc like a slow network (netem: 50 us delay, 1 Gbit/s; where the kernel
+# has no netem, tbf: 1 Gbit/s only; where neither, unshaped, saying why); `tra calibrate` across
+# the hosts must measure it (across_hosts measured, and slower than same_host when shaped); the
+# paper's plans run across the hosts with that profile print, per exchange operator, measured vs
+# predicted seconds (docs/cost-model.md, "Time model"): a figure, not an assertion.
 # Skips (exit 0) only when the machine refuses a UTS namespace, a network namespace or a veth
 # link with "Operation not permitted" (no CAP_SYS_ADMIN / CAP_NET_ADMIN), printing that error. Usage: 50-multihost.sh BUILD
 set -euo pipefail
@@ -30,6 +35,7 @@ fail() {
 }
 
 [ -x "$tra" ] || fail "no tra binary at $tra (build first: tools/setup.sh)"
+bash tools/install-packages.sh iproute2 # ip, tc
 command -v ip > /dev/null || fail "ip (iproute2) is missing"
 command -v unshare > /dev/null || fail "unshare (util-linux) is missing"
 rm -rf "$work"
@@ -73,6 +79,35 @@ for i in 0 1; do
     ip -n "${ns[$i]}" link set "veth$((i + 1))" up
 done
 
+# shape_link: a slow network on the veth link, each end shaping what it sends. netem gives delay
+# and rate; a kernel without sch_netem (no module to load) gets the rate only, from tbf; without
+# either the stage goes on unshaped (only calibrate's "slower" check is then left out).
+shaping=none
+shape_link() {
+    local i err kind
+    local -A qdisc=([netem]="netem delay 50us rate 1gbit" [tbf]="tbf rate 1gbit burst 64kb latency 10ms")
+    if ! command -v tc > /dev/null; then
+        echo "multihost: link NOT shaped: no tc (iproute2) on this machine"
+        return
+    fi
+    for kind in netem tbf; do
+        err=
+        for i in 0 1; do
+            # shellcheck disable=SC2086 # the qdisc's words
+            err=$(ip netns exec "${ns[$i]}" tc qdisc replace dev "veth$((i + 1))" root ${qdisc[$kind]} 2>&1) || break
+        done
+        if [ -z "$err" ]; then
+            shaping=$kind
+            echo "multihost: link shaped on both ends: tc qdisc replace dev vethN root ${qdisc[$kind]}"
+            return
+        fi
+        for i in 0 1; do ip netns exec "${ns[$i]}" tc qdisc del dev "veth$((i + 1))" root 2> /dev/null || true; done
+        echo "multihost: tc qdisc $kind unavailable: $err"
+    done
+    echo "multihost: link NOT shaped (neither netem nor tbf): calibrate's slower-link check is left out"
+}
+shape_link
+
 # In place of ssh: run the command in the namespace of the address, under that host's name.
 cat > "$work/netns-agent.sh" << EOF
 #!/bin/sh
@@ -102,11 +137,16 @@ across_hosts() {
         --mca btl self,vader,tcp --bind-to none "$@"
 }
 
+# veth_each: bytes node1's end of the link sent (node1 to node2) and received so far.
+veth_each() {
+    ip -n "${ns[0]}" -s -j link show veth1 |
+        "$py" -c 'import json, sys; s = json.load(sys.stdin)[0]["stats64"]; print(s["tx"]["bytes"], s["rx"]["bytes"])'
+}
+
 # veth_bytes: bytes node1's end of the link sent plus received so far.
 veth_bytes() {
     local tx rx
-    read -r tx rx < <(ip -n "${ns[0]}" -s -j link show veth1 |
-        "$py" -c 'import json, sys; s = json.load(sys.stdin)[0]["stats64"]; print(s["tx"]["bytes"], s["rx"]["bytes"])')
+    read -r tx rx < <(veth_each)
     echo $((tx + rx))
 }
 
@@ -147,12 +187,14 @@ run_plan() {
         --out-dir "$dir/one" --report "$dir/one/run.json" > "$dir/one.log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] || { cat "$dir/one.log" >&2; fail "$label on one host exited with $rc"; }
     echo "== $label across two hosts"
-    local before
+    local before tx0 rx0 tx1 rx1
     before=$(veth_bytes)
-    across_hosts "$tra" run "$dir/plan.yaml" --out-dir "$dir/two" --report "$dir/two/run.json" \
-        > "$dir/two.log" 2>&1 || rc=$?
+    read -r tx0 rx0 < <(veth_each)
+    across_hosts "$tra" run "$dir/plan.yaml" --machine "$machine" --out-dir "$dir/two" \
+        --report "$dir/two/run.json" > "$dir/two.log" 2>&1 || rc=$?
     [ "$rc" -eq 0 ] || { cat "$dir/two.log" >&2; fail "$label across two hosts exited with $rc"; }
     local crossed=$(($(veth_bytes) - before))
+    read -r tx1 rx1 < <(veth_each)
     echo "$label: $crossed bytes crossed the link between the hosts"
     [ "$crossed" -gt 1000000 ] || fail "$label: only $crossed bytes crossed the link: not a two-host run"
     same_bytes "$dir/one/run.json" "$dir/two/run.json" || fail "$label: the bytes differ between one and two hosts"
@@ -163,6 +205,71 @@ run_plan() {
         echo "$label: $output equal bit for bit on one and two hosts"
     done < <(sed -n 's/^wrote \([^ ]*\) to \(.*\)$/\1 \2/p' "$dir/two.log")
     grep -q "^wrote " "$dir/two.log" || fail "$label: the two-host run wrote no outputs"
+    timed+=("$(basename "$wf" .yaml)" "$label" "$dir/two/run.json" "$((tx1 - tx0)) $((rx1 - rx0))")
+}
+
+# run_timed WORKFLOW: the time model's first plan for WORKFLOW under the calibrated profile and
+# the real layout (consecutive sites, ranks[0] on the first host), run across the hosts for its
+# report (plans and outputs are checked by tests/cli and the MPI tests; here only the seconds).
+run_timed() {
+    local workflow=$1 rc=0
+    local name tx0 rx0 tx1 rx1
+    name=$(basename "$workflow" .yaml)
+    local dir=$work/timed/$name
+    mkdir -p "$dir"
+    "$tra" plan "$workflow" --sites "$total" --machine "$machine" --ranks-per-host "${ranks[0]}" \
+        -o "$dir/plan.yaml" > "$dir/plan.txt" || fail "$name: tra plan failed"
+    echo "== $name across two hosts: the time model's first plan, $(sed -n '4s/^1 *\([^ ]*\).*/\1/p' "$dir/plan.txt")"
+    read -r tx0 rx0 < <(veth_each)
+    across_hosts "$tra" run "$dir/plan.yaml" --machine "$machine" --out-dir "$dir/out" \
+        --report "$dir/run.json" > "$dir/run.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$dir/run.log" >&2; fail "$name across two hosts exited with $rc"; }
+    read -r tx1 rx1 < <(veth_each)
+    timed+=("$name" best "$dir/run.json" "$((tx1 - tx0)) $((rx1 - rx0))")
+}
+
+# exchange_table PROFILE (WORKFLOW LABEL REPORT "SENT RECEIVED")...: measured vs predicted seconds
+# of every exchange; SENT and RECEIVED: bytes node1's end of the link moved during the run.
+exchange_table() {
+    "$py" - "$@" << 'PY'
+import json, sys, yaml
+across = yaml.safe_load(open(sys.argv[1]))["links"]["across_hosts"]["bytes_per_second"]
+args = sys.argv[2:]
+exchanges = {"bcast", "shuffle", "grid"}  # the enforcers (lib/ia/operators, spec.enforcer)
+ratio = lambda m, p: "%.2f" % (m / p) if p > 0 else "-"
+row = "%-14s %-5s %4s %-8s %9s %9s %11s %11s %7s"
+print(row % ("workflow", "plan", "id", "op", "MB moved", "MB pred", "measured s", "predicted s",
+             "ratio"))
+link = []
+for i in range(0, len(args), 4):
+    workflow, label, path, wire = args[i:i + 4]
+    r = json.load(open(path))
+    ms = ps = 0.0
+    for o in r["operators"]:
+        if o["op"] not in exchanges:
+            continue
+        m, p = o["seconds"], o.get("predicted_seconds", 0.0)
+        ms, ps = ms + m, ps + p
+        print(row % (workflow, label, o["id"], o["op"],
+                     "%.2f" % ((o["measured_bytes"] + o["overhead_bytes"]) / 1e6),
+                     "%.2f" % ((o["predicted_bytes"] + o["predicted_overhead_bytes"]) / 1e6),
+                     "%.4f" % m, "%.4f" % p, ratio(m, p)))
+    print(row % (workflow, label, "", "SUM", "", "", "%.4f" % ms, "%.4f" % ps, ratio(ms, ps))
+          + "   exchanges")
+    rest_m = sum(o["seconds"] for o in r["operators"] if o["op"] not in exchanges | {"write"})
+    rest_p = r["predicted_seconds"] - ps
+    print(row % (workflow, label, "", "other", "", "", "%.4f" % rest_m, "%.4f" % rest_p,
+                 ratio(rest_m, rest_p)) + "   other operators (not write)")
+    sent, received = (int(b) for b in wire.split())
+    link.append("%-14s %-5s %8.2f %8.2f %9.4f %9.4f" % (
+        workflow, label, sent / 1e6, received / 1e6, max(sent, received) / across, ps))
+# The model gives every site its own link to the other host; here all of a host's sites share one
+# veth link, so the whole run's busier direction at the calibrated rate bounds its exchanges.
+print("\nbytes on the veth link during each run (TCP/IP included), busier direction at the")
+print("calibrated across-host bandwidth (%.3g B/s) vs the model's sum of exchanges:" % across)
+print("%-14s %-5s %8s %8s %9s %9s" % ("workflow", "plan", "MB 1->2", "MB 2->1", "link s", "model s"))
+print("\n".join(link))
+PY
 }
 
 # tra calibrate across the hosts: both links measured (docs/machine-profile.md), the ping-pong
@@ -178,18 +285,39 @@ calibrate_across_hosts() {
     [ "$crossed" -gt 1000000 ] || fail "calibrate: only $crossed bytes crossed the link"
     grep -q "^measuring ping-pong across hosts: ranks 0 and ${ranks[0]}$" "$dir/calibrate.log" ||
         fail "calibrate: no ping-pong between the hosts' first ranks"
-    "$py" - "$dir/m.yaml" "$total" << 'PY' || fail "calibrate: the profile's links (see above)"
+    "$py" - "$dir/m.yaml" "$total" "$shaping" << 'PY' || fail "calibrate: the profile's links (see above)"
 import sys, yaml
 p = yaml.safe_load(open(sys.argv[1]))
+shaped = sys.argv[3] != "none"
 assert p["ranks"] == int(sys.argv[2]), p["ranks"]
+links = {}
 for name in ("same_host", "across_hosts"):
     link = p["links"][name]
     assert isinstance(link, dict) and link["latency_seconds"] > 0 and link["bytes_per_second"] > 0, (name, link)
-    print("calibrate: %s latency %.3g s, %.3g B/s" % (name, link["latency_seconds"], link["bytes_per_second"]))
+    links[name] = link
+    print("calibrate: %-12s latency %.3g s (%.1f us), bandwidth %.3g B/s (%.1f MB/s, %.2f Gbit/s)" % (
+        name, link["latency_seconds"], link["latency_seconds"] * 1e6, link["bytes_per_second"],
+        link["bytes_per_second"] / 1e6, link["bytes_per_second"] * 8 / 1e9))
+# Slower: a 1 MiB message takes longer by the fitted model (latency + bytes / bandwidth), the
+# measure the time model uses. No threshold on the figures: they depend on the machine's load.
+one_mib = lambda l: l["latency_seconds"] + (1 << 20) / l["bytes_per_second"]
+same, across = one_mib(links["same_host"]), one_mib(links["across_hosts"])
+print("calibrate: a 1 MiB message: %.3g s on one host, %.3g s across hosts (%.1fx)%s" % (
+    same, across, across / same, "" if shaped else "; link not shaped: not checked"))
+assert not shaped or across > same, "the shaped link across hosts is not slower than one host's"
 PY
 }
 calibrate_across_hosts
+machine=$work/calibrate/m.yaml
 
+timed=()
 run_plan dp "$DP" 'X=Part[0]' 'Y=Part[0]' 'W1=Part[0]' 'W2=Part[0]'
 run_plan mp "$MP" 'X=Part[1]' 'Y=Part[1]' 'W1=Part[0]' 'W2=Part[1]'
+started=$SECONDS
+run_timed "$wf"
+run_timed "$src/plans/paper/scaled/mm-two-large.yaml"
+run_timed "$src/plans/paper/scaled/nn-large.yaml"
+echo "== exchanges across two hosts (link shaped: $shaping), measured vs predicted seconds, profile $machine"
+exchange_table "$machine" "${timed[@]}"
+echo "multihost: the time-model plans took $((SECONDS - started)) s"
 echo "multihost: ok (2 plans, ${ranks[0]} + ${ranks[1]} ranks on two hosts)"
