@@ -131,11 +131,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("peak_bytes_per_site", t.peak_bytes)
         .field("flops", t.flops)
         .field("estimated_seconds", predicted.total());
-    j.key("machine").begin_object();
-    j.field("name", predicted.profile.name)
-        .field("source", predicted.profile.source)
-        .field("content_hash", predicted.profile.content_hash);
-    j.end_object();
+    write_machine_json(j, predicted.profile);
     j.key("operators").begin_array();
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {

@@ -50,11 +50,7 @@ void print_json(std::ostream& out, const optimizer::RankedPlans& r, const PlanFl
     JsonWriter j(out);
     j.begin_object().field("workflow", req.workflow).field("sites", r.sites);
     j.field("cost", optimizer::cost_name(req.cost));
-    j.key("machine").begin_object();
-    j.field("name", r.profile.name)
-        .field("source", r.profile.source)
-        .field("content_hash", r.profile.content_hash);
-    j.end_object();
+    write_machine_json(j, r.profile);
     j.key("plans").begin_array();
     for (std::size_t i = 0; i < r.plans.size(); ++i) {
         const auto& t = r.plans[i].totals;

@@ -146,6 +146,14 @@ workflow::RankedBy ranked_by(const optimizer::RankedPlans& ranked, optimizer::Co
     return {optimizer::cost_name(cost), ranked.profile.name, ranked.profile.content_hash};
 }
 
+void write_machine_json(JsonWriter& j, const ia::MachineProfile& profile) {
+    j.key("machine").begin_object();
+    j.field("name", profile.name)
+        .field("source", profile.source)
+        .field("content_hash", profile.content_hash);
+    j.end_object();
+}
+
 std::string human_bytes(double bytes) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int u = 0;

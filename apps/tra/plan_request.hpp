@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "json_writer.hpp"
 #include "optimizer/planner.hpp"
 #include "tra/program.hpp"
 #include "workflow/plan_file.hpp"
@@ -44,6 +45,9 @@ ia::TimeModel time_model(const TimeFlags& flags, int sites,
 
 // "machine profile: NAME (SOURCE, HASH)"; for the built-in default, also how to measure one.
 std::string machine_line(const ia::MachineProfile& profile);
+
+// "machine": {"name", "source", "content_hash"}: the profile in plan, explain and run JSON.
+void write_machine_json(JsonWriter& j, const ia::MachineProfile& profile);
 
 // --plan: a rank N sets request.rank, pins "AB=cmm,C=local" set request.pins. Throws Error
 // (BadInput) for text that is neither.

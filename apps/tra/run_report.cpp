@@ -105,13 +105,7 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.begin_object();
     j.field("sites", run.sites).field("plan", run.plan).field("seconds", run.seconds);
     j.field("predicted_seconds", predicted_total(run));
-    if (run.profile) {
-        j.key("machine").begin_object();
-        j.field("name", run.profile->name)
-            .field("source", run.profile->source)
-            .field("content_hash", run.profile->content_hash);
-        j.end_object();
-    }
+    if (run.profile) write_machine_json(j, *run.profile);
     const bool gpu = run.device && run.device->device == runtime::Device::Gpu;
     j.field("device", gpu ? "gpu" : "cpu");
     if (gpu)
