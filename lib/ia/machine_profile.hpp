@@ -38,10 +38,10 @@ struct LinkRates {
 };
 
 struct MachineProfile {
-    std::string name;        // what the profile calls itself ("built-in default", a host name)
-    std::string blas_core;   // OpenBLAS core it was measured with ("Haswell"); "" when unknown
-    int blas_threads = 1;    // OpenBLAS threads per rank it was measured with
-    int ranks = 1;           // ranks that ran at once while measuring
+    std::string name;       // what the profile calls itself ("built-in default", a host name)
+    std::string blas_core;  // OpenBLAS core it was measured with ("Haswell"); "" when unknown
+    int blas_threads = 1;   // OpenBLAS threads per rank it was measured with
+    int ranks = 1;          // ranks that ran at once while measuring
     DtypeRates f32, f64;
     double memory_bytes_per_second = 0;  // bytes read plus written by element-wise passes
     double kernel_call_seconds = 0;      // fixed cost of one kernel call on one tile
