@@ -34,7 +34,7 @@ struct SiteWork {
 
 // The per-site work of every kind of node but enforcers.
 class LocalWork {
-public:
+  public:
     LocalWork(const Plan& plan, const TimeModel& model)
         : plan_(plan), profile_(model.profile), fused_(fused_joins(plan)) {}
 
@@ -51,7 +51,7 @@ public:
                 pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};
     }
 
-private:
+  private:
     double pass(double bytes) const { return bytes / profile_.memory_bytes_per_second; }
 
     SiteWork join(const IaNode& n, std::size_t s) const {
@@ -64,8 +64,9 @@ private:
         SiteWork w;
         w.compute = calls * profile_.kernel_call_seconds;
         if (flops == 0) {  // element-wise: a pass over both operands and the output
-            w.memory = pass(calls * (tile_bytes_of(plan_, n.inputs[0]) +
-                                     tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id)));
+            w.memory =
+                pass(calls * (tile_bytes_of(plan_, n.inputs[0]) +
+                              tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id)));
             return w;
         }
         const DtypeRates& rates = profile_.rates(plan_.relation(n.id).type.dtype);
@@ -73,7 +74,12 @@ private:
         const double rate = gemms && *gemms > 0
                                 ? rates.gemm_flops_per_second(flops / static_cast<double>(*gemms))
                                 : rates.loop_flops_per_second;
-        w.compute += calls * flops / rate;
+        // A roofline: a skinny product (a matrix-vector product, an outer product) is bound by
+        // reading its operands and writing its result, not by its flops. The gemm rates are
+        // measured on square products, whose flops outweigh their bytes.
+        const double operand_bytes = tile_bytes_of(plan_, n.inputs[0]) +
+                                     tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id);
+        w.compute += calls * std::max(flops / rate, pass(operand_bytes));
         if (!fused_[n.id]) w.memory = pass(at(n.cost.resident, s));  // the products written
         return w;
     }
@@ -114,7 +120,7 @@ double received_bytes(const Transfer& t, std::size_t s) {
 // which the sites on that host share (a host sends and receives at the across-host bandwidth,
 // whatever the number of its ranks that talk across at once).
 class Exchange {
-public:
+  public:
     Exchange(const TimeModel& model, std::size_t sites)
         : near_(model.profile.same_host), far_(model.profile.across_hosts_or_default()) {
         for (std::size_t s = 0; s < sites; ++s) share_.push_back(remote_share(model, s, sites));
@@ -126,8 +132,7 @@ public:
         const double per_byte = (1 - r) / near_.bytes_per_second + r / far_.bytes_per_second;
         const double per_message = (1 - r) * near_.latency_seconds + r * far_.latency_seconds;
         const double messages = at(t.sent_messages, s) + at(t.received_messages, s);
-        return std::max(sent_bytes(t, s), received_bytes(t, s)) * per_byte +
-               messages * per_message;
+        return std::max(sent_bytes(t, s), received_bytes(t, s)) * per_byte + messages * per_message;
     }
 
     // The busiest host's link: its sites' traffic to other hosts, each direction apart.
@@ -145,7 +150,7 @@ public:
         return most / far_.bytes_per_second;
     }
 
-private:
+  private:
     LinkRates near_, far_;
     std::vector<double> share_;
     std::vector<int> hosts_;
@@ -160,8 +165,7 @@ std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
     return hosts;
 }
 
-std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model,
-                                         IaNodeId first) {
+std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model, IaNodeId first) {
     const LocalWork local(plan, model);
     const auto sites = static_cast<std::size_t>(plan.sites());
     const Exchange exchange(model, sites);

@@ -102,13 +102,16 @@ TEST_CASE("estimated seconds: compute and communication add, and an idle site co
 TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fused", "[time]") {
     const Program p = common_k();
     const ia::TimeModel memory_only = model(kInstant, kInstant, 1);
-    // Join, shuffle, sum: each site writes its two products (64 bytes); the sum on site 0, the
-    // home of (0, 0), reads all four (128) and writes one tile (32).
+    // With instant flops, each of a site's two tile products is bound by its operands and
+    // result (the roofline: 3 tiles of 32 bytes, 192 bytes per site).
+    // Join, shuffle, sum: each site also writes its two products (64 bytes); the sum on site 0,
+    // the home of (0, 0), reads all four (128) and writes one tile (32).
     CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, memory_only) ==
-          Approx(64 + 160));
+          Approx(192 + 64 + 160));
     // Pre-aggregation: the join adds its products into one accumulator per site (fused: no
     // pass); the combining sum on site 0 reads the two partials (64) and writes one tile (32).
-    CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) == Approx(96));
+    CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) ==
+          Approx(192 + 96));
 }
 
 TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes", "[time]") {
@@ -118,8 +121,7 @@ TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes
     // the combining sum on site 0 folds 2 partials.
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, calls_only) == Approx(2 + 2));
     // Join, shuffle, sum: 2 products per site, then site 0 folds all 4.
-    CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, calls_only) ==
-          Approx(2 + 4));
+    CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, calls_only) == Approx(2 + 4));
 }
 
 TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
@@ -213,13 +215,27 @@ TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link
     CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(224));
 }
 
+TEST_CASE("estimated seconds: a skinny product is bound by its bytes, not its flops (roofline)",
+          "[time]") {
+    // 2x2 tiles of f64: a product's flops (16) at 16 flops per second take 1 s; its operands
+    // and result (96 bytes) at 32 bytes per second take 3 s, so the bytes bound it.
+    const Program p = common_k();
+    const ia::TimeModel fast_flops = model(16, kInstant, 1e30);
+    const ia::TimeModel slow_memory = model(16, kInstant, 32);
+    const RankedPlan preagg = pinned(p, "local", "preagg");
+    // Each site: two products; fast memory leaves the flops (2 s), slow memory 2 x 3 s plus the
+    // combining sum's pass (96 bytes at 32 per second).
+    CHECK(ia::estimated_seconds(preagg.plan, fast_flops) == Approx(2));
+    CHECK(ia::estimated_seconds(preagg.plan, slow_memory) == Approx(6 + 3));
+}
+
 TEST_CASE("gemm rates: interpolated in log(size) between measured sizes", "[time]") {
     ia::DtypeRates r;
     r.gemm = {{64, 1e10}, {256, 3e10}};
     r.loop_flops_per_second = 1e9;
     auto flops = [](double size) { return 2 * size * size * size; };
-    CHECK(r.gemm_flops_per_second(flops(32)) == Approx(1e10));   // below: the smallest's
-    CHECK(r.gemm_flops_per_second(flops(128)) == Approx(2e10));  // halfway in log(size)
+    CHECK(r.gemm_flops_per_second(flops(32)) == Approx(1e10));    // below: the smallest's
+    CHECK(r.gemm_flops_per_second(flops(128)) == Approx(2e10));   // halfway in log(size)
     CHECK(r.gemm_flops_per_second(flops(1024)) == Approx(3e10));  // above: the largest's
 }
 
