@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "tra/einsum_lowering.hpp"
@@ -9,6 +10,8 @@
 namespace tra {
 
 namespace {
+
+constexpr std::int64_t kTooMany = std::numeric_limits<std::int64_t>::max();
 
 std::string join_list(const std::vector<std::int64_t>& v) {
     std::string s;
@@ -25,8 +28,9 @@ std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t wanted) {
             if (i != n / i) d.push_back(n / i);
         }
     std::sort(d.begin(), d.end(), [&](auto a, auto b) {
-        return std::abs(a - wanted) != std::abs(b - wanted) ? std::abs(a - wanted) < std::abs(b - wanted)
-                                                            : a < b;
+        return std::abs(a - wanted) != std::abs(b - wanted)
+                   ? std::abs(a - wanted) < std::abs(b - wanted)
+                   : a < b;
     });
     d.resize(std::min<std::size_t>(d.size(), 4));
     std::sort(d.begin(), d.end());
@@ -69,7 +73,48 @@ KeyFunction parse_key_function(const std::string& text, std::size_t arity,
     }
 }
 
-void finish_node(Node& n) { n.frontier = n.keys.frontier(n.type.key_arity); }
+void finish_node(Node& n) {
+    n.frontier = n.keys.frontier(n.type.key_arity);
+}
+
+// The tuples of a box (its frontier's product), kTooMany where that overflows 64 bits.
+std::int64_t tuples_in_box(const Frontier& f) {
+    std::int64_t count = 1;
+    for (std::int64_t extent : f)
+        if (__builtin_mul_overflow(count, extent, &count)) return kTooMany;
+    return count;
+}
+
+// The smallest divisor of n that is at least `wanted` (n itself when none is smaller).
+std::int64_t divisor_at_least(std::int64_t n, std::int64_t wanted) {
+    std::int64_t best = n;
+    for (std::int64_t i = 1; i * i <= n; ++i)
+        if (n % i == 0)
+            for (std::int64_t d : {i, n / i})
+                if (d >= wanted && d < best) best = d;
+    return best;
+}
+
+// "e.g. tile: [..]": each tile dimension grown alike to a divisor of its extent, until the
+// tensor has at most `max_tuples` tiles; empty where no such tiling is quick to find (extents
+// past 2^40, whose divisors take too long to list).
+std::string coarser_tiles_hint(const Shape& shape, const Shape& tile, std::int64_t max_tuples) {
+    constexpr std::int64_t kLargestSearched = std::int64_t{1} << 40;
+    double count = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) count *= static_cast<double>(shape[d] / tile[d]);
+    const double grow =
+        std::ceil(std::pow(count / static_cast<double>(max_tuples), 1.0 / shape.size()));
+    Shape coarser = tile;
+    Frontier f(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] > kLargestSearched) return "";
+        const double wanted = std::min(static_cast<double>(shape[d]), grow * tile[d]);
+        coarser[d] = divisor_at_least(shape[d], static_cast<std::int64_t>(wanted));
+        f[d] = shape[d] / coarser[d];
+    }
+    if (tuples_in_box(f) > max_tuples) return "";
+    return "e.g. tile: " + coarser.str() + " (" + std::to_string(tuples_in_box(f)) + " tiles)";
+}
 
 }  // namespace
 
@@ -98,6 +143,20 @@ Checked<NodeId> ProgramBuilder::append(Node node) {
     return program_.nodes.size() - 1;
 }
 
+std::optional<Error> ProgramBuilder::too_many_tuples(const std::string& name, std::int64_t count,
+                                                     const SourceLocation& where,
+                                                     const std::string& hint) const {
+    if (count <= max_tuples_) return std::nullopt;
+    // A count past 64 bits, or a join stopped at the limit, is known only to exceed it.
+    const std::string counted =
+        count == kTooMany || count == max_tuples_ + 1 ? "" : " (" + std::to_string(count) + ")";
+    return Error(name + " has more tuples (tiles)" + counted + " than the limit of " +
+                     std::to_string(max_tuples_) +
+                     " (--max-tuples or TRA_MAX_TUPLES); use larger tiles" +
+                     (hint.empty() ? "" : ", " + hint),
+                 where);
+}
+
 Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Shape& shape,
                                               const Shape& tile, DType dtype, InputSource source,
                                               const StepSource& src) {
@@ -117,8 +176,23 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                 src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
-    Node n{name, InputOp{shape, std::move(source)}, {}, RelationType{shape.size(), tile, dtype},
-           KeySet::box(f), f, src.step, "", false};
+    std::int64_t tile_bytes = static_cast<std::int64_t>(size_of(dtype));
+    for (std::int64_t extent : tile)
+        if (__builtin_mul_overflow(tile_bytes, extent, &tile_bytes))
+            return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
+                         src.at("tile"));
+    if (auto p = too_many_tuples(name, tuples_in_box(f), src.at("tile"),
+                                 coarser_tiles_hint(shape, tile, max_tuples_)))
+        return *p;
+    Node n{name,
+           InputOp{shape, std::move(source)},
+           {},
+           RelationType{shape.size(), tile, dtype},
+           KeySet::box(f),
+           f,
+           src.step,
+           "",
+           false};
     return append(std::move(n));
 }
 
@@ -158,9 +232,16 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
         for (auto p : right_keys) jk.push_back(k[p]);
         right_by_join_key[jk].push_back(&k);
     }
-    Node n{name, JoinOp{left_keys, right_keys, kernel}, {l, r},
-           RelationType{L.type.key_arity + R.type.key_arity - right_keys.size(), bound, L.type.dtype},
-           {}, {}, src.step, "", false};
+    Node n{
+        name,
+        JoinOp{left_keys, right_keys, kernel},
+        {l, r},
+        RelationType{L.type.key_arity + R.type.key_arity - right_keys.size(), bound, L.type.dtype},
+        {},
+        {},
+        src.step,
+        "",
+        false};
     for (const Key& lk : L.keys) {
         std::vector<std::int64_t> jk;
         for (auto p : left_keys) jk.push_back(lk[p]);
@@ -171,6 +252,10 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
             for (std::size_t i = 0; i < rk->size(); ++i)
                 if (!joined[i]) out.push_back((*rk)[i]);
             n.keys.insert(out);
+            // Only a join makes more tuples than its inputs hold (every other step keeps or
+            // drops them, or tile, counted up front): stop enumerating once past the limit.
+            const auto count = static_cast<std::int64_t>(n.keys.size());
+            if (auto p = too_many_tuples(name, count, src.at("join"))) return *p;
         }
     }
     finish_node(n);
@@ -198,8 +283,11 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
                          " to " + bound.str() + "; an aggregation must keep it",
                      src.at("kernel"));
-    Node n{name, AggregateOp{by, kernel}, {*in}, RelationType{by.size(), bound, I.type.dtype},
-           {}, {}, src.step, "", false};
+    Node n{name,     AggregateOp{by, kernel},
+           {*in},    RelationType{by.size(), bound, I.type.dtype},
+           {},       {},
+           src.step, "",
+           false};
     for (const Key& k : I.keys) {
         Key g;
         for (auto p : by) g.push_back(k[p]);
@@ -219,8 +307,9 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
         return Error(
             "a rekey needs a key (a tuple of integers), but \"" + key + "\" is a condition",
             src.at("key"));
-    Node n{name, RekeyOp{f}, {*in}, RelationType{f.output_arity(), I.type.bound, I.type.dtype},
-           {}, {}, src.step, "", false};
+    Node n{name, RekeyOp{f}, {*in},    RelationType{f.output_arity(), I.type.bound, I.type.dtype},
+           {},   {},         src.step, "",
+           false};
     std::map<Key, Key> origin;
     for (const Key& k : I.keys) {
         Checked<Key> applied = f.try_apply(k).located(src.at("key"));
@@ -283,8 +372,10 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
                          input + " must have as many key positions as tile dimensions",
                      src.at("kernel"));
-    Node n{name, TransformOp{kernel}, {*in}, RelationType{I.type.key_arity, *bound, I.type.dtype},
-           I.keys, I.frontier, src.step, "", false};
+    Node n{
+        name,   TransformOp{kernel}, {*in},    RelationType{I.type.key_arity, *bound, I.type.dtype},
+        I.keys, I.frontier,          src.step, "",
+        false};
     return append(std::move(n));
 }
 
@@ -304,10 +395,17 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
                          std::to_string(extent) + "; sizes that do: " +
                          join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
                      src.at("size"));
+    std::int64_t count = 0;
+    if (__builtin_mul_overflow(static_cast<std::int64_t>(I.tuples()), extent / size, &count))
+        count = kTooMany;
+    if (auto p = too_many_tuples(name, count, src.at("size"))) return *p;
     Shape bound = I.type.bound;
     bound[dim] = size;
-    Node n{name, TileOp{dim, size}, {*in}, RelationType{I.type.key_arity + 1, bound, I.type.dtype},
-           {}, {}, src.step, "", false};
+    Node n{name,     TileOp{dim, size},
+           {*in},    RelationType{I.type.key_arity + 1, bound, I.type.dtype},
+           {},       {},
+           src.step, "",
+           false};
     for (const Key& k : I.keys)
         for (std::int64_t piece = 0; piece < extent / size; ++piece) {
             Key out = k;
@@ -340,7 +438,8 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
             if (i != key_dim) g.push_back(k[i]);
         groups[g].push_back(k[key_dim]);
     }
-    std::int64_t pieces = groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
+    std::int64_t pieces =
+        groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
     for (const auto& [g, members] : groups) {
         bool complete = static_cast<std::int64_t>(members.size()) == pieces;
         for (std::size_t i = 0; complete && i < members.size(); ++i)
@@ -353,8 +452,11 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
     }
     Shape bound = I.type.bound;
     bound[array_dim] *= pieces;
-    Node n{name, ConcatOp{key_dim, array_dim}, {*in},
-           RelationType{I.type.key_arity - 1, bound, I.type.dtype}, {}, {}, src.step, "", false};
+    Node n{name,     ConcatOp{key_dim, array_dim},
+           {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
+           {},       {},
+           src.step, "",
+           false};
     for (const auto& [g, members] : groups) n.keys.insert(g);
     finish_node(n);
     return append(std::move(n));

@@ -13,6 +13,11 @@
 
 namespace tra {
 
+// The most tuples (tiles) one relation may have unless the caller says otherwise (--max-tuples,
+// TRA_MAX_TUPLES): enough for the paper's workflows and for 1024 sites, and a bound on the
+// memory and time key sets take (every key is enumerated, about 100 bytes each).
+constexpr std::int64_t kDefaultMaxTuples = 10'000'000;
+
 // Where a step and each of its fields were written.
 struct StepSource {
     SourceLocation step;
@@ -35,9 +40,12 @@ struct EinsumStep {
 // each check is written once. A key text that does not parse throws from both: callers that
 // compose key text parse it (KeyFunction::parse) before they build.
 class ProgramBuilder {
-public:
+  public:
     ProgramBuilder(std::string name, DType dtype);
     void set_sites(int sites) { program_.sites = sites; }
+    // A step whose relation would have more tuples than this is refused, before its keys are
+    // enumerated where the count is known up front (inputs, tile), else as soon as it passes.
+    void set_max_tuples(std::int64_t max_tuples) { max_tuples_ = max_tuples; }
 
     Checked<NodeId> try_add_input(const std::string& name, const Shape& shape, const Shape& tile,
                                   DType dtype, InputSource source, const StepSource& src);
@@ -125,10 +133,15 @@ public:
         program_.nodes.at(id).lowered_from = step;
     }
 
-private:
+  private:
     Checked<NodeId> append(Node node);
+    // The error for relation `name` passing max_tuples_ (`count` tuples or more), or nullopt.
+    std::optional<Error> too_many_tuples(const std::string& name, std::int64_t count,
+                                         const SourceLocation& where,
+                                         const std::string& hint = "") const;
 
     Program program_;
+    std::int64_t max_tuples_ = kDefaultMaxTuples;
 };
 
 }  // namespace tra

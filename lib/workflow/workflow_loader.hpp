@@ -4,7 +4,7 @@
 // range: AB has keys of 3 positions".
 #include <string>
 
-#include "tra/program.hpp"
+#include "tra/program_builder.hpp"
 
 namespace tra::workflow {
 
@@ -14,6 +14,8 @@ struct LoadOptions {
     std::string output_dir;
     // Open HDF5 inputs to check their dtype and shape against the workflow.
     bool check_input_files = true;
+    // A relation with more tuples than this is refused (ProgramBuilder::set_max_tuples).
+    std::int64_t max_tuples = kDefaultMaxTuples;
 };
 
 Program load_workflow(const std::string& path, const LoadOptions& options = {});
