@@ -17,11 +17,13 @@ struct GenOptions {
     std::string workflow;
     std::string out_dir;
     bool force = false;
+    std::int64_t max_tuples = kDefaultMaxTuples;
 };
 
 void generate(const GenOptions& opt) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
+    load.max_tuples = opt.max_tuples;
     const Program p = workflow::load_workflow(opt.workflow, load);
     std::map<std::string, std::unique_ptr<storage::AtomicOutput>> files;
     std::vector<NodeId> generated;
@@ -76,6 +78,7 @@ void add_gen(CLI::App& app, int& exit_code) {
                     "Resolve relative output paths against this folder instead of the "
                     "workflow's folder");
     cmd->add_flag("--force", opt->force, "Replace existing files");
+    add_max_tuples_option(cmd, opt->max_tuples);
     cmd->callback([opt, &exit_code] {
         generate(*opt);
         exit_code = 0;

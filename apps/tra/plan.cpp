@@ -108,6 +108,7 @@ void add_plan_request_options(CLI::App* cmd, PlanFlags& req) {
     cmd->add_option("--input-placement", req.input_placements,
                     "Fix where an input starts, e.g. A=Part[1] (repeatable)");
     add_cost_options(cmd, req.cost, req.time);
+    add_max_tuples_option(cmd, req.max_tuples);
     cmd->add_option("--ranks-per-host", req.time.ranks_per_host,
                     "Time model: sites per host, consecutive (default: all on one host)")
         ->check(CLI::PositiveNumber);

@@ -92,7 +92,9 @@ optimizer::PlanRequest plan_request(const PlanFlags& flags, const Program& progr
 }
 
 optimizer::RankedPlans plan_workflow(const PlanFlags& flags) {
-    Program program = workflow::load_workflow(flags.workflow);
+    workflow::LoadOptions load;
+    load.max_tuples = flags.max_tuples;
+    Program program = workflow::load_workflow(flags.workflow, load);
     const optimizer::PlanRequest request = plan_request(flags, program);
     return optimizer::rank_plans(std::move(program), request);
 }

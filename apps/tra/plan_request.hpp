@@ -10,6 +10,7 @@
 #include "json_writer.hpp"
 #include "optimizer/planner.hpp"
 #include "tra/program.hpp"
+#include "tra/program_builder.hpp"
 #include "workflow/plan_file.hpp"
 
 namespace tra::cli {
@@ -32,6 +33,7 @@ struct PlanFlags {
     std::vector<std::string> input_placements;    // --input-placement NAME=PLACEMENT
     std::size_t top = 10;
     TimeFlags time;
+    std::int64_t max_tuples = kDefaultMaxTuples;  // --max-tuples
 };
 
 // The machine profile the flags select: --machine FILE, else the file TRA_MACHINE names, else

@@ -84,6 +84,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
                  std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
+    load.max_tuples = opt.max_tuples;
     Prepared prep;
     const int rank = agree.rank(), size = agree.size();
     const bool plan_file = workflow::is_plan_file(opt.workflow);
@@ -345,6 +346,7 @@ void add_run(CLI::App& app, int& exit_code) {
                     "cheapest), or pins NODE=strategy,...");
     cmd->add_option("--report", opt->report, "Write the run report as JSON to this file");
     add_cost_options(cmd, opt->cost, opt->time);
+    add_max_tuples_option(cmd, opt->max_tuples);
     cmd->add_flag("--check", opt->check,
                   "Also evaluate with the reference evaluator and compare every output; exit 1 "
                   "if they differ or if any operator's measured bytes differ from the prediction");

@@ -28,6 +28,7 @@ struct RunOptions {
     bool check = false;
     optimizer::CostModel cost = optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
     TimeFlags time;
+    std::int64_t max_tuples = kDefaultMaxTuples;  // --max-tuples
 };
 
 // Evaluates the workflow on one process with the reference evaluator and writes its outputs.

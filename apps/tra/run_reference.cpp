@@ -15,6 +15,7 @@ void run_reference(const RunOptions& opt) {
                     std::to_string(*ranks) + " ranks; run it without mpirun or with -n 1");
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
+    load.max_tuples = opt.max_tuples;
     const auto start = std::chrono::steady_clock::now();
     const Program p = workflow::load_workflow(opt.workflow, load);
     runtime::OutputFiles files(p, opt.force);

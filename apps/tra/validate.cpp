@@ -11,9 +11,11 @@ void add_validate(CLI::App& app, int& exit_code) {
         "validate", "Parse and type-check a workflow; print each relation's type, frontier, "
                     "tuples and bytes");
     auto path = std::make_shared<std::string>();
+    auto load = std::make_shared<workflow::LoadOptions>();
     cmd->add_option("workflow", *path, "Workflow YAML file")->required();
-    cmd->callback([path, &exit_code] {
-        Program p = workflow::load_workflow(*path);
+    add_max_tuples_option(cmd, load->max_tuples);
+    cmd->callback([path, load, &exit_code] {
+        Program p = workflow::load_workflow(*path, *load);
         print_program(std::cout, p);
         exit_code = 0;
     });

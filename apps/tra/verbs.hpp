@@ -18,6 +18,8 @@ void add_calibrate(CLI::App& app, int& exit_code);
 
 // --sites, --plan, --memory-per-site, --input-placement and the cost options: plan and explain.
 void add_plan_request_options(CLI::App* cmd, PlanFlags& request);
+// --max-tuples (TRA_MAX_TUPLES): every verb that loads a workflow.
+void add_max_tuples_option(CLI::App* cmd, std::int64_t& max_tuples);
 // --cost exact|paper|time, --machine, --flop-rate, --bandwidth: plan, explain and run.
 void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, TimeFlags& time);
 
