@@ -21,6 +21,7 @@ std::vector<Kernel> unary_kernels();        // unary.cpp
 std::vector<Kernel> reduction_kernels();    // reductions.cpp
 std::vector<Kernel> argmin_kernels();       // argmin.cpp
 Kernel einsum_kernel();                     // einsum.cpp
+Kernel diagonal_kernel();                   // diagonal.cpp
 
 // einsum's index arithmetic for operands of these shapes, shared by the CPU and GPU
 // implementations. Labels are numbered output labels first; a stride is 0 where an operand
