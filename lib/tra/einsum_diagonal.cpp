@@ -1,5 +1,7 @@
 #include "tra/einsum_diagonal.hpp"
 
+#include <vector>
+
 #include "tra/einsum_lowering.hpp"
 
 namespace tra {
@@ -69,18 +71,22 @@ EinsumStep lower_diagonals(ProgramBuilder& builder, const std::string& name, con
         return step;  // the lowering reports it, located at `einsum`
     }
     if (spec.operands.size() != step.inputs.size()) return step;
-    EinsumStep out = step;
-    bool repeats = false;
+    // Every operand is checked before any step is added, so a refused einsum adds nothing.
+    std::vector<std::size_t> repeating;
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
-        const std::string labels = spec.operands[i];
-        const std::string kept = distinct(labels);
-        if (kept == labels) continue;
-        repeats = true;
+        const std::string& labels = spec.operands[i];
+        if (distinct(labels) == labels) continue;
         check_operand(builder.node(builder.lookup(step.inputs[i], src.at("inputs"))), labels,
                       src.at("inputs"));
+        repeating.push_back(i);
+    }
+    if (repeating.empty()) return step;
+    EinsumStep out = step;
+    for (std::size_t i : repeating) {
+        const std::string labels = spec.operands[i];
         const std::string diag = name + ".diag" + std::to_string(i + 1);
         kernels::KernelParams params;
-        params.spec = labels + "->" + kept;
+        params.spec = labels + "->" + distinct(labels);
         const NodeId keep =
             builder.add_filter(diag + ".keep", step.inputs[i], on_key_diagonal(labels), src);
         const NodeId tiles = builder.add_transform(diag + ".tiles", diag + ".keep",
@@ -89,10 +95,10 @@ EinsumStep lower_diagonals(ProgramBuilder& builder, const std::string& name, con
             builder.add_rekey(diag, diag + ".tiles", first_positions(labels), src);
         for (NodeId id : {keep, tiles, rekeyed}) builder.set_lowered_from(id, name);
         out.inputs[i] = diag;
-        spec.operands[i] = kept;
+        spec.operands[i] = distinct(labels);
     }
     // Explicit output: the implicit one counts labels, and the diagonals removed some.
-    if (repeats) out.spec = spec.str();
+    out.spec = spec.str();
     return out;
 }
 
