@@ -38,6 +38,16 @@ struct EinsumLayout {
 };
 EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> operands);
 
+// diagonal's index arithmetic for an input tile of this shape, shared by the CPU and GPU
+// implementations (throws Error when the tile does not fit the spec): the output's shape and,
+// per output dimension, the input stride of one step along it (the sum of the strides of every
+// input dimension with that label, so one step moves along all of them at once).
+struct DiagonalLayout {
+    Shape shape;
+    std::vector<std::int64_t> strides;
+};
+DiagonalLayout diagonal_layout(const KernelParams& params, const Shape& input);
+
 // argmin's global row-major index of local position `local` of a tile of `bound` at `where`;
 // checks that the index is exact in T, since it is stored as a T.
 template <class T>

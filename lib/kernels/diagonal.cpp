@@ -56,21 +56,6 @@ Checked<Shape> diagonal_shape(const Spec& spec, const Shape& in) {
     return out;
 }
 
-// For each output dimension, the input stride of one step along it: the sum of the strides of
-// every input dimension carrying that label, so one step moves along all of them at once.
-std::vector<std::int64_t> diagonal_strides(const Spec& spec, const Shape& in) {
-    std::vector<std::int64_t> input_stride(in.size());
-    std::int64_t s = 1;
-    for (std::size_t d = in.size(); d-- > 0;) {
-        input_stride[d] = s;
-        s *= in[d];
-    }
-    std::vector<std::int64_t> strides(spec.output.size(), 0);
-    for (std::size_t d = 0; d < in.size(); ++d)
-        strides[spec.output.find(spec.input[d])] += input_stride[d];
-    return strides;
-}
-
 template <class T>
 void copy_diagonal(const T* in, T* out, const Shape& shape,
                    const std::vector<std::int64_t>& strides) {
@@ -85,6 +70,18 @@ void copy_diagonal(const T* in, T* out, const Shape& shape,
 }
 
 }  // namespace
+
+DiagonalLayout diagonal_layout(const KernelParams& params, const Shape& input) {
+    const Spec spec = parse_spec(params.spec);
+    DiagonalLayout l{diagonal_shape(spec, input).value(),
+                     std::vector<std::int64_t>(spec.output.size(), 0)};
+    std::int64_t stride = 1;
+    for (std::size_t d = input.size(); d-- > 0;) {
+        l.strides[spec.output.find(spec.input[d])] += stride;
+        stride *= input[d];
+    }
+    return l;
+}
 
 Kernel diagonal_kernel() {
     Kernel k;
@@ -107,13 +104,11 @@ Kernel diagonal_kernel() {
     k.apply = [](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
         expect_operand_count("diagonal", ops.size(), 1);
         const DType d = common_dtype("diagonal", ops);
-        const Spec spec = parse_spec(p.spec);
-        const Shape& in = ops[0]->shape();
-        Tile out(d, diagonal_shape(spec, in).value());
-        const std::vector<std::int64_t> strides = diagonal_strides(spec, in);
+        const DiagonalLayout l = diagonal_layout(p, ops[0]->shape());
+        Tile out(d, l.shape);
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
-            copy_diagonal(ops[0]->data<T>(), out.data<T>(), out.shape(), strides);
+            copy_diagonal(ops[0]->data<T>(), out.data<T>(), l.shape, l.strides);
         });
         return out;
     };
