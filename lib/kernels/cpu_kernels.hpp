@@ -21,6 +21,7 @@ std::vector<Kernel> unary_kernels();        // unary.cpp
 std::vector<Kernel> reduction_kernels();    // reductions.cpp
 std::vector<Kernel> argmin_kernels();       // argmin.cpp
 Kernel einsum_kernel();                     // einsum.cpp
+Kernel diagonal_kernel();                   // diagonal.cpp
 
 // einsum's index arithmetic for operands of these shapes, shared by the CPU and GPU
 // implementations. Labels are numbered output labels first; a stride is 0 where an operand
@@ -36,6 +37,16 @@ struct EinsumLayout {
     std::int64_t batch = 1, m = 0, n = 0, inner = 0;
 };
 EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> operands);
+
+// diagonal's index arithmetic for an input tile of this shape, shared by the CPU and GPU
+// implementations (throws Error when the tile does not fit the spec): the output's shape and,
+// per output dimension, the input stride of one step along it (the sum of the strides of every
+// input dimension with that label, so one step moves along all of them at once).
+struct DiagonalLayout {
+    Shape shape;
+    std::vector<std::int64_t> strides;
+};
+DiagonalLayout diagonal_layout(const KernelParams& params, const Shape& input);
 
 // argmin's global row-major index of local position `local` of a tile of `bound` at `where`;
 // checks that the index is exact in T, since it is stored as a T.

@@ -19,7 +19,7 @@ const std::vector<Kernel>& registry() {
         std::vector<Kernel> all;
         for (auto part : {cpu::matmul_kernels(), cpu::elementwise_kernels(), cpu::unary_kernels(),
                           cpu::reduction_kernels(), cpu::argmin_kernels(),
-                          std::vector<Kernel>{cpu::einsum_kernel()}})
+                          std::vector<Kernel>{cpu::einsum_kernel(), cpu::diagonal_kernel()}})
             for (Kernel& k : part) all.push_back(std::move(k));
 #if TRA_CUDA
         for (Kernel& k : all) {

@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include "tra/einsum_diagonal.hpp"
+
 namespace tra {
 
 namespace {
@@ -11,17 +13,18 @@ std::string labels_error(const std::string& text, const std::string& why) {
     return "einsum \"" + text + "\": " + why;
 }
 
-void check_labels(const std::string& text, const std::string& labels, const std::string& what) {
+// An operand may repeat a label (a diagonal or trace, einsum_diagonal.hpp); the output may not.
+void check_labels(const std::string& text, const std::string& labels, const std::string& what,
+                  bool may_repeat) {
     std::set<char> seen;
     for (char c : labels) {
         if (c < 'a' || c > 'z')
             throw Error(labels_error(text, std::string("'") + c + "' in " + what +
                                                " is not a label (labels are single lowercase "
                                                "letters)"));
-        if (!seen.insert(c).second)
-            throw Error(labels_error(text, std::string("label '") + c + "' is repeated in " + what +
-                                               " (repeated labels within one operand are not "
-                                               "supported in v1)"));
+        if (!seen.insert(c).second && !may_repeat)
+            throw Error(
+                labels_error(text, std::string("label '") + c + "' is repeated in " + what));
     }
 }
 
@@ -50,7 +53,7 @@ EinsumSpec EinsumSpec::parse(const std::string& raw) {
         start = comma + 1;
     }
     for (std::size_t i = 0; i < spec.operands.size(); ++i)
-        check_labels(raw, spec.operands[i], "operand " + std::to_string(i + 1));
+        check_labels(raw, spec.operands[i], "operand " + std::to_string(i + 1), true);
     if (arrow == std::string::npos) {
         std::map<char, int> count;
         for (const auto& op : spec.operands)
@@ -59,7 +62,7 @@ EinsumSpec EinsumSpec::parse(const std::string& raw) {
             if (n == 1) spec.output += c;
     } else {
         spec.output = text.substr(arrow + 2);
-        check_labels(raw, spec.output, "the output");
+        check_labels(raw, spec.output, "the output", false);
         for (char c : spec.output) {
             bool found = false;
             for (const auto& op : spec.operands) found = found || op.find(c) != std::string::npos;
@@ -242,7 +245,10 @@ private:
 
 NodeId lower_einsum(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                     const StepSource& src) {
-    return EinsumLowering(builder, name, step, src).run();
+    // Operands with a repeated label become their diagonals first, so the lowering below sees
+    // distinct labels only.
+    const EinsumStep distinct = lower_diagonals(builder, name, step, src);
+    return EinsumLowering(builder, name, distinct, src).run();
 }
 
 }  // namespace tra

@@ -10,6 +10,8 @@
 // Operands are plain tensors: key position d tiles array dimension d, and the relation carries
 // one label per position. Labels are single lowercase letters; "ik,kj" without "->" means the
 // labels that appear once, in alphabetical order (as in numpy).
+// A label repeated within one operand ("ii->i", traces) first reduces that operand to its
+// diagonal (einsum_diagonal.hpp); the output never repeats a label.
 #include <string>
 #include <vector>
 

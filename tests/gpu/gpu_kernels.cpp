@@ -68,6 +68,9 @@ std::map<std::string, std::vector<Case>> cases() {
     for (const char* op : {"row_sum", "col_sum", "softmax_rows", "transpose"})
         c[op] = {on({m}), on({{1000, 3}}), on({{3, 1000}})};
     c["diag"] = {on({{70, 70}})};
+    KernelParams diagonal;
+    diagonal.spec = "jbje->bje";
+    c["diagonal"] = {on({{40, 3, 40, 7}}, diagonal)};
     Case argmin = on({{13, 700}});
     argmin.where = {Key{1, 2}, Frontier{3, 4}};
     c["argmin"] = {argmin};

@@ -40,6 +40,7 @@ TEST_CASE("algebraic properties hold numerically") {
                 CHECK(p.distributes_over.empty());
                 continue;
             }
+            if (f == "diagonal") continue;  // needs a spec: test_kernels_diagonal.cpp checks it
             for (unsigned s = 0; s < 6; ++s) {
                 Tile a = property_operand(d, f, 31 + s), b = property_operand(d, f, 37 + 2 * s),
                      c = property_operand(d, f, 41 + 3 * s);

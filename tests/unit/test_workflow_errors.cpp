@@ -287,10 +287,10 @@ TEST_CASE("workflow errors: an output with holes", "[workflow][errors]") {
 
 TEST_CASE("workflow errors: einsum", "[workflow][errors]") {
     WorkflowDir dir;
-    const std::string text = kHeader + "  - E: {einsum: \"ii->i\", inputs: [A]}\n";
+    const std::string text = kHeader + "  - E: {einsum: \"ij->ii\", inputs: [A]}\n";
     const std::string path = dir.write("bad.yaml", text);
-    expect_error(path, loc(path, text, 6, "\"ii") + ": program[0].E.einsum",
-                 "label 'i' is repeated");
+    expect_error(path, loc(path, text, 6, "\"ij") + ": program[0].E.einsum",
+                 "label 'i' is repeated in the output");
     const std::string t2 = kHeader + "  - E: {einsum: \"ij,jk->iz\", inputs: [A, B]}\n";
     const std::string p2 = dir.write("bad2.yaml", t2);
     expect_error(p2, loc(p2, t2, 6, "\"ij") + ": program[0].E.einsum",

@@ -6,8 +6,8 @@
 namespace tra::kernels::cuda {
 
 Kernel::Apply device_apply(const Kernel& kernel) {
-    for (auto find :
-         {product_apply, elementwise_apply, reduction_apply, argmin_apply, einsum_apply})
+    for (auto find : {product_apply, elementwise_apply, reduction_apply, argmin_apply, einsum_apply,
+                      diagonal_apply})
         if (Kernel::Apply apply = find(kernel)) return apply;
     return {};
 }

@@ -1,0 +1,228 @@
+// Einsum with a label repeated within one operand (diagonals and traces): the TRA steps the
+// lowering adds (filter on the key diagonal, diagonal tile kernel, rekey), their exact key sets,
+// the tiling check, and the numbers of the ReferenceEvaluator against a naive sum over every
+// assignment of the labels, on tensors cut into several tiles per dimension.
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "runtime/reference_evaluator.hpp"
+#include "storage/generator.hpp"
+#include "tra/einsum_lowering.hpp"
+#include "tra/program_builder.hpp"
+
+using namespace tra;
+
+namespace {
+
+StepSource at(const std::string& step) {
+    StepSource s;
+    s.step = SourceLocation{"e.yaml", 4, 3, step};
+    s.fields["einsum"] = SourceLocation{"e.yaml", 5, 15, step + ".einsum"};
+    s.fields["inputs"] = SourceLocation{"e.yaml", 5, 40, step + ".inputs"};
+    return s;
+}
+
+storage::GeneratorSpec ints(std::uint64_t seed) {
+    storage::GeneratorSpec g;
+    g.kind = storage::GeneratorSpec::Kind::Integers;
+    g.lo = -3;
+    g.hi = 3;
+    g.seed = seed;
+    return g;
+}
+
+InputSource from(std::uint64_t seed) {
+    InputSource s;
+    s.generate = ints(seed);
+    return s;
+}
+
+std::vector<std::string> node_ops(const Program& p) {
+    std::vector<std::string> ops;
+    for (const Node& n : p.nodes)
+        if (!std::holds_alternative<InputOp>(n.op))
+            ops.push_back(n.name + ":" + operator_name(n.op));
+    return ops;
+}
+
+// A relation in tensor layout assembled into one row-major vector.
+std::vector<double> assemble(const TensorRelation& r, const Shape& shape) {
+    const std::size_t rank = r.type.rank();
+    REQUIRE(r.type.key_arity == rank);
+    std::vector<double> out(static_cast<std::size_t>(shape.product()), 0.0);
+    for (const auto& [key, tile] : r.tuples) {
+        Shape local(rank);
+        std::int64_t flat = 0;
+        do {
+            Shape global(rank);
+            for (std::size_t d = 0; d < rank; ++d) global[d] = key[d] * r.type.bound[d] + local[d];
+            out.at(static_cast<std::size_t>(row_major_offset(global, shape))) = tile.get(flat++);
+        } while (rank && next_in_box(local, r.type.bound));
+    }
+    return out;
+}
+
+struct Operand {
+    std::string labels;
+    std::uint64_t seed;
+};
+
+// Naive einsum over whole tensors: every assignment of every label, the product of the
+// operands' elements added into the output element. `extent` gives each label's size.
+std::vector<double> naive(const std::vector<Operand>& ops, const std::string& output,
+                          const std::map<char, std::int64_t>& extent) {
+    std::string labels;
+    for (auto& [c, e] : extent) labels += c;
+    Shape all, out_shape;
+    for (char c : labels) all.push_back(extent.at(c));
+    for (char c : output) out_shape.push_back(extent.at(c));
+    std::vector<double> out(static_cast<std::size_t>(out_shape.product()), 0.0);
+    Shape value(labels.size());
+    do {
+        double v = 1;
+        for (const Operand& op : ops) {
+            Shape idx, shape;
+            for (char c : op.labels) {
+                idx.push_back(value[labels.find(c)]);
+                shape.push_back(extent.at(c));
+            }
+            v *= storage::generated_value(ints(op.seed),
+                                          static_cast<std::size_t>(row_major_offset(idx, shape)));
+        }
+        Shape o;
+        for (char c : output) o.push_back(value[labels.find(c)]);
+        out[static_cast<std::size_t>(row_major_offset(o, out_shape))] += v;
+    } while (next_in_box(value, all));
+    return out;
+}
+
+// Builds `spec` on inputs cut as `tiles` per label (count x size), evaluates it and compares
+// with the naive sum.
+void check_numbers(const std::string& spec, const std::vector<Operand>& ops,
+                   const std::map<char, std::pair<std::int64_t, std::int64_t>>& tiles) {
+    INFO(spec);
+    const EinsumSpec s = EinsumSpec::parse(spec);
+    ProgramBuilder b("p", DType::F64);
+    std::vector<std::string> inputs;
+    std::map<char, std::int64_t> extent;
+    for (auto& [c, t] : tiles) extent[c] = t.first * t.second;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        Shape shape, tile;
+        for (char c : ops[i].labels) {
+            shape.push_back(extent.at(c));
+            tile.push_back(tiles.at(c).second);
+        }
+        inputs.push_back("X" + std::to_string(i));
+        b.add_input(inputs.back(), shape, tile, DType::F64, from(ops[i].seed), at(inputs.back()));
+    }
+    b.add_einsum("E", EinsumStep{spec, inputs}, at("E"));
+    Program p = b.finish();
+    runtime::ReferenceEvaluator ev(p);
+    Shape out_shape;
+    for (char c : s.output) out_shape.push_back(extent.at(c));
+    const std::vector<double> got = assemble(ev.evaluate(*p.find("E")), out_shape);
+    const std::vector<double> want = naive(ops, s.output, extent);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == want[i]);
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("einsum diagonal: filter, diagonal kernel and rekey before the join",
+          "[einsum][diagonal][lowering]") {
+    ProgramBuilder b("p", DType::F64);
+    b.add_input("A", Shape{6, 6, 4}, Shape{2, 2, 2}, DType::F64, from(1), at("A"));
+    b.add_input("B", Shape{4, 5}, Shape{2, 5}, DType::F64, from(2), at("B"));
+    b.add_einsum("D", EinsumStep{"iij,jk->ik", {"A", "B"}}, at("D"));
+    Program p = b.finish();
+    CHECK(node_ops(p) == Strings{"D.diag1.keep:filter", "D.diag1.tiles:transform", "D.diag1:rekey",
+                                 "D.join1:join", "D:aggregate"});
+    const Node& keep = p.node(*p.find("D.diag1.keep"));
+    CHECK(std::get<FilterOp>(keep.op).where.text() == "k0 == k1");
+    CHECK(keep.tuples() == 3 * 2);  // of 3 * 3 * 2: the key diagonal only
+    const Node& tiles = p.node(*p.find("D.diag1.tiles"));
+    CHECK(std::get<TransformOp>(tiles.op).kernel.str() == "diagonal(iij->ij)");
+    CHECK(tiles.type.bound == Shape{2, 2});
+    const Node& diag = p.node(*p.find("D.diag1"));
+    CHECK(std::get<RekeyOp>(diag.op).key.text() == "(k0, k2)");
+    CHECK(diag.is_tensor());
+    CHECK(diag.frontier == Frontier{3, 2});
+    for (const char* n : {"D.diag1.keep", "D.diag1.tiles", "D.diag1", "D.join1", "D"})
+        CHECK(p.node(*p.find(n)).lowered_from == "D");
+    // The join sees the distinct labels "ij,jk".
+    CHECK(std::get<JoinOp>(p.node(*p.find("D.join1")).op).kernel.str() ==
+          "einsum(ij,jk->ik; join=mul, agg=add)");
+}
+
+TEST_CASE("einsum diagonal: a label three times and two repeated labels in one operand",
+          "[einsum][diagonal][lowering]") {
+    ProgramBuilder b("p", DType::F64);
+    b.add_input("C", Shape{4, 4, 4}, Shape{2, 2, 2}, DType::F64, from(1), at("C"));
+    b.add_input("Q", Shape{4, 3, 4, 3}, Shape{2, 3, 2, 3}, DType::F64, from(2), at("Q"));
+    b.add_einsum("T", EinsumStep{"fff->f", {"C"}}, at("T"));
+    b.add_einsum("U", EinsumStep{"abab->ba", {"Q"}}, at("U"));
+    Program p = b.finish();
+    CHECK(std::get<FilterOp>(p.node(*p.find("T.diag1.keep")).op).where.text() ==
+          "k0 == k1 && k0 == k2");
+    CHECK(std::get<RekeyOp>(p.node(*p.find("T.diag1")).op).key.text() == "(k0)");
+    CHECK(std::get<FilterOp>(p.node(*p.find("U.diag1.keep")).op).where.text() ==
+          "k0 == k2 && k1 == k3");
+    CHECK(p.node(*p.find("U.diag1")).frontier == Frontier{2, 1});
+}
+
+TEST_CASE("einsum diagonal: numbers against a naive sum", "[einsum][diagonal][numerics]") {
+    using Tiles = std::map<char, std::pair<std::int64_t, std::int64_t>>;
+    check_numbers("ii->i", {{"ii", 1}}, Tiles{{'i', {3, 2}}});
+    check_numbers("ii->", {{"ii", 2}}, Tiles{{'i', {3, 2}}});  // trace
+    check_numbers("ii", {{"ii", 3}}, Tiles{{'i', {2, 3}}});    // implicit output: trace
+    check_numbers("iij,jk->ik", {{"iij", 4}, {"jk", 5}},
+                  Tiles{{'i', {2, 2}}, {'j', {2, 1}}, {'k', {1, 3}}});
+    check_numbers("aab,bc->ac", {{"aab", 6}, {"bc", 7}},
+                  Tiles{{'a', {2, 2}}, {'b', {2, 2}}, {'c', {2, 1}}});
+    check_numbers("aab,bcc->ac", {{"aab", 8}, {"bcc", 9}},
+                  Tiles{{'a', {1, 3}}, {'b', {2, 2}}, {'c', {2, 2}}});
+    check_numbers("bb,ff,be->e", {{"bb", 10}, {"ff", 11}, {"be", 12}},
+                  Tiles{{'b', {2, 2}}, {'e', {2, 2}}, {'f', {3, 1}}});
+    check_numbers("fff,fae->ae", {{"fff", 13}, {"fae", 14}},
+                  Tiles{{'a', {1, 2}}, {'e', {2, 1}}, {'f', {2, 2}}});
+    check_numbers("jbje,bj->e", {{"jbje", 15}, {"bj", 16}},
+                  Tiles{{'b', {2, 1}}, {'e', {1, 2}}, {'j', {2, 2}}});
+    check_numbers("iji->j", {{"iji", 17}}, Tiles{{'i', {3, 2}}, {'j', {2, 2}}});
+    // Both operands the same relation, each taking its own diagonal.
+    check_numbers("ii,jj->ij", {{"ii", 18}, {"jj", 19}}, Tiles{{'i', {2, 2}}, {'j', {2, 3}}});
+}
+
+TEST_CASE("einsum diagonal: the dimensions of a repeated label must be tiled alike",
+          "[einsum][diagonal][errors]") {
+    ProgramBuilder b("p", DType::F64);
+    b.add_input("A", Shape{6, 6}, Shape{2, 3}, DType::F64, from(1), at("A"));  // 3 x 2 vs 2 x 3
+    b.add_input("B", Shape{6, 4}, Shape{2, 2}, DType::F64, from(2), at("B"));
+    b.add_input("V", Shape{6}, Shape{2}, DType::F64, from(3), at("V"));
+    try {
+        b.add_einsum("E", EinsumStep{"ii->i", {"A"}}, at("program[0].E"));
+        FAIL("no error");
+    } catch (const Error& e) {
+        CHECK(e.exit_code() == 2);
+        CHECK_THAT(std::string(e.what()),
+                   Catch::StartsWith("e.yaml:5:40: program[0].E.inputs: ") &&
+                       Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of A but as "
+                                       "2 x 3 at dimension 1"));
+    }
+    // Extents differ as well: the same message, before any shape check.
+    CHECK_THROWS_WITH(b.add_einsum("F", EinsumStep{"ii->i", {"B"}}, at("program[1].F")),
+                      Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of B but as "
+                                      "2 x 2 at dimension 1"));
+    CHECK_THROWS_WITH(b.add_einsum("G", EinsumStep{"ii->i", {"V"}}, at("program[2].G")),
+                      Catch::Contains("must be a plain tensor with 2 dimensions"));
+    // Nothing was added for the refused steps.
+    CHECK_FALSE(b.lookup_optional("E.diag1.keep"));
+    CHECK_FALSE(b.lookup_optional("F.diag1.keep"));
+    // The output still may not repeat a label.
+    CHECK_THROWS_WITH(b.add_einsum("H", EinsumStep{"ij->ii", {"B"}}, at("program[3].H")),
+                      Catch::Contains("label 'i' is repeated in the output"));
+}
