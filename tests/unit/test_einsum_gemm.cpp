@@ -153,9 +153,9 @@ TEST_CASE("einsum: every label order of attention and 4-D contractions", "[einsu
     for (const std::string& a : orders_of("shd"))
         for (const std::string& o : orders_of("hst")) check_spec(a, "thd", o, e);
     std::map<char, std::int64_t> f{{'a', 2}, {'b', 3}, {'c', 4}, {'d', 2}, {'e', 3}, {'f', 2}};
-    for (const std::string& a : {"abcd", "acbd", "dcba", "cadb"})
-        for (const std::string& b : {"cdef", "dcef", "efdc", "edcf"})
-            for (const std::string& o : {"abef", "feab", "aebf"}) check_spec(a, b, o, f);
+    for (const char* a : {"abcd", "acbd", "dcba", "cadb"})
+        for (const char* b : {"cdef", "dcef", "efdc", "edcf"})
+            for (const char* o : {"abef", "feab", "aebf"}) check_spec(a, b, o, f);
 }
 
 TEST_CASE("einsum: operands are used in place where BLAS can read them", "[einsum][gemm]") {
