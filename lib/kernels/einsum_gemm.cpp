@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <memory>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -159,10 +158,20 @@ void strided_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, st
                     ldb, accumulate ? 1.0 : 0.0, c, ldc);
 }
 
+// Scratch memory for permuted operands and products, one buffer per use and thread, kept
+// between calls: fresh pages on every call (first-touch faults) cost more than the permutes.
 template <class T>
-std::unique_ptr<T[]> permuted(const GemmView& v, const T* data) {
-    std::unique_ptr<T[]> out(new T[static_cast<std::size_t>(v.from.product())]);
-    permute<T>(data, v.from, v.perm, out.get());
+T* scratch(int use, std::int64_t elements) {
+    thread_local std::vector<T> buffers[3];
+    std::vector<T>& b = buffers[use];
+    if (b.size() < static_cast<std::size_t>(elements)) b.resize(static_cast<std::size_t>(elements));
+    return b.data();
+}
+
+template <class T>
+const T* permuted(const GemmView& v, const T* data, int use) {
+    T* out = scratch<T>(use, v.from.product());
+    permute<T>(data, v.from, v.perm, out);
     return out;
 }
 
@@ -220,12 +229,11 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
         if (!accumulate) std::fill(out, out + total, T(0));
         return;
     }
-    std::unique_ptr<T[]> pa, pb, pc;
-    if (!p.a.perm.empty()) pa = permuted(p.a, a), a = pa.get();
-    if (!p.b.perm.empty()) pb = permuted(p.b, b), b = pb.get();
-    T* c = out;
-    if (!p.out.perm.empty()) pc.reset(new T[static_cast<std::size_t>(total)]), c = pc.get();
-    const bool beta_one = accumulate && !pc;
+    if (!p.a.perm.empty()) a = permuted(p.a, a, 0);
+    if (!p.b.perm.empty()) b = permuted(p.b, b, 1);
+    const bool permute_out = !p.out.perm.empty();
+    T* c = permute_out ? scratch<T>(2, total) : out;
+    const bool beta_one = accumulate && !permute_out;
     // One strided GEMM per batch index, the batch labels walked as an odometer.
     const std::size_t nb = p.batch.size();
     std::vector<std::int64_t> idx(nb, 0);
@@ -244,7 +252,7 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
         }
         if (d == static_cast<std::size_t>(-1)) break;
     }
-    if (pc) permute<T>(c, p.out.from, p.out.perm, out, accumulate);
+    if (permute_out) permute<T>(c, p.out.from, p.out.perm, out, accumulate);
 }
 
 template void run_gemm_plan<float>(const GemmPlan&, const float*, const float*, float*, bool);

@@ -1,7 +1,7 @@
 // The permute walks the output in order and reads the input at strides. Where the output's
 // innermost dimension is also the input's, each step copies a contiguous run; otherwise the two
-// innermost dimensions (the input's and the output's) are visited in square blocks small
-// enough that both the rows read and the rows written stay in L1.
+// innermost dimensions (the input's and the output's) are transposed in square blocks through
+// an L1-sized buffer.
 #include "kernels/tile_permute.hpp"
 
 #include <algorithm>
@@ -98,24 +98,31 @@ void permute(const T* in, const Shape& shape, std::span<const std::size_t> perm,
         });
         return;
     }
-    // The input's contiguous dimension is another one: block it against the output's.
+    // The input's contiguous dimension p is another one: move square blocks of (p, inner)
+    // through a small buffer, reading whole input rows (along p) into it and writing whole output
+    // rows (along inner) out of it, so every cache line is used in one burst and power-of-two
+    // strides (cache-set conflicts between the rows of a block) do not matter.
     const auto p_at =
         std::find_if(dims.begin(), dims.end(), [](const Dim& d) { return d.from == 1; });
     const Dim p = *p_at;
     dims.erase(p_at);
     dims.pop_back();
+    T buffer[kBlock * kBlock];
     for_each_offset(dims, [&](std::int64_t from, std::int64_t to) {
         for (std::int64_t p0 = 0; p0 < p.extent; p0 += kBlock)
             for (std::int64_t q0 = 0; q0 < inner.extent; q0 += kBlock) {
-                const std::int64_t p1 = std::min(p.extent, p0 + kBlock);
-                const std::int64_t q1 = std::min(inner.extent, q0 + kBlock);
-                for (std::int64_t i = p0; i < p1; ++i) {
-                    const T* src = in + from + i;
-                    T* dst = out + to + i * p.to;
+                const std::int64_t np = std::min(kBlock, p.extent - p0);
+                const std::int64_t nq = std::min(kBlock, inner.extent - q0);
+                for (std::int64_t j = 0; j < nq; ++j) {
+                    const T* src = in + from + (q0 + j) * inner.from + p0;
+                    std::copy(src, src + np, buffer + j * kBlock);
+                }
+                for (std::int64_t i = 0; i < np; ++i) {
+                    T* dst = out + to + (p0 + i) * p.to + q0;
                     if (accumulate)
-                        for (std::int64_t j = q0; j < q1; ++j) dst[j] += src[j * inner.from];
+                        for (std::int64_t j = 0; j < nq; ++j) dst[j] += buffer[j * kBlock + i];
                     else
-                        for (std::int64_t j = q0; j < q1; ++j) dst[j] = src[j * inner.from];
+                        for (std::int64_t j = 0; j < nq; ++j) dst[j] = buffer[j * kBlock + i];
                 }
             }
     });
