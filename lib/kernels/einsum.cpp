@@ -10,6 +10,7 @@
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/scalar_ops.hpp"
+#include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
 
@@ -250,6 +251,12 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     DType d = common_dtype("einsum", ops);
     std::vector<Shape> shapes = shapes_of(ops);
     Labels l = label_extents(spec, shapes).value();
+    if (ops.size() == 1 && spec.output.size() == spec.inputs[0].size()) {
+        // Nothing summed: agg(identity, x) = x for every agg, so this is a transpose.
+        std::vector<std::size_t> perm;
+        for (char c : spec.output) perm.push_back(spec.inputs[0].find(c));
+        return permute_tile(*ops[0], perm);
+    }
     // Both paths write every element (GEMM or its empty-sum zeros; the loop fills first).
     Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes).value());
     if (is_matrix_product(spec, p)) {
