@@ -49,7 +49,7 @@ bool blas_readable(std::int64_t r, std::int64_t sr, std::int64_t c, std::int64_t
            ((r == 1 || sr == 1) && (c == 1 || sc >= r));
 }
 
-// Operand `labels` as rows `rows` x cols `cols` in place, or nullopt-like `false`.
+// Whether operand `labels` reads in place as a `rows` x `cols` matrix; sets v's strides if so.
 bool in_place(const Layout& l, const std::string& labels, const std::string& rows,
               const std::string& cols, GemmView& v) {
     const std::int64_t sr = run_stride(l, labels, rows), sc = run_stride(l, labels, cols);
