@@ -10,6 +10,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/tile.hpp"
+#include "kernels/einsum_gemm.hpp"
 #include "kernels/kernel.hpp"
 
 namespace tra::kernels::cpu {
@@ -31,10 +32,12 @@ struct EinsumLayout {
     std::vector<std::int64_t> extents;  // per label
     std::size_t output_labels = 0;      // the first ones
     std::vector<std::int64_t> strides_a, strides_b, strides_out;
-    // A (batched) matrix product up to transposes: out[b] = op(L[b]) op(R[b]) for `batch`
-    // contiguous blocks, L = operand swap ? 2 : 1, each product m x n with inner extent `inner`.
-    bool gemm = false, swap = false, trans_l = false, trans_r = false;
-    std::int64_t batch = 1, m = 0, n = 0, inner = 0;
+    // Matrix products (join mul, agg add): `plan` with every operand in canonical order
+    // ([batch][rows][cols], permuted where not), after the unary sums `reduce` (specs, empty
+    // where none) of labels summed inside one operand alone.
+    bool gemm = false;
+    std::string reduce[2];
+    GemmPlan plan;
 };
 EinsumLayout einsum_layout(const KernelParams& params, std::span<const Shape> operands);
 

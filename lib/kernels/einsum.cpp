@@ -1,13 +1,16 @@
 // einsum: a tile-level generalized contraction out[o] = agg over the other labels of
-// join(A[..], B[..]). Matrix products (join=mul, agg=add; batched, transposed, or with runs of
-// labels acting as one matrix dimension) go to BLAS; everything else runs one odometer over all
-// labels.
+// join(A[..], B[..]). Every binary contraction with join=mul, agg=add is a batch of matrix
+// products (einsum_gemm.hpp: in place where strides allow, else permuted into GEMM layout);
+// everything else runs one odometer over all labels, its innermost label the one with the
+// smallest strides.
 #include <algorithm>
 #include <map>
 #include <optional>
 
 #include "kernels/cpu_kernels.hpp"
+#include "kernels/einsum_gemm.hpp"
 #include "kernels/scalar_ops.hpp"
+#include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
 
@@ -131,109 +134,115 @@ struct TakeFirst {
     }
 };
 
+// out[o] = agg(out[o], join(a[..], b[..])) over every label assignment (for one operand, b = a
+// and join takes the first). Labels are walked largest strides first, so the innermost loop is
+// the one over the label with the smallest strides (contiguous where some operand allows), and
+// a summed innermost label accumulates in a register.
 template <class T, class Join, class Agg>
 void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
               const std::vector<std::int64_t>& sb, T* out, const std::vector<std::int64_t>& so,
               Join join, Agg agg) {
-    std::size_t n = l.names.size();
     for (std::int64_t e : l.extents)
         if (e == 0) return;  // nothing to visit; out already holds the agg identity
-    std::vector<std::int64_t> idx(n, 0);
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < l.names.size(); ++i)
+        if (l.extents[i] > 1) order.push_back(i);
+    auto weight = [&](std::size_t i) { return sa[i] + sb[i] + so[i]; };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return weight(x) > weight(y); });
+    if (order.empty()) {
+        out[0] = agg(out[0], join(a[0], b[0]));
+        return;
+    }
+    const std::size_t in = order.back();
+    order.pop_back();
+    const std::int64_t ne = l.extents[in], ia = sa[in], ib = sb[in], io = so[in];
+    std::vector<std::int64_t> idx(order.size(), 0);
     std::int64_t oa = 0, ob = 0, oo = 0;
-    T zero = 0;
     for (;;) {
-        out[oo] = agg(out[oo], join(a[oa], b ? b[ob] : zero));
-        std::size_t d = n;
-        for (; d-- > 0;) {
-            oa += sa[d], ob += sb[d], oo += so[d];
-            if (++idx[d] < l.extents[d]) break;
-            oa -= sa[d] * idx[d], ob -= sb[d] * idx[d], oo -= so[d] * idx[d];
-            idx[d] = 0;
-        }
-        if (d == static_cast<std::size_t>(-1)) return;
-    }
-}
-
-// A contraction BLAS can do (join=mul, agg=add): out[b][p][q] = sum_k L[b][p][k] R[b][k][q] up to
-// transposes, where b (batch: labels in both operands and the output), p, q (free labels of one
-// operand each) and k (contracted) are runs of labels, possibly empty, laid out contiguously and
-// in the same order wherever they appear, with b leading everywhere. Then every batch is one
-// gemm on contiguous blocks, transposes folded into the BLAS flags, e.g. "ik,kj->ij",
-// "ki,jk->ji", "bij,bjk->bik", "ijk,kl->ijl", "ne,ne->n" (a row-wise dot, M = N = 1).
-struct GemmShape {
-    bool swap = false;  // the output's rows come from operand 2
-    bool trans_l = false, trans_r = false;
-    std::int64_t batch = 1, m = 1, n = 1, k = 1;
-};
-
-std::optional<GemmShape> as_gemm(const Spec& spec, const KernelParams& p, const Labels& l) {
-    if (spec.inputs.size() != 2 || p.join_op != "mul" || p.agg_op != "add") return std::nullopt;
-    const std::string &a = spec.inputs[0], &b = spec.inputs[1], &o = spec.output;
-    auto in = [](const std::string& s, char c) { return s.find(c) != std::string::npos; };
-    for (char c : a + b)  // a label summed inside one operand alone is no matrix product
-        if (!in(o, c) && !(in(a, c) && in(b, c))) return std::nullopt;
-    std::string batch, rows, cols, inner;  // rows: o's free labels from a; cols: from b
-    for (char c : o) (in(a, c) && in(b, c) ? batch : in(a, c) ? rows : cols) += c;
-    for (char c : a)
-        if (!in(o, c)) inner += c;
-    auto starts = [&](const std::string& s) { return s.compare(0, batch.size(), batch) == 0; };
-    if (!starts(a) || !starts(b) || !starts(o)) return std::nullopt;
-    const std::string ra = a.substr(batch.size()), rb = b.substr(batch.size()),
-                      ro = o.substr(batch.size());
-    GemmShape g;
-    if (ro == cols + rows && ro != rows + cols)
-        g.swap = true;
-    else if (ro != rows + cols)
-        return std::nullopt;
-    const std::string& left = g.swap ? rb : ra;
-    const std::string& right = g.swap ? ra : rb;
-    const std::string& p_run = g.swap ? cols : rows;
-    const std::string& q_run = g.swap ? rows : cols;
-    if (left == inner + p_run && left != p_run + inner)
-        g.trans_l = true;
-    else if (left != p_run + inner)
-        return std::nullopt;
-    if (right == q_run + inner && right != inner + q_run)
-        g.trans_r = true;
-    else if (right != inner + q_run)
-        return std::nullopt;
-    auto extent = [&](const std::string& run) {
-        std::int64_t e = 1;
-        for (char c : run) e *= l.extents[l.names.find(c)];
-        return e;
-    };
-    g.batch = extent(batch), g.m = extent(p_run), g.n = extent(q_run), g.k = extent(inner);
-    return g;
-}
-
-// out = L R per batch, or out += L R when `accumulate`; out is fully written either way.
-template <class T>
-void batched_gemm(const GemmShape& g, const T* left, const T* right, T* out, bool accumulate) {
-    for (std::int64_t i = 0; i < g.batch; ++i) {
-        const T* l = left + i * g.m * g.k;
-        const T* r = right + i * g.k * g.n;
-        if (g.m == 1 && g.n == 1) {  // a dot product: BLAS call overhead would dominate
-            T sum = 0;
-            for (std::int64_t j = 0; j < g.k; ++j) sum += l[j] * r[j];
-            out[i] = accumulate ? out[i] + sum : sum;
+        if (io == 0) {
+            T acc = out[oo];
+            for (std::int64_t i = 0; i < ne; ++i)
+                acc = agg(acc, join(a[oa + i * ia], b[ob + i * ib]));
+            out[oo] = acc;
         } else {
-            gemm<T>(g.trans_l, g.trans_r, g.m, g.n, g.k, l, r, out + i * g.m * g.n, accumulate);
+            for (std::int64_t i = 0; i < ne; ++i)
+                out[oo + i * io] = agg(out[oo + i * io], join(a[oa + i * ia], b[ob + i * ib]));
         }
+        std::size_t k = order.size();
+        for (; k-- > 0;) {
+            const std::size_t d = order[k];
+            oa += sa[d], ob += sb[d], oo += so[d];
+            if (++idx[k] < l.extents[d]) break;
+            oa -= sa[d] * idx[k], ob -= sb[d] * idx[k], oo -= so[d] * idx[k];
+            idx[k] = 0;
+        }
+        if (k == static_cast<std::size_t>(-1)) return;
     }
 }
 
-// acc += einsum(ops) when the spec is a matrix product (as_gemm); false otherwise.
+bool is_matrix_product(const Spec& spec, const KernelParams& p) {
+    return spec.inputs.size() == 2 && p.join_op == "mul" && p.agg_op == "add";
+}
+
+// The labels of `labels` that are in neither `other` nor `out`: summed inside one operand.
+std::string solo_labels(const std::string& labels, const std::string& other,
+                        const std::string& out) {
+    std::string solo;
+    for (char c : labels)
+        if (other.find(c) == std::string::npos && out.find(c) == std::string::npos) solo += c;
+    return solo;
+}
+
+std::string without(const std::string& labels, const std::string& drop) {
+    std::string kept;
+    for (char c : labels)
+        if (drop.find(c) == std::string::npos) kept += c;
+    return kept;
+}
+
+std::vector<std::int64_t> extent_of_letter(const Labels& l) {
+    std::vector<std::int64_t> e(26, 1);
+    for (std::size_t i = 0; i < l.names.size(); ++i)
+        e[static_cast<std::size_t>(l.names[i] - 'a')] = l.extents[i];
+    return e;
+}
+
+Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p);
+
+// out = (or += when `accumulate`) a matrix product's einsum; a label summed inside one operand
+// alone is summed first, by the loop, then the product is a batch of GEMMs.
+void multiply(const Spec& spec, std::span<const Tile* const> ops, Tile& out, bool accumulate) {
+    std::string in[2] = {spec.inputs[0], spec.inputs[1]};
+    Tile reduced[2];
+    const Tile* use[2] = {ops[0], ops[1]};
+    for (int i = 0; i < 2; ++i) {
+        const std::string solo = solo_labels(in[i], in[1 - i], spec.output);
+        if (solo.empty()) continue;
+        KernelParams sum;
+        sum.spec = in[i] + "->" + without(in[i], solo);
+        sum.join_op = "mul";
+        sum.agg_op = "add";
+        reduced[i] = einsum_apply(std::span<const Tile* const>(&ops[i], 1), sum);
+        use[i] = &reduced[i];
+        in[i] = without(in[i], solo);
+    }
+    const Labels l = label_extents(spec, shapes_of(ops)).value();
+    const GemmPlan plan = plan_gemm(in[0], in[1], spec.output, extent_of_letter(l));
+    visit_dtype(out.dtype(), [&](auto t) {
+        using T = decltype(t);
+        run_gemm_plan<T>(plan, use[0]->data<T>(), use[1]->data<T>(), out.data<T>(), accumulate);
+    });
+}
+
+// acc += einsum(ops) for matrix products (join mul, agg add); false for anything else.
 bool einsum_accumulate(Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
     Spec spec = checked_spec(p);
     std::vector<Shape> shapes = shapes_of(ops);
-    Labels l = label_extents(spec, shapes).value();
-    const std::optional<GemmShape> g = as_gemm(spec, p, l);
-    if (!g || einsum_shape(spec, shapes).value() != acc.shape()) return false;
-    visit_dtype(acc.dtype(), [&](auto t) {
-        using T = decltype(t);
-        batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(),
-                        acc.data<T>(), true);
-    });
+    if (!is_matrix_product(spec, p) || einsum_shape(spec, shapes).value() != acc.shape())
+        return false;
+    common_dtype("einsum", ops);
+    multiply(spec, ops, acc, true);
     return true;
 }
 
@@ -242,29 +251,34 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     DType d = common_dtype("einsum", ops);
     std::vector<Shape> shapes = shapes_of(ops);
     Labels l = label_extents(spec, shapes).value();
-    const std::optional<GemmShape> g = as_gemm(spec, p, l);
-    // Both paths write every element (the gemm path through BLAS, the other fills first).
+    if (ops.size() == 1 && spec.output.size() == spec.inputs[0].size()) {
+        // Nothing summed: agg(identity, x) = x for every agg, so this is a transpose.
+        std::vector<std::size_t> perm;
+        for (char c : spec.output) perm.push_back(spec.inputs[0].find(c));
+        return permute_tile(*ops[0], perm);
+    }
+    // Both paths write every element (GEMM or its empty-sum zeros; the loop fills first).
     Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes).value());
+    if (is_matrix_product(spec, p)) {
+        multiply(spec, ops, out, false);
+        return out;
+    }
     visit_dtype(d, [&](auto t) {
         using T = decltype(t);
         T* o = out.data<T>();
-        if (g) {
-            batched_gemm<T>(*g, ops[g->swap ? 1 : 0]->data<T>(), ops[g->swap ? 0 : 1]->data<T>(), o,
-                            false);
-            return;
-        }
         std::fill(o, o + out.elements(), static_cast<T>(aggregation_identity(p.agg_op)));
+        const bool binary = ops.size() > 1;
         const T* a = ops[0]->data<T>();
-        const T* b = ops.size() > 1 ? ops[1]->data<T>() : nullptr;
+        const T* b = binary ? ops[1]->data<T>() : a;  // read at stride 0 when unary, unused
         std::vector<std::int64_t> sa = strides_for(spec.inputs[0], l);
         std::vector<std::int64_t> sb(l.names.size(), 0);
-        if (b) sb = strides_for(spec.inputs[1], l);
+        if (binary) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
             with_scalar_op(p.agg_op,
                            [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
         };
-        if (b)
+        if (binary)
             with_scalar_op(p.join_op, run_agg);
         else
             run_agg(TakeFirst{});
@@ -310,16 +324,18 @@ EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     out.strides_b.assign(l.names.size(), 0);
     if (spec.inputs.size() > 1) out.strides_b = strides_for(spec.inputs[1], l);
     out.strides_out = strides_for(spec.output, l);
-    // The GPU runs every matrix product (as_gemm) as one cuBLAS call, batched or not.
-    if (const std::optional<GemmShape> g = as_gemm(spec, p, l)) {
+    // The GPU runs matrix products as one cuBLAS call on operands in canonical order, a label
+    // summed inside one operand alone summed first (by the loop kernel).
+    if (is_matrix_product(spec, p)) {
         out.gemm = true;
-        out.swap = g->swap;
-        out.trans_l = g->trans_l;
-        out.trans_r = g->trans_r;
-        out.batch = g->batch;
-        out.m = g->m;
-        out.n = g->n;
-        out.inner = g->k;
+        std::string in[2] = {spec.inputs[0], spec.inputs[1]};
+        for (int i = 0; i < 2; ++i) {
+            const std::string solo = solo_labels(in[i], in[1 - i], spec.output);
+            if (solo.empty()) continue;
+            out.reduce[i] = in[i] + "->" + without(in[i], solo);
+            in[i] = without(in[i], solo);
+        }
+        out.plan = plan_gemm(in[0], in[1], spec.output, extent_of_letter(l), true);
     }
     return out;
 }
@@ -337,17 +353,21 @@ Kernel einsum_kernel() {
         return "einsum(" + p.spec + "; join=" + p.join_op + ", agg=" + p.agg_op + ")";
     };
     k.flops = einsum_flops;
-    // A matrix product (as_gemm) is one gemm per batch block; anything else runs the loop.
+    // A matrix product (join mul, agg add) is one GEMM per batch index: per assignment of the
+    // labels in both operands and the output. Anything else runs the loop.
     k.gemm_calls = [](std::span<const Shape> ops,
                       const KernelParams& p) -> std::optional<std::int64_t> {
         const Spec spec = checked_spec(p);
         const Checked<Labels> l = label_extents(spec, ops);
-        if (!l) return std::nullopt;
-        const std::optional<GemmShape> g = as_gemm(spec, p, l.value());
-        if (!g) return std::nullopt;
-        return g->batch;
+        if (!l || !is_matrix_product(spec, p)) return std::nullopt;
+        std::int64_t calls = 1;
+        for (std::size_t i = 0; i < spec.output.size(); ++i)  // output labels come first
+            if (spec.inputs[0].find(l->names[i]) != std::string::npos &&
+                spec.inputs[1].find(l->names[i]) != std::string::npos)
+                calls *= l->extents[i];
+        return calls;
     };
-    // Only matrix products accumulate (as_gemm), adding each product: gemm with beta = 1.
+    // Matrix products accumulate, adding each product: GEMM with beta = 1.
     k.properties.accumulates_with = "add";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {
         return einsum_shape(checked_spec(p), ops);

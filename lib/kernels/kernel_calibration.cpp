@@ -69,10 +69,12 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
         const Tile a = filled(dtype, Shape{n, n}), b = filled(dtype, Shape{n, n});
         out.gemm.push_back({n, flops_per_second(matmul, {&a, &b}, s)});
     }
-    // A batched product whose batch label trails: einsum's as_gemm takes only leading batch
-    // labels, so this runs the generic loop, the path of every contraction that is no gemm.
+    // A batched max-plus product: no matrix product (join mul, agg add), so it runs einsum's
+    // generic loop, the path of every contraction that is no gemm.
     KernelParams p;
     p.spec = "ikb,kjb->ijb";
+    p.join_op = "add";
+    p.agg_op = "max";
     const KernelCall loop("einsum", p);
     const std::int64_t e = s.loop_extent;
     if (before) before(loop.str() + " " + name_of(dtype) + " " + std::to_string(e));

@@ -12,7 +12,7 @@ namespace tra::kernels {
 
 struct KernelCalibrationSettings {
     std::vector<std::int64_t> gemm_sizes;  // square matmul tiles, ascending
-    std::int64_t loop_extent = 0;          // einsum "ikb,kjb->ijb" with i = j = k = this, b = 4
+    std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
     std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
     double min_seconds = 0;                // each figure is timed for at least this long
     int min_samples = 0;                   // and over at least this many timed batches (odd,

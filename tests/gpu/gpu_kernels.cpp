@@ -86,7 +86,11 @@ std::map<std::string, std::vector<Case>> cases() {
                    einsum("bji,bkj->bik", "mul", "add", {{3, 30, 40}, {3, 20, 30}}),
                    einsum("ijk,kl->ijl", "mul", "add", {{4, 5, 30}, {30, 20}}),
                    einsum("ne,ne->n", "mul", "add", {{50, 33}, {50, 33}}),
-                   einsum("bij,bjk->bik", "mul", "add", {{2, 5, 0}, {2, 0, 3}})};
+                   einsum("bij,bjk->bik", "mul", "add", {{2, 5, 0}, {2, 0, 3}}),
+                   // Out of GEMM order: permuted in and out (issue 19).
+                   einsum("shd,thd->hst", "mul", "add", {{40, 3, 16}, {30, 3, 16}}),
+                   einsum("acbd,dcef->feab", "mul", "add", {{3, 4, 5, 6}, {6, 4, 7, 2}}),
+                   einsum("ikj,k->i", "mul", "add", {{6, 5, 4}, {5}})};
     return c;
 }
 
@@ -188,7 +192,8 @@ TEST_CASE("matrix products accumulate in place on the GPU as on the CPU", "[gpu]
         {KernelCall("matmul_tn"), {{33, 65}, {33, 47}}},
         {KernelCall("einsum", spec("ik,kj->ij")), {{40, 30}, {30, 20}}},
         {KernelCall("einsum", spec("bij,bjk->bik")), {{3, 40, 30}, {3, 30, 20}}},
-        {KernelCall("einsum", spec("ne,ne->n")), {{50, 33}, {50, 33}}}};
+        {KernelCall("einsum", spec("ne,ne->n")), {{50, 33}, {50, 33}}},
+        {KernelCall("einsum", spec("acbd,dcef->feab")), {{3, 4, 5, 6}, {6, 4, 7, 2}}}};
     for (const Product& p : products)
         for (DType d : {DType::F32, DType::F64}) {
             INFO(p.call.str() << " " << name_of(d));

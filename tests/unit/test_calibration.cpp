@@ -22,9 +22,9 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
         kernels::calibrate_kernels(s, [&](const std::string& what) { seen.push_back(what); });
     const std::vector<std::string> expected = {
         "matmul f64 4",    "matmul f64 8",
-        "matmul f64 16",   "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 4",
+        "matmul f64 16",   "einsum(ikb,kjb->ijb; join=add, agg=max) f64 4",
         "matmul f32 4",    "matmul f32 8",
-        "matmul f32 16",   "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 4",
+        "matmul f32 16",   "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
         "add f64 32 x 32", "add f64 1 x 1 (the fixed cost of a call)"};
     CHECK(seen == expected);
     auto good = [](double v) { return std::isfinite(v) && v > 0; };

@@ -1,7 +1,8 @@
-// The einsum kernel's BLAS path: every contraction of matrix-product shape (batched, transposed,
-// runs of labels as one dimension, dot and outer products) equals a naive sum over all labels,
-// in f64 and f32; shapes that are not matrix products (batch labels not leading, a label summed
-// inside one operand) fall back to the odometer and are equally right.
+// The einsum kernel's BLAS path: every contraction with join mul and agg add (batched with the
+// batch labels anywhere, transposed, runs of labels as one dimension in any order, dot and outer
+// products, labels summed inside one operand) equals a naive sum over all labels, in f64 and
+// f32, applied and accumulated; operands are used in place where BLAS can read them.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/tile.hpp"
+#include "kernels/einsum_gemm.hpp"
 #include "kernels/kernel.hpp"
 
 using namespace tra;
@@ -78,7 +80,31 @@ void check_spec(const std::string& a, const std::string& b, const std::string& o
         const double tol = d == DType::F32 ? 1e-4 : 1e-12;
         for (std::int64_t i = 0; i < out.elements(); ++i)
             REQUIRE(std::abs(out.get(i) - want[i]) <= tol * (1 + std::abs(want[i])));
+        // acc += the product, as a fused join + aggregate does.
+        Tile acc = random_tile(d, shape_of(o, extents), 3);
+        const Tile before = acc;
+        REQUIRE(KernelCall("einsum", p).accumulate(acc, std::vector<const Tile*>{&ta, &tb}));
+        for (std::int64_t i = 0; i < acc.elements(); ++i)
+            REQUIRE(std::abs(acc.get(i) - before.get(i) - want[i]) <=
+                    tol * (2 + std::abs(want[i])));
     }
+}
+
+// Every order of `labels`.
+std::vector<std::string> orders_of(std::string labels) {
+    std::sort(labels.begin(), labels.end());
+    std::vector<std::string> out;
+    do out.push_back(labels);
+    while (std::next_permutation(labels.begin(), labels.end()));
+    return out;
+}
+
+// The GEMM plan of a spec: how many elements it permutes.
+std::int64_t permuted(const std::string& a, const std::string& b, const std::string& o,
+                      const std::map<char, std::int64_t>& extents) {
+    std::vector<std::int64_t> e(26, 1);
+    for (const auto& [c, x] : extents) e[static_cast<std::size_t>(c - 'a')] = x;
+    return kernels::cpu::plan_gemm(a, b, o, e).permuted_elements();
 }
 
 }  // namespace
@@ -105,13 +131,66 @@ TEST_CASE("einsum: batched, grouped, dot and outer products go through BLAS", "[
     check_spec("ik", "kj", "ij", {{'i', 1}, {'k', 9}, {'j', 1}});  // 1 x 1 output
 }
 
-TEST_CASE("einsum: contractions that are no matrix product use the odometer", "[einsum][gemm]") {
-    std::map<char, std::int64_t> e{{'b', 3}, {'i', 4}, {'j', 5}, {'k', 6}};
-    check_spec("ibk", "bkj", "bij", e);  // batch label not leading in an operand
-    check_spec("bik", "bkj", "ijb", e);  // batch label not leading in the output
-    check_spec("ikj", "kj", "ij", e);    // j in both operands and the output, not leading
-    check_spec("ikj", "k", "i", e);      // j summed inside the first operand alone
-    check_spec("kil", "kjl", "ij", {{'i', 2}, {'j', 3}, {'k', 4}, {'l', 5}});  // runs k..l split
+TEST_CASE("einsum: batch labels anywhere, split runs and one-operand sums", "[einsum][gemm]") {
+    std::map<char, std::int64_t> e{{'b', 3}, {'c', 2}, {'i', 4}, {'j', 5}, {'k', 6}, {'l', 3}};
+    check_spec("ibk", "bkj", "bij", e);   // batch label not leading in an operand
+    check_spec("bik", "bkj", "ijb", e);   // batch label last in the output
+    check_spec("ikb", "kjb", "ijb", e);   // batch label last everywhere
+    check_spec("ibk", "kbj", "ibj", e);   // batch label in the middle everywhere
+    check_spec("bij", "jbk", "bik", e);   // the batched product of issue 19
+    check_spec("ikj", "kj", "ij", e);     // j in both operands and the output, not leading
+    check_spec("bic", "cbj", "jci", e);   // batch c and inner b in different orders
+    check_spec("bic", "cbj", "cjbi", e);  // batch b,c in different orders everywhere
+    check_spec("ikj", "k", "i", e);       // j summed inside the first operand alone
+    check_spec("ik", "jkl", "ij", e);     // l summed inside the second operand alone
+    check_spec("kil", "kjl", "ij", e);    // the inner run k..l split by i and j
+    check_spec("kil", "ljk", "ji", e);    // the inner run in different orders
+    check_spec("ib", "jb", "bji", e);     // batched outer product, batch last in the operands
+    check_spec("i", "j", "ji", e);        // transposed outer product
+}
+
+TEST_CASE("einsum: every label order of attention and 4-D contractions", "[einsum][gemm]") {
+    std::map<char, std::int64_t> e{{'s', 5}, {'t', 4}, {'h', 3}, {'d', 6}};
+    for (const std::string& a : orders_of("shd"))
+        for (const std::string& o : orders_of("hst")) check_spec(a, "thd", o, e);
+    std::map<char, std::int64_t> f{{'a', 2}, {'b', 3}, {'c', 4}, {'d', 2}, {'e', 3}, {'f', 2}};
+    for (const char* a : {"abcd", "acbd", "dcba", "cadb"})
+        for (const char* b : {"cdef", "dcef", "efdc", "edcf"})
+            for (const char* o : {"abef", "feab", "aebf"}) check_spec(a, b, o, f);
+}
+
+TEST_CASE("einsum: operands are used in place where BLAS can read them", "[einsum][gemm]") {
+    std::map<char, std::int64_t> e{{'s', 8}, {'t', 8}, {'h', 4}, {'d', 16},
+                                   {'b', 3}, {'i', 5}, {'j', 6}, {'k', 7}};
+    CHECK(permuted("shd", "thd", "hst", e) == 0);  // strided GEMMs, one per head
+    CHECK(permuted("bij", "jbk", "bik", e) == 0);
+    CHECK(permuted("ki", "jk", "ji", e) == 0);     // transposes are BLAS flags
+    CHECK(permuted("ibk", "bkj", "bij", e) == 0);  // rows i at stride b*k
+    CHECK(permuted("ikb", "kjb", "ijb", e) > 0);   // no unit stride in any matrix
+    std::map<char, std::int64_t> f{{'a', 2}, {'b', 3}, {'c', 4}, {'d', 5}, {'e', 6}, {'f', 7}};
+    CHECK(permuted("abcd", "cdef", "abef", f) == 0);
+    // a,b split by c in the first operand: it is permuted, and one of the second operand
+    // (e,f) and the output (f,e) too, the smaller (the output: 2*3*6*7 < 4*5*6*7).
+    CHECK(permuted("acbd", "dcef", "feab", f) == 2 * 3 * 4 * 5 + 2 * 3 * 6 * 7);
+}
+
+TEST_CASE("einsum: every matrix product counts as GEMM calls, one per batch index",
+          "[einsum][gemm]") {
+    auto calls = [](const std::string& spec, std::vector<Shape> shapes,
+                    const std::string& agg = "add") {
+        KernelParams p;
+        p.spec = spec;
+        p.agg_op = agg;
+        return KernelCall("einsum", p).gemm_calls(shapes);
+    };
+    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}) == 1);
+    CHECK(calls("shd,thd->hst", {Shape{8, 3, 4}, Shape{7, 3, 4}}) == 3);
+    CHECK(calls("bij,jbk->bik", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 2);
+    CHECK(calls("bic,cbj->jci", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 4);  // c; b is summed
+    CHECK(calls("bic,cbj->cjbi", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 8);
+    CHECK(calls("ikj,k->i", {Shape{2, 3, 4}, Shape{3}}) == 1);
+    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}, "max") == std::nullopt);
+    CHECK(calls("ij->i", {Shape{4, 5}}) == std::nullopt);
 }
 
 TEST_CASE("einsum: empty extents give zeros or empty tiles", "[einsum][gemm]") {

@@ -83,6 +83,13 @@ TEST_CASE("einsum matches a naive contraction") {
         {{"ij"}, "j", "mul", "max"},
         {{"ij"}, ""},
         {{"bij"}, "jbi"},
+        // The loop with its innermost label not the output's last, and products out of order.
+        {{"ijk"}, "ki", "mul", "min"},
+        {{"bij", "jbk"}, "bik", "add", "max"},
+        {{"ikj", "kj"}, "ji", "sub", "min"},
+        {{"bij", "jbk"}, "kib"},
+        {{"ijk", "k"}, "i"},  // j summed inside one operand
+        {{"ij", "kl"}, "ljki"},
     };
     for (DType d : kDtypes)
         for (const Case& c : cases) {

@@ -248,8 +248,11 @@ TEST_CASE("gemm calls: which contractions the model prices at a gemm rate", "[ti
     batched.spec = "hsd,htd->hst";  // batch label leading everywhere: one gemm per h
     const Shape b[] = {Shape{3, 4, 5}, Shape{3, 6, 5}};
     CHECK(KernelCall("einsum", batched).gemm_calls(b) == 3);
-    kernels::KernelParams loop = batched;
-    loop.spec = "shd,thd->hst";  // h not leading: einsum's loop
+    kernels::KernelParams strided = batched;
+    strided.spec = "shd,thd->hst";  // h not leading: still one (strided) gemm per h
     const Shape c[] = {Shape{4, 3, 5}, Shape{6, 3, 5}};
+    CHECK(KernelCall("einsum", strided).gemm_calls(c) == 3);
+    kernels::KernelParams loop = strided;
+    loop.agg_op = "max";  // no matrix product: einsum's loop
     CHECK(KernelCall("einsum", loop).gemm_calls(c) == std::nullopt);
 }

@@ -30,6 +30,11 @@ template <class T>
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
           const T* b, T* c, bool accumulate = false, std::int64_t batch = 1);
 
+// tile_permute.hpp's permute on device memory (tile_permute.cu).
+template <class T>
+void permute(const T* in, const Shape& shape, std::span<const std::size_t> perm, T* out,
+             bool accumulate = false);
+
 // The output tile on the GPU for these operands: dtype checked, shape by `output_shape`.
 inline Tile device_output(const Kernel& kernel, std::span<const Tile* const> ops,
                           const KernelParams& params, DType& dtype) {

@@ -1,6 +1,7 @@
-// einsum on the GPU with the CPU kernel's index arithmetic (cpu::einsum_layout): matrix products
-// (batched or not, up to transposes, as the CPU finds them) go to cuBLAS in one call; everything
-// else runs one thread per output element, each walking the summed labels with its own odometer.
+// einsum on the GPU with the CPU kernel's index arithmetic (cpu::einsum_layout): every matrix
+// product (join mul, agg add) goes to cuBLAS in one strided-batched call, operands whose labels
+// are not in GEMM order permuted first and the product permuted back; everything else runs one
+// thread per output element, each walking the summed labels with its own odometer.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_scalar_ops.cuh"
@@ -68,15 +69,77 @@ Contraction contraction_of(const cpu::EinsumLayout& l) {
     return c;
 }
 
-// out = (or +=) the layout's matrix products, one cuBLAS call for all batches.
-void multiply(const cpu::EinsumLayout& l, std::span<const Tile* const> ops, Tile& out,
-              bool accumulate) {
-    const Tile& left = *ops[l.swap ? 1 : 0];
-    const Tile& right = *ops[l.swap ? 0 : 1];
+// The odometer kernel: out[o] = agg over the summed labels of join(a, b).
+Tile loop_apply(const Kernel& kernel, std::span<const Tile* const> ops, const KernelParams& p) {
+    DType d;
+    Tile out = device_output(kernel, ops, p, d);
+    const cpu::EinsumLayout l = cpu::einsum_layout(p, cpu::shapes_of(ops));
+    const std::int64_t n = out.elements();
+    if (n == 0) return out;
+    visit_dtype(d, [&](auto t) {
+        using T = decltype(t);
+        const Contraction c = contraction_of(l);
+        const T* a = ops[0]->device_data<T>();
+        const T* b = ops.size() > 1 ? ops[1]->device_data<T>() : nullptr;
+        const T identity = static_cast<T>(cpu::aggregation_identity(p.agg_op));
+        auto run_agg = [&](auto join) {
+            with_device_op(p.agg_op, [&](auto agg) {
+                contract_kernel<<<blocks_for(n), kThreads>>>(c, a, b, out.device_data<T>(), n,
+                                                             identity, join, agg);
+            });
+        };
+        if (b)
+            with_device_op(p.join_op, run_agg);
+        else
+            run_agg(TakeFirst{});
+        check_launch("einsum");
+    });
+    return out;
+}
+
+// `data` permuted as `view` says, into a new device buffer.
+template <class T>
+Tile permuted(const cpu::GemmView& view, const T* data, DType d) {
+    Shape to;
+    for (std::size_t dim : view.perm) to.push_back(view.from[dim]);
+    Tile out = Tile::uninitialized(d, to, Residence::Device);
+    permute<T>(data, view.from, view.perm, out.device_data<T>());
+    return out;
+}
+
+// out = (or += when `accumulate`) a matrix product: labels summed inside one operand alone
+// summed first (the loop kernel), operands out of canonical order permuted, one cuBLAS call,
+// the product permuted into the output's order.
+void multiply(const Kernel& kernel, const cpu::EinsumLayout& l, std::span<const Tile* const> ops,
+              Tile& out, bool accumulate) {
+    Tile reduced[2];
+    const Tile* use[2] = {ops[0], ops[1]};
+    for (int i = 0; i < 2; ++i) {
+        if (l.reduce[i].empty()) continue;
+        KernelParams sum;
+        sum.spec = l.reduce[i];
+        reduced[i] = loop_apply(kernel, std::span<const Tile* const>(&ops[i], 1), sum);
+        use[i] = &reduced[i];
+    }
+    const cpu::GemmPlan& plan = l.plan;
     visit_dtype(out.dtype(), [&](auto t) {
         using T = decltype(t);
-        gemm<T>(l.trans_l, l.trans_r, l.m, l.n, l.inner, left.device_data<T>(),
-                right.device_data<T>(), out.device_data<T>(), accumulate, l.batch);
+        const DType d = out.dtype();
+        Tile pa, pb, pc;
+        const T* a = use[0]->device_data<T>();
+        const T* b = use[1]->device_data<T>();
+        if (!plan.a.perm.empty()) pa = permuted<T>(plan.a, a, d), a = pa.device_data<T>();
+        if (!plan.b.perm.empty()) pb = permuted<T>(plan.b, b, d), b = pb.device_data<T>();
+        if (plan.out.perm.empty()) {
+            gemm<T>(false, false, plan.m, plan.n, plan.k, a, b, out.device_data<T>(), accumulate,
+                    plan.batches());
+            return;
+        }
+        pc = Tile::uninitialized(d, plan.out.from, Residence::Device);
+        gemm<T>(false, false, plan.m, plan.n, plan.k, a, b, pc.device_data<T>(), false,
+                plan.batches());
+        permute<T>(pc.device_data<T>(), plan.out.from, plan.out.perm, out.device_data<T>(),
+                   accumulate);
     });
 }
 
@@ -85,34 +148,11 @@ void multiply(const cpu::EinsumLayout& l, std::span<const Tile* const> ops, Tile
 Kernel::Apply einsum_apply(const Kernel& kernel) {
     if (kernel.name != "einsum") return {};
     return [kernel](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
+        const cpu::EinsumLayout l = cpu::einsum_layout(p, cpu::shapes_of(ops));
+        if (!l.gemm) return loop_apply(kernel, ops, p);
         DType d;
         Tile out = device_output(kernel, ops, p, d);
-        const std::vector<Shape> shapes = cpu::shapes_of(ops);
-        const cpu::EinsumLayout l = cpu::einsum_layout(p, shapes);
-        if (l.gemm) {
-            multiply(l, ops, out, false);
-            return out;
-        }
-        const std::int64_t n = out.elements();
-        if (n == 0) return out;
-        visit_dtype(d, [&](auto t) {
-            using T = decltype(t);
-            const Contraction c = contraction_of(l);
-            const T* a = ops[0]->device_data<T>();
-            const T* b = ops.size() > 1 ? ops[1]->device_data<T>() : nullptr;
-            const T identity = static_cast<T>(cpu::aggregation_identity(p.agg_op));
-            auto run_agg = [&](auto join) {
-                with_device_op(p.agg_op, [&](auto agg) {
-                    contract_kernel<<<blocks_for(n), kThreads>>>(c, a, b, out.device_data<T>(), n,
-                                                                 identity, join, agg);
-                });
-            };
-            if (b)
-                with_device_op(p.join_op, run_agg);
-            else
-                run_agg(TakeFirst{});
-            check_launch("einsum");
-        });
+        multiply(kernel, l, ops, out, false);
         return out;
     };
 }
@@ -120,10 +160,11 @@ Kernel::Apply einsum_apply(const Kernel& kernel) {
 Kernel::Accumulate einsum_accumulate(const Kernel& kernel) {
     if (kernel.name != "einsum") return {};
     // Matrix products only (as on the CPU): acc += product is gemm with beta = 1.
-    return [](Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
+    return [kernel](Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
         const cpu::EinsumLayout l = cpu::einsum_layout(p, cpu::shapes_of(ops));
         if (!l.gemm || l.shape != acc.shape()) return false;
-        multiply(l, ops, acc, true);
+        cpu::common_dtype("einsum", ops);
+        multiply(kernel, l, ops, acc, true);
         return true;
     };
 }

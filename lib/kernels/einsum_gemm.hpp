@@ -1,0 +1,49 @@
+#pragma once
+// A binary einsum with join mul and agg add as a batch of matrix products (GEMM), whatever the
+// label order: labels in A, B and the output are the batch, in A and the output the rows (M),
+// in B and the output the columns (N), in A and B only the inner dimension (K). An operand whose
+// M/N/K labels form runs that BLAS can read with one leading dimension is used in place (batch
+// labels may sit anywhere: each batch is one strided GEMM call); any other is permuted into
+// [batch][rows][cols] first, and the product permuted back (TTGT). The plan picks the run
+// orders that leave the fewest elements to permute.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tile.hpp"
+
+namespace tra::kernels::cpu {
+
+// How one operand (or the output) is read as a batch of matrices.
+struct GemmView {
+    // Non-empty: permute first. For an operand, its data into [batch][rows][cols] order
+    // (canonical) with perm[d] = the operand's dimension that becomes dimension d; for the
+    // output, the product computed in canonical order into the output, perm[d] = the canonical
+    // dimension that becomes output dimension d. `from` is the permute's input shape.
+    std::vector<std::size_t> perm;
+    Shape from;
+    std::vector<std::int64_t> batch_strides;  // per batch label of the plan
+    std::int64_t rows_stride = 0, cols_stride = 0;
+};
+
+// A: rows M, cols K; B: rows K, cols N; out: rows M, cols N.
+struct GemmPlan {
+    std::vector<std::int64_t> batch;  // the batch labels' extents
+    std::int64_t m = 1, n = 1, k = 1;
+    GemmView a, b, out;
+    std::int64_t batches() const;
+    std::int64_t permuted_elements() const;  // what the permutes move, for choosing and tests
+};
+
+// Labels a, b -> o with their extents; every label of a and b is in at least two of a, b, o (a
+// label summed inside one operand alone is summed before: einsum.cpp does). `canonical`: no
+// operand is used in place unless it is in canonical order (batches contiguous, matrices dense
+// and untransposed), for a strided-batched GEMM call (cuBLAS).
+GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
+                   const std::vector<std::int64_t>& extent_of_letter, bool canonical = false);
+
+// out = (or += when `accumulate`) the plan's product on host memory.
+template <class T>
+void run_gemm_plan(const GemmPlan& plan, const T* a, const T* b, T* out, bool accumulate);
+
+}  // namespace tra::kernels::cpu

@@ -1,0 +1,94 @@
+// The cache-blocked tile permute against a naive loop over every output index: ranks 2 to 5,
+// every permutation up to rank 4 (some of rank 5), extents of 1 and past the block size, f32 and
+// f64, written and accumulated.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "kernels/tile_permute.hpp"
+
+using namespace tra;
+
+namespace {
+
+// out[j] with j's multi-index (i[perm[0]], ..., i[perm[r-1]]) = in[i], by unravelling each i.
+template <class T>
+std::vector<T> naive_permute(const std::vector<T>& in, const Shape& shape,
+                             const std::vector<std::size_t>& perm) {
+    const std::size_t rank = shape.size();
+    std::vector<T> out(in.size());
+    for (std::size_t flat = 0; flat < in.size(); ++flat) {
+        std::vector<std::int64_t> idx(rank);
+        std::int64_t rest = static_cast<std::int64_t>(flat);
+        for (std::size_t d = rank; d-- > 0;) {
+            idx[d] = rest % shape[d];
+            rest /= shape[d];
+        }
+        std::int64_t to = 0;
+        for (std::size_t d = 0; d < rank; ++d) to = to * shape[perm[d]] + idx[perm[d]];
+        out[static_cast<std::size_t>(to)] = in[flat];
+    }
+    return out;
+}
+
+template <class T>
+void check(const Shape& shape, const std::vector<std::size_t>& perm) {
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> dist(-1, 1);
+    std::vector<T> in(static_cast<std::size_t>(shape.product()));
+    for (T& x : in) x = static_cast<T>(dist(gen));
+    const std::vector<T> want = naive_permute(in, shape, perm);
+    std::vector<T> out(in.size(), T(-7));
+    kernels::permute<T>(in.data(), shape, perm, out.data());
+    REQUIRE(out == want);
+    std::vector<T> acc(in.size());
+    for (T& x : acc) x = static_cast<T>(dist(gen));
+    std::vector<T> expect = acc;
+    for (std::size_t i = 0; i < acc.size(); ++i) expect[i] += want[i];
+    kernels::permute<T>(in.data(), shape, perm, acc.data(), true);
+    REQUIRE(acc == expect);
+}
+
+void check_all_orders(const Shape& shape, std::size_t limit) {
+    std::vector<std::size_t> perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::size_t n = 0;
+    do {
+        INFO("shape " << shape.str() << " perm " << [&] {
+            std::string s;
+            for (std::size_t d : perm) s += std::to_string(d);
+            return s;
+        }());
+        check<double>(shape, perm);
+        check<float>(shape, perm);
+    } while (std::next_permutation(perm.begin(), perm.end()) && ++n < limit);
+}
+
+}  // namespace
+
+TEST_CASE("permute: rank 2, square and ragged past the block", "[permute]") {
+    check_all_orders(Shape{37, 70}, 100);
+    check_all_orders(Shape{1, 9}, 100);
+    check_all_orders(Shape{64, 64}, 100);
+}
+
+TEST_CASE("permute: ranks 3 and 4, every order", "[permute]") {
+    check_all_orders(Shape{5, 33, 7}, 100);
+    check_all_orders(Shape{3, 1, 40, 2}, 100);
+    check_all_orders(Shape{4, 5, 6, 35}, 100);
+}
+
+TEST_CASE("permute: rank 5", "[permute]") {
+    check_all_orders(Shape{3, 4, 2, 5, 6}, 120);
+    check<double>(Shape{2, 3, 4, 5, 6}, {4, 3, 2, 1, 0});
+    check<float>(Shape{2, 3, 1, 5, 6}, {2, 4, 0, 3, 1});
+}
+
+TEST_CASE("permute: empty and one-element tiles", "[permute]") {
+    check<double>(Shape{0, 3}, {1, 0});
+    check<double>(Shape{1, 1, 1}, {2, 0, 1});
+    const Tile t(DType::F64, Shape{2, 3});
+    CHECK(kernels::permute_tile(t, std::vector<std::size_t>{1, 0}).shape() == Shape{3, 2});
+}

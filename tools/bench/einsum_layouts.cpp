@@ -1,0 +1,111 @@
+// Does label order matter to tra's einsum kernel? Times one tile einsum (join mul, agg add, f64)
+// in several label orders of the same contraction, each against the GEMM ceiling: one plain
+// dgemm of the contraction's M x N x K on contiguous row-major matrices (batched contractions:
+// one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
+// Usage: bench_einsum_layouts [REPEATS]
+// Prints one line per spec: best seconds, GFLOP/s, and the ratio to the ceiling.
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/tile.hpp"
+#include "kernels/kernel.hpp"
+
+namespace {
+
+template <class F>
+double best_seconds(int repeats, F f) {
+    f();  // warm: first touch of the output, BLAS buffers
+    double best = 1e300;
+    for (int r = 0; r < repeats; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        best = std::min(
+            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
+tra::Tile tile_of(const std::string& labels, const std::map<char, std::int64_t>& extent) {
+    tra::Shape s;
+    for (char c : labels) s.push_back(extent.at(c));
+    tra::Tile t(tra::DType::F64, s);
+    for (std::int64_t i = 0; i < t.elements(); ++i) t.set(i, double(i % 7) - 3);
+    return t;
+}
+
+// The ceiling: `batch` dgemms of m x n x k, contiguous; seconds.
+double dgemm_seconds(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
+                     int repeats) {
+    std::vector<double> a(batch * m * k, 1.0), b(batch * k * n, 0.5), c(batch * m * n);
+    return best_seconds(repeats, [&] {
+        for (std::int64_t i = 0; i < batch; ++i)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, &a[i * m * k], k,
+                        &b[i * k * n], n, 0.0, &c[i * m * n], n);
+    });
+}
+
+struct Group {
+    std::map<char, std::int64_t> extent;
+    std::int64_t batch, m, n, k;
+    std::vector<std::string> specs;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+    const std::vector<Group> groups = {
+        // Attention scores (issue 19): s = t = 512, h = 8, d = 128.
+        {{{'s', 512}, {'t', 512}, {'h', 8}, {'d', 128}},
+         8,
+         512,
+         512,
+         128,
+         {"shd,thd->hst", "hsd,htd->hst", "hsd,hdt->hst", "sdh,tdh->hst", "shd,thd->sth",
+          "dsh,dth->tsh", "shd,htd->ths", "hds,thd->sht"}},
+        // A GEMM-shaped 4-D contraction, every label 32: M = N = K = 1024.
+        {{{'a', 32}, {'b', 32}, {'c', 32}, {'d', 32}, {'e', 32}, {'f', 32}},
+         1,
+         1024,
+         1024,
+         1024,
+         {"abcd,cdef->abef", "acbd,dcef->feab", "cdab,cdef->abef", "abcd,efcd->efab",
+          "dcba,fedc->feba", "badc,cdfe->baef", "cadb,edcf->aebf", "bdac,fdec->eafb"}},
+        // Batched products, batch label first, middle and last: b = 64, 256 x 256 x 256.
+        {{{'b', 64}, {'i', 256}, {'j', 256}, {'k', 256}},
+         64,
+         256,
+         256,
+         256,
+         {"bij,bjk->bik", "bij,jbk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib"}},
+    };
+    for (const Group& g : groups) {
+        const double flops = 2.0 * g.batch * g.m * g.n * g.k;
+        const double ceiling = dgemm_seconds(g.batch, g.m, g.n, g.k, repeats);
+        std::printf("dgemm %lld x (%lld x %lld x %lld): %.4f s, %.2f GFLOP/s\n",
+                    static_cast<long long>(g.batch), static_cast<long long>(g.m),
+                    static_cast<long long>(g.n), static_cast<long long>(g.k), ceiling,
+                    flops / ceiling / 1e9);
+        for (const std::string& spec : g.specs) {
+            const std::string a = spec.substr(0, spec.find(','));
+            const std::string b =
+                spec.substr(spec.find(',') + 1, spec.find('-') - spec.find(',') - 1);
+            const tra::Tile ta = tile_of(a, g.extent), tb = tile_of(b, g.extent);
+            const tra::Tile* ops[] = {&ta, &tb};
+            tra::kernels::KernelParams p;
+            p.spec = spec;
+            const tra::kernels::KernelCall call("einsum", p);
+            const double s = best_seconds(repeats, [&] { call.apply(ops); });
+            std::printf("  %-16s %.4f s, %.2f GFLOP/s, %.2fx the ceiling\n", spec.c_str(), s,
+                        flops / s / 1e9, ceiling / s);
+        }
+    }
+    return 0;
+}
