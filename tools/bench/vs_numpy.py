@@ -86,8 +86,10 @@ def contraction(spec, size, tile, numpy_fn, flops):
 def four_d(order):
     """abcd,cdef->abef in label order `order` (the same contraction, other layouts)."""
     def case(small):
+        # Only `a` is cut (in two): each rank of two multiplies one (ab/2 x cd)(cd x ef) block.
         n, t = (12, 6) if small else (40, 20)
         size = {c: n for c in "abcdef"}
+        tile = dict(size, a=t)
         spec = {"gemm": "abcd,cdef->abef", "perm": "acbd,dcef->feab",
                 "perm2": "dcba,fedc->fbae"}[order]
 
@@ -98,7 +100,7 @@ def four_d(order):
             Bg = np.ascontiguousarray(B.transpose([r.index(c) for c in "cdef"]))
             C = (Ag.reshape(n * n, n * n) @ Bg.reshape(n * n, n * n)).reshape(n, n, n, n)
             return C.transpose(["abef".index(c) for c in o])
-        return contraction(spec, size, {c: t for c in "abcdef"}, numpy_fn, 2 * n ** 6)
+        return contraction(spec, size, tile, numpy_fn, 2 * n ** 6)
     return case
 
 
@@ -110,10 +112,11 @@ def batched(where):
         size = dict(i=n, j=n, k=n, b=nb)
         tile = dict(i=t, j=t, k=t, b=tb)
 
-        def numpy_fn(A, B):
+        def numpy_fn(A, B):  # numpy's matmul takes BLAS only where rows are contiguous
             if where == "middle":
                 return np.matmul(A.transpose(1, 0, 2), B.transpose(1, 0, 2)).transpose(1, 0, 2)
-            return np.matmul(A.transpose(2, 0, 1), B.transpose(2, 0, 1)).transpose(1, 2, 0)
+            A, B = (np.ascontiguousarray(X.transpose(2, 0, 1)) for X in (A, B))
+            return np.matmul(A, B).transpose(1, 2, 0)
         return contraction(spec, size, tile, numpy_fn, 2 * nb * n ** 3)
     return case
 
