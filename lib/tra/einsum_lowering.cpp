@@ -34,9 +34,7 @@ std::string strip_spaces(const std::string& s) {
     return out;
 }
 
-std::size_t position_of(const std::string& labels, char c) {
-    return labels.find(c);
-}
+std::size_t position_of(const std::string& labels, char c) { return labels.find(c); }
 
 }  // namespace
 
@@ -68,8 +66,8 @@ EinsumSpec EinsumSpec::parse(const std::string& raw) {
             bool found = false;
             for (const auto& op : spec.operands) found = found || op.find(c) != std::string::npos;
             if (!found)
-                throw Error(labels_error(
-                    raw, std::string("output label '") + c + "' appears in no operand"));
+                throw Error(labels_error(raw, std::string("output label '") + c +
+                                                  "' appears in no operand"));
         }
     }
     return spec;
@@ -83,10 +81,10 @@ std::string EinsumSpec::str() const {
 
 namespace {
 
-// Builds the nodes for one einsum step; `current` is the relation computed so far and `labels`
-// names its key positions (and, equally, its tile dimensions).
+// Builds the nodes for one einsum step. Each operand, written or joined so far, is a relation
+// with a string of labels naming its key positions (and, equally, its tile dimensions).
 class EinsumLowering {
-  public:
+public:
     EinsumLowering(ProgramBuilder& b, const std::string& name, const EinsumStep& step,
                    const StepSource& src)
         : b_(b), name_(name), step_(step), src_(src) {}
@@ -147,7 +145,7 @@ class EinsumLowering {
         return b_.lookup(name_, src_.step);
     }
 
-  private:
+private:
     // Each label's frontier and tile bound, checked alike in every operand.
     std::map<char, std::pair<std::int64_t, std::int64_t>> check_operands(const EinsumSpec& spec) {
         std::map<char, std::pair<std::int64_t, std::int64_t>> extent;  // frontier, bound
@@ -155,8 +153,7 @@ class EinsumLowering {
         for (std::size_t i = 0; i < spec.operands.size(); ++i) {
             const Node& n = b_.node(b_.lookup(step_.inputs[i], src_.at("inputs")));
             const std::string& labels = spec.operands[i];
-            if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() ||
-                !n.is_tensor())
+            if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() || !n.is_tensor())
                 throw Error("einsum operand " + n.name + " must be a plain tensor with " +
                                 std::to_string(labels.size()) + " dimensions (\"" + labels +
                                 "\"), but it is " + n.type.str() +
@@ -244,8 +241,8 @@ class EinsumLowering {
         }
         const std::string suffix = std::to_string(step);
         const std::string join_name = (last && result == key) ? name_ : name_ + ".join" + suffix;
-        NodeId j = b_.add_join(join_name, left, right, lk, rk,
-                               tile_kernel(lx + "," + ly + "->" + result), src_);
+        NodeId j = b_.add_join(join_name, left, right, lk, rk, tile_kernel(lx + "," + ly + "->" + result),
+                               src_);
         b_.set_lowered_from(j, name_);
         if (result == key) return {join_name, key};
         const std::string out_name = last ? name_ : name_ + ".sum" + suffix;

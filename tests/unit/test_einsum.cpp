@@ -250,8 +250,7 @@ TEST_CASE("einsum numerics: 3-operand chain with mul/add sums early", "[einsum][
     // mul distributes over add: B and C first (48 + 48 flops, not A and B's 96 + 32), and k is
     // summed right after that join.
     CHECK(node_ops(p) == Strings{"D.join1:join", "D.sum1:aggregate", "D.join2:join", "D:aggregate"});
-    CHECK(p.node(*p.find("D.join1")).inputs ==
-          std::vector<NodeId>{*p.find("B"), *p.find("C")});
+    CHECK(p.node(*p.find("D.join1")).inputs == std::vector<NodeId>{*p.find("B"), *p.find("C")});
     const auto orders = einsum_orders(p);
     REQUIRE(orders.size() == 1);
     CHECK(orders[0].str() == "einsum D: order (ij,(jk,kl)) flops 96");
