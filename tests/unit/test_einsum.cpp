@@ -273,7 +273,7 @@ TEST_CASE("einsum numerics: opt_einsum's 5-operand expression joins abcd first",
     // ea,fb,gc,hd,abcd->efgh: every order that starts with the matrices builds their outer
     // product; contracting abcd with one matrix at a time keeps every intermediate 4-D.
     ProgramBuilder b("p", DType::F64);
-    const Shape m{3, 2}, m_tile{1, 2}, t{2, 2, 2, 2}, t_tile{2, 1, 2, 1};
+    const Shape m{3, 2}, m_tile{1, 1}, t{2, 2, 2, 2}, t_tile{1, 1, 1, 1};
     const std::vector<std::string> names{"E", "F", "G", "H"};
     for (std::size_t i = 0; i < names.size(); ++i)
         b.add_input(names[i], m, m_tile, DType::F64, from(ints(51 + i)), at(names[i]));
