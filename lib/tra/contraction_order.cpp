@@ -101,8 +101,10 @@ ContractionOrder optimal_order(const ContractionProblem& p) {
         if (std::popcount(s) == 1) continue;
         const std::size_t low = s & (~s + 1);
         bool found = false;
-        // Each split {a, s ^ a} once: a holds s's lowest operand.
-        for (std::size_t a = (s - 1) & s; a; a = (a - 1) & s) {
+        // Each split {a, s ^ a} once: a holds s's lowest operand. Ascending, so that among
+        // equal costs the earliest written operands are split off first and joined last:
+        // ea,fb,gc,hd,abcd reads (ea,(fb,(gc,(hd,abcd)))).
+        for (std::size_t a = (0 - s) & s; a != s; a = (a - s) & s) {
             if (!(a & low)) continue;
             const std::size_t b = s ^ a;
             const Best cand{best[a].flops + best[b].flops + elements(p, result[a] | result[b]),
