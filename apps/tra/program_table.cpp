@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "tra/einsum_orders.hpp"
+
 namespace tra::cli {
 
 void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
@@ -37,6 +39,11 @@ void print_program(std::ostream& out, const Program& p) {
     print_columns(out, rows);
     for (const Output& o : p.outputs)
         out << "output " << p.node(o.node).name << " -> " << o.file << ":" << o.dataset << "\n";
+    print_einsum_orders(out, p);
+}
+
+void print_einsum_orders(std::ostream& out, const Program& p) {
+    for (const EinsumOrder& o : einsum_orders(p)) out << o.str() << "\n";
 }
 
 }  // namespace tra::cli

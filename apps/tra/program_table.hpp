@@ -10,6 +10,9 @@
 namespace tra::cli {
 
 void print_program(std::ostream& out, const Program& program);
+// One line per einsum with two or more operands: the order its operands are joined in and the
+// flops of that order (tra/einsum_orders.hpp).
+void print_einsum_orders(std::ostream& out, const Program& program);
 
 // Rows (the first is the header) as left-aligned columns two spaces apart: the layout of every
 // table the CLI prints for people.

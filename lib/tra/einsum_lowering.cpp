@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "tra/contraction_order.hpp"
 #include "tra/einsum_diagonal.hpp"
 
 namespace tra {
@@ -82,8 +83,8 @@ std::string EinsumSpec::str() const {
 
 namespace {
 
-// Builds the nodes for one einsum step; `current` is the relation computed so far and `labels`
-// names its key positions (and, equally, its tile dimensions).
+// Builds the nodes for one einsum step. Each operand, written or joined so far, is a relation
+// with a string of labels naming its key positions (and, equally, its tile dimensions).
 class EinsumLowering {
 public:
     EinsumLowering(ProgramBuilder& b, const std::string& name, const EinsumStep& step,
@@ -102,7 +103,7 @@ public:
                             std::to_string(spec.operands.size()) + " operand(s) but inputs names " +
                             std::to_string(step_.inputs.size()),
                         src_.at("inputs"));
-        check_operands(spec);
+        const auto extents = check_operands(spec);
         join_ = kernels::KernelCall(step_.join_op);
         agg_ = kernels::KernelCall(step_.agg_op);
         if (join_.operand_count() != 2 || !join_.properties().elementwise)
@@ -115,23 +116,40 @@ public:
         early_sums_ = join_.distributes_over(agg_);
 
         if (spec.operands.size() == 1) return single(spec);
-        std::string labels = spec.operands[0];
-        std::string current = step_.inputs[0];
-        for (std::size_t i = 1; i < spec.operands.size(); ++i) {
-            const bool last = i + 1 == spec.operands.size();
+        ContractionProblem problem{spec.operands, spec.output, {}, early_sums_};
+        for (const auto& [label, e] : extents)
+            problem.extent[static_cast<std::size_t>(label - 'a')] =
+                static_cast<double>(e.first) * static_cast<double>(e.second);
+        // The operands not joined yet, as the path indexes them; `first` is the earliest written
+        // operand each holds.
+        struct Pending {
+            std::string relation, labels;
+            std::size_t first;
+        };
+        std::vector<Pending> pending;
+        for (std::size_t i = 0; i < spec.operands.size(); ++i)
+            pending.push_back({step_.inputs[i], spec.operands[i], i});
+        const ContractionPath path = choose_contraction_order(problem).path;
+        for (std::size_t s = 0; s < path.size(); ++s) {
+            const auto [i, j] = path[s];
+            Pending left = pending.at(i), right = pending.at(j);
+            pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(j));
+            pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+            // The side holding the earlier written operand goes left, so keys keep the written
+            // order as far as the path allows (left to right: exactly as written).
+            if (right.first < left.first) std::swap(left, right);
             std::set<char> needed(spec.output.begin(), spec.output.end());
-            for (std::size_t j = i + 1; j < spec.operands.size(); ++j)
-                needed.insert(spec.operands[j].begin(), spec.operands[j].end());
-            auto [rel, lab] = join(current, labels, step_.inputs[i], spec.operands[i], needed, last,
-                                   spec.output, i);
-            current = rel;
-            labels = lab;
+            for (const Pending& p : pending) needed.insert(p.labels.begin(), p.labels.end());
+            auto [rel, lab] = join(left.relation, left.labels, right.relation, right.labels, needed,
+                                   pending.empty(), spec.output, s + 1);
+            pending.push_back({rel, lab, left.first});
         }
         return b_.lookup(name_, src_.step);
     }
 
 private:
-    void check_operands(const EinsumSpec& spec) {
+    // Each label's frontier and tile bound, checked alike in every operand.
+    std::map<char, std::pair<std::int64_t, std::int64_t>> check_operands(const EinsumSpec& spec) {
         std::map<char, std::pair<std::int64_t, std::int64_t>> extent;  // frontier, bound
         std::map<char, std::string> first_user;
         for (std::size_t i = 0; i < spec.operands.size(); ++i) {
@@ -158,6 +176,7 @@ private:
                 }
             }
         }
+        return extent;
     }
 
     kernels::KernelCall tile_kernel(const std::string& spec) const {

@@ -1,11 +1,12 @@
 #pragma once
 // Einstein notation to TRA, after Yuan's thesis ("Distributed Machine Learning Scale Out with
 // Algorithms and Systems", section 3.1.3) with the gaps of its sketch filled (docs/
-// workflow-format.md, "einsum"): operands are joined left to right on the labels they share;
-// each join applies a tile-level einsum kernel; labels no later operand or the output needs are
-// summed out by an aggregation with the agg op -- early only when the join op distributes over
-// the agg op (a property in the kernel registry), otherwise after the last join; a rekey orders
-// the key like the output when no aggregation does it already.
+// workflow-format.md, "einsum"): operands are joined pairwise, in the order of fewest flops
+// (contraction_order.hpp), on the labels they share; each join applies a tile-level einsum
+// kernel; labels no remaining operand or the output needs are summed out by an aggregation with
+// the agg op -- early only when the join op distributes over the agg op (a property in the kernel
+// registry), otherwise after the last join, and then operands are joined left to right; a rekey
+// orders the key like the output when no aggregation does it already.
 //
 // Operands are plain tensors: key position d tiles array dimension d, and the relation carries
 // one label per position. Labels are single lowercase letters; "ik,kj" without "->" means the

@@ -37,7 +37,8 @@ rc=0
 [ -e single/out/C.h5 ] || fail "tra run on one site wrote no single/out/C.h5"
 [ ! -e out ] || fail "tra run --out-dir wrote into the workflow's folder"
 
-# validate: one row per relation: A B AB C D.join1 D F, plus a header row.
+# validate: one row per relation: A B AB C D.join1 D F, plus a header row (and output and
+# einsum order lines after the table).
 rc=0
 "$TRA" validate mm.yaml > validate.out 2> validate.err || rc=$?
 [ "$rc" -eq 0 ] || fail "tra validate exited $rc: $(cat validate.err)"
@@ -45,7 +46,7 @@ grep -q '^workflow basics: 7 relations, 2 outputs, default dtype f64$' validate.
     fail "validate summary line missing: $(head -n 1 validate.out)"
 grep -q '^relation  *operator  *inputs  *type  *frontier  *tuples  *bytes  *arguments$' validate.out ||
     fail "validate header row missing"
-rows=$(awk 'NR > 2 && $0 !~ /^output / {n++} END {print n + 0}' validate.out)
+rows=$(awk 'NR > 2 && $0 !~ /^(output|einsum) / {n++} END {print n + 0}' validate.out)
 [ "$rows" -eq 7 ] || fail "validate printed $rows relation rows, expected 7: $(cat validate.out)"
 for rel in A B AB C D.join1 D; do
     grep -qE "^$rel +(input|join|aggregate) " validate.out || fail "validate has no row for $rel"

@@ -15,6 +15,7 @@
 #include "storage/generator.hpp"
 #include "storage/tensor_file.hpp"
 #include "tra/einsum_lowering.hpp"
+#include "tra/einsum_orders.hpp"
 #include "tra/program_builder.hpp"
 
 using namespace tra;
@@ -245,8 +246,13 @@ TEST_CASE("einsum numerics: 3-operand chain with mul/add sums early", "[einsum][
     b.add_input("C", Shape{4, 2}, Shape{2, 1}, DType::F64, from(ints(23)), at("C"));
     b.add_einsum("D", EinsumStep{"ij,jk,kl->il", {"A", "B", "C"}}, at("D"));
     Program p = b.finish();
-    // mul distributes over add: j is summed right after the first join.
+    // mul distributes over add: B and C first (48 + 48 flops, not A and B's 96 + 32), and k is
+    // summed right after that join.
     CHECK(node_ops(p) == Strings{"D.join1:join", "D.sum1:aggregate", "D.join2:join", "D:aggregate"});
+    CHECK(p.node(*p.find("D.join1")).inputs == std::vector<NodeId>{*p.find("B"), *p.find("C")});
+    const auto orders = einsum_orders(p);
+    REQUIRE(orders.size() == 1);
+    CHECK(orders[0].str() == "einsum D: order (ij,(jk,kl)) flops 96");
     runtime::ReferenceEvaluator ev(p);
     Dense d = assemble(ev.evaluate(*p.find("D")));
     Dense a = generated(Shape{4, 6}, ints(21)), bm = generated(Shape{6, 4}, ints(22)),
@@ -261,6 +267,46 @@ TEST_CASE("einsum numerics: 3-operand chain with mul/add sums early", "[einsum][
         }
 }
 
+TEST_CASE("einsum numerics: opt_einsum's 5-operand expression joins abcd first",
+          "[einsum][numerics]") {
+    // ea,fb,gc,hd,abcd->efgh: every order that starts with the matrices builds their outer
+    // product; contracting abcd with one matrix at a time keeps every intermediate 4-D.
+    ProgramBuilder b("p", DType::F64);
+    const Shape m{3, 2}, m_tile{1, 1}, t{2, 2, 2, 2}, t_tile{1, 1, 1, 1};
+    const std::vector<std::string> names{"E", "F", "G", "H"};
+    for (std::size_t i = 0; i < names.size(); ++i)
+        b.add_input(names[i], m, m_tile, DType::F64, from(ints(51 + i)), at(names[i]));
+    b.add_input("T", t, t_tile, DType::F64, from(ints(55)), at("T"));
+    b.add_einsum("Z", EinsumStep{"ea,fb,gc,hd,abcd->efgh", {"E", "F", "G", "H", "T"}}, at("Z"));
+    Program p = b.finish();
+    // 390 flops is the least over all 105 pairwise trees (a brute force in Python): abcd
+    // joined with one matrix after another (48 + 72 + 108 + 162), in any of 24 ways.
+    const auto orders = einsum_orders(p);
+    REQUIRE(orders.size() == 1);
+    CHECK(orders[0].flops == 390);
+    // No outer product of two matrices, so no relation has more than 4 labels + one summed.
+    for (const Node& n : p.nodes) CHECK(n.type.key_arity <= 5);
+    runtime::ReferenceEvaluator ev(p);
+    Dense z = assemble(ev.evaluate(*p.find("Z")));
+    std::vector<Dense> mats;
+    for (std::size_t i = 0; i < names.size(); ++i) mats.push_back(generated(m, ints(51 + i)));
+    Dense tt = generated(t, ints(55));
+    REQUIRE(z.shape == (Shape{3, 3, 3, 3}));
+    for (std::int64_t e = 0; e < 3; ++e)
+        for (std::int64_t f = 0; f < 3; ++f)
+            for (std::int64_t g = 0; g < 3; ++g)
+                for (std::int64_t h = 0; h < 3; ++h) {
+                    double s = 0;
+                    for (std::int64_t a = 0; a < 2; ++a)
+                        for (std::int64_t bb = 0; bb < 2; ++bb)
+                            for (std::int64_t c = 0; c < 2; ++c)
+                                for (std::int64_t d = 0; d < 2; ++d)
+                                    s += mats[0]({e, a}) * mats[1]({f, bb}) * mats[2]({g, c}) *
+                                         mats[3]({h, d}) * tt({a, bb, c, d});
+                    CHECK(z({e, f, g, h}) == s);
+                }
+}
+
 TEST_CASE("einsum numerics: a non-distributive pair sums only after the last join",
           "[einsum][numerics]") {
     ProgramBuilder b("p", DType::F64);
@@ -272,6 +318,8 @@ TEST_CASE("einsum numerics: a non-distributive pair sums only after the last joi
     Program p = b.finish();
     CHECK(node_ops(p) == Strings{"D.join1:join", "D.join2:join", "D:aggregate"});
     CHECK(p.node(*p.find("D.join1")).type.key_arity == 3);  // (i, j, k): nothing summed yet
+    // Joined as written: an order cannot sum early here, so it gains little (contraction_order).
+    CHECK(einsum_orders(p).at(0).tree == "((ij,jk),kl)");
     runtime::ReferenceEvaluator ev(p);
     Dense d = assemble(ev.evaluate(*p.find("D")));
     Dense a = generated(Shape{4, 6}, ints(31)), bm = generated(Shape{6, 4}, ints(32)),
