@@ -4,7 +4,8 @@
 # corpus (tests/fuzz/corpus), every regression input (tests/fuzz/regressions), every workflow
 # under plans/ and every ```yaml block of docs/, and plan files that `tra plan -o` writes for
 # plans/examples. The growing corpus and any crash input stay in BUILD/fuzz/ for inspection;
-# a crash input belongs in tests/fuzz/regressions/TARGET/ with its fix.
+# a crash input belongs in tests/fuzz/regressions/TARGET/ with its fix. Dictionaries
+# (tests/fuzz/dictionaries) add huge numbers and each target's words; memory is capped at 2 GB.
 # Usage: tools/fuzz.sh [seconds-per-target] [build-dir]   (default: 60, build-sanitize; the
 #        build folder is configured with clang-14, -DTRA_FUZZ=ON and built when needed)
 set -euo pipefail
@@ -60,10 +61,15 @@ for target in "${targets[@]}"; do
     for d in "$PWD/tests/fuzz/corpus/$target" "$PWD/tests/fuzz/regressions/$target" "$seeds/$target"; do
         [ -d "$d" ] && dirs+=("$d")
     done
+    # Huge numbers (tests/fuzz/dictionaries), plus the target's own words where it has some.
+    dict="$work/$target.dict"
+    cat "$PWD/tests/fuzz/dictionaries/numbers.dict" > "$dict"
+    [ -f "$PWD/tests/fuzz/dictionaries/$target.dict" ] &&
+        cat "$PWD/tests/fuzz/dictionaries/$target.dict" >> "$dict"
     echo "== fuzzing $target for $seconds s"
     rc=0
     (cd "$work" && "$fuzzers/fuzz_$target" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+        -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -dict="$dict" \
         -artifact_prefix="$artifacts/" "${dirs[@]}") > "$work/$target.log" 2>&1 || rc=$?
     grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^Done ' "$work/$target.log" || true
     if [ "$rc" -ne 0 ]; then
