@@ -233,6 +233,8 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
                          src.at("key"));
         n.keys.insert(out);
     }
+    const Checked<Frontier> frontier = rekey_frontier(f, n.keys);
+    if (!frontier) return Error(name + ": " + frontier.problem().message(), src.at("key"));
     finish_node(n);
     return append(std::move(n));
 }
