@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/host_layout.hpp"
+#include "runtime/memory_limits.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
 #include "runtime/reference_evaluator.hpp"
@@ -79,7 +81,7 @@ void warn_if_profile_differs(const ia::MachineProfile& profile, int threads) {
 // Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
 // is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
 // plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
-// `plan_memory`: plans must fit it (GPU runs: the GPU memory budget per rank), else no limit.
+// `plan_memory`: plans must fit it (a default budget), else no limit.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
                  std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
     workflow::LoadOptions load;
@@ -108,7 +110,16 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.cost = opt.cost;
         request.time = model;
         request.memory_per_site = plan_memory;
-        const optimizer::RankedPlans ranked = optimizer::rank_plans(*prep.original, request);
+        const optimizer::RankedPlans ranked = [&] {
+            try {
+                return optimizer::rank_plans(*prep.original, request);
+            } catch (const Error& e) {
+                if (!plan_memory) throw;
+                throw Error(e.message() +
+                            " (no --memory-per-site was given: that is the default budget, "
+                            "printed above; run on more ranks or pass --memory-per-site)");
+            }
+        }();
         const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
         std::ostringstream out;
         workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
@@ -158,25 +169,52 @@ std::size_t message_limit_from_environment() {
     return static_cast<std::size_t>(bytes);
 }
 
+// What each rank may hold, and why: --memory-per-site; on GPU runs the GPU memory budget per
+// rank (DeviceContext::memory_budget: free memory less headroom, split among the ranks sharing
+// a GPU); else the tightest limit in force (runtime/memory_limits.hpp: physical memory,
+// cgroups, Slurm), the smallest over all ranks, so that the one plan fits every rank.
+struct Budget {
+    std::int64_t bytes = 0;  // 0: no limit known, nothing is checked
+    std::string reason;
+};
+
+Budget memory_budget(const RunOptions& opt, const runtime::DeviceContext& device,
+                     const runtime::HostLayout& hosts, const runtime::RankAgreement& agree,
+                     MPI_Comm comm) {
+    if (opt.memory_per_site) return {*opt.memory_per_site, "--memory-per-site"};
+    if (device.device == runtime::Device::Gpu)
+        return {device.memory_budget, "the GPU's free memory less headroom, per rank sharing it"};
+    runtime::MemoryBudget mine;
+    agree.step([&] {
+        mine = runtime::tightest_budget(runtime::limits_in_force(),
+                                        static_cast<int>(hosts.mine().ranks.size()));
+    });
+    // Unknown (0) loses to any known budget; the reason travels from the rank that has the least.
+    struct {
+        long bytes;
+        int rank;
+    } in{mine.bytes > 0 ? mine.bytes : std::numeric_limits<long>::max(), agree.rank()}, least{};
+    MPI_Allreduce(&in, &least, 1, MPI_LONG_INT, MPI_MINLOC, comm);
+    if (least.bytes == std::numeric_limits<long>::max()) return {};
+    Budget b{least.bytes, mine.reason};
+    int length = static_cast<int>(b.reason.size());
+    MPI_Bcast(&length, 1, MPI_INT, least.rank, comm);
+    b.reason.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(b.reason.data(), length, MPI_CHAR, least.rank, comm);
+    if (least.rank != 0) b.reason += " (on rank " + std::to_string(least.rank) + ")";
+    return b;
+}
+
 // Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
-// The default budget on GPU runs is the GPU memory budget per rank (DeviceContext::memory_budget:
-// free memory less headroom, split among the ranks sharing a GPU), a share of the host's otherwise.
-void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Host& host,
-                  const runtime::DeviceContext& device, int rank) {
-    const bool gpu = device.device == runtime::Device::Gpu;
-    const std::int64_t have = opt.memory_per_site ? *opt.memory_per_site
-                              : gpu               ? device.memory_budget
-                                                  : runtime::default_memory_per_site(host);
+void check_memory(const Budget& budget, const Prepared& prep, int rank) {
+    const std::int64_t have = budget.bytes;
     const std::int64_t needs = prep.totals.peak_per_site.at(static_cast<std::size_t>(rank));
     if (have > 0 && needs > have)
         throw Error(
             "plan " + (prep.name.empty() ? std::string("(no choices)") : prep.name) + " needs " +
             std::to_string(needs) + " bytes (" + human_bytes(static_cast<double>(needs)) +
             ") on site " + std::to_string(rank) + ", have " + std::to_string(have) + " (" +
-            human_bytes(static_cast<double>(have)) + ", " +
-            (opt.memory_per_site ? "--memory-per-site"
-             : gpu               ? "the GPU's free memory less headroom, per rank sharing it"
-                                 : "the default share of the host") +
+            human_bytes(static_cast<double>(have)) + ", " + budget.reason +
             "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
 }
 
@@ -257,16 +295,23 @@ int run_distributed(const RunOptions& opt) {
             std::cout.flush();
         }
         // The device every rank computes on (docs/gpu.md); on GPU runs a site holds its tiles in
-        // GPU memory, so plans must fit the smallest GPU budget of any rank; an explicit
-        // --memory-per-site is checked below with its "needs X, have Y" message instead.
+        // GPU memory. A default budget chooses among the plans (as `tra plan --memory-per-site`
+        // does); an explicit --memory-per-site is checked below with its "needs X, have Y"
+        // message instead.
         runtime::DeviceContext device;
         agree.step([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); });
+        const Budget budget = memory_budget(opt, device, hosts, agree, comm);
+        if (rank == 0 && !opt.memory_per_site && budget.bytes > 0) {
+            std::cout << "memory budget: " << budget.bytes << " bytes ("
+                      << human_bytes(static_cast<double>(budget.bytes)) << ") per rank, "
+                      << budget.reason << "\n";
+            std::cout.flush();
+        }
         std::optional<std::int64_t> plan_memory;
-        if (!opt.memory_per_site && device.device == runtime::Device::Gpu)
-            plan_memory = device.memory_budget;
+        if (!opt.memory_per_site && budget.bytes > 0) plan_memory = budget.bytes;
         prep = prepare(opt, agree, comm, plan_memory, hosts);
         if (rank == 0) warn_if_profile_differs(prep.profile, threads);
-        agree.step([&] { check_memory(opt, prep, hosts.mine(), device, rank); });
+        agree.step([&] { check_memory(budget, prep, rank); });
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
@@ -357,7 +402,8 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_option("--memory-per-site", opt->memory_per_site,
                     "Bytes each rank may use; the plan's predicted peak per site (exchange "
                     "buffers included) must fit before the run starts (default: 3/4 of the "
-                    "host's memory divided by the ranks on the host)");
+                    "tightest limit in force: the host's memory, its cgroup's or Slurm's, a "
+                    "host's divided by the ranks on the host; the default also chooses the plan)");
     cmd->add_option(
         "--threads", opt->threads,
         "BLAS threads per rank (default: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "
