@@ -54,7 +54,8 @@ std::optional<MemoryLimit> tightest_up(const fs::path& root, const std::string& 
     while (true) {
         const fs::path file = root / rel / file_name;
         if (const auto bytes = read_bytes(file); bytes && (!best || *bytes < best->bytes))
-            best = MemoryLimit{*bytes, true, "cgroup " + version + " " + file.lexically_normal().string()};
+            best = MemoryLimit{*bytes, true,
+                               "cgroup " + version + " " + file.lexically_normal().string()};
         if (rel.empty()) break;
         rel = rel.parent_path();
     }
@@ -106,8 +107,8 @@ std::vector<MemoryLimit> cgroup_limits(const std::string& proc_self_cgroup,
                 fs::exists(unified / "cgroup.controllers", ec) ? unified : fs::path(cgroup_root);
             limit = tightest_up(root, path, "memory.max", "v2");
         } else if (has_memory_controller(controllers)) {
-            limit = tightest_up(fs::path(cgroup_root) / "memory", path, "memory.limit_in_bytes",
-                                "v1");
+            limit =
+                tightest_up(fs::path(cgroup_root) / "memory", path, "memory.limit_in_bytes", "v1");
         }
         if (limit) out.push_back(*limit);
     }
@@ -157,7 +158,8 @@ std::vector<MemoryLimit> limits_in_force() {
     std::vector<MemoryLimit> out;
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0)
-        out.push_back({static_cast<std::int64_t>(pages) * page, true, "the host's physical memory"});
+        out.push_back(
+            {static_cast<std::int64_t>(pages) * page, true, "the host's physical memory"});
     std::ifstream in("/proc/self/cgroup");
     std::stringstream text;
     text << in.rdbuf();

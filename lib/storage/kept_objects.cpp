@@ -125,8 +125,8 @@ struct Copy {
         H5G_info_t info;
         if (H5Gget_info(src, &info) < 0) fail("group " + in_quotes(name));
         for (hsize_t i = 0; i < info.nlinks; ++i) {
-            const ssize_t len = H5Lget_name_by_idx(src, ".", H5_INDEX_NAME, H5_ITER_INC, i,
-                                                   nullptr, 0, H5P_DEFAULT);
+            const ssize_t len = H5Lget_name_by_idx(src, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr,
+                                                   0, H5P_DEFAULT);
             if (len < 0) fail("the members of " + in_quotes(name));
             std::vector<char> link(static_cast<std::size_t>(len) + 1, '\0');
             H5Lget_name_by_idx(src, ".", H5_INDEX_NAME, H5_ITER_INC, i, link.data(), link.size(),
@@ -146,7 +146,8 @@ void copy_kept_objects(const std::string& from, const std::string& to,
     for (const auto& r : replaced) copy.replaced.insert(absolute_name(r));
     Hid fapl = access_plist();
     Hid src = detail::file_id(H5Fopen(from.c_str(), H5F_ACC_RDONLY, fapl.get()));
-    if (!src) throw Error("cannot open HDF5 file " + in_quotes(from) + " to keep its other objects");
+    if (!src)
+        throw Error("cannot open HDF5 file " + in_quotes(from) + " to keep its other objects");
     Hid dst = detail::file_id(H5Fcreate(to.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
     if (!dst) throw Error("cannot create HDF5 file " + in_quotes(to));
     Hid src_root = group_id(H5Gopen2(src.get(), "/", H5P_DEFAULT));

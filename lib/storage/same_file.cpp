@@ -12,9 +12,10 @@ bool same_file(const std::string& a, const std::string& b) {
     const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
     const fs::path cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
     if (!ea && !eb && ca == cb) return true;
-    struct stat sa {}, sb {};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
-           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    struct stat sa {
+    }, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 }  // namespace tra::storage

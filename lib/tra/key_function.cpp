@@ -249,8 +249,8 @@ Checked<Frontier> rekey_frontier(const KeyFunction& f, const KeySet& keys) {
             if (k[i] < frontier[i]) continue;
             const auto next = checked_add(k[i], 1);
             if (!next)
-                return Error("rekey \"" + f.text() + "\" gives key " + k.str() + ", whose position " +
-                             std::to_string(i) +
+                return Error("rekey \"" + f.text() + "\" gives key " + k.str() +
+                             ", whose position " + std::to_string(i) +
                              " is the largest 64-bit integer: the relation's frontier (one past "
                              "its largest key) would overflow");
             frontier[i] = *next;
