@@ -46,8 +46,7 @@ struct Prepared {
 std::vector<int> host_of_site(const runtime::HostLayout& hosts, int size) {
     std::vector<int> out(static_cast<std::size_t>(size), 0);
     for (std::size_t h = 0; h < hosts.hosts.size(); ++h)
-        for (int r : hosts.hosts[h].ranks)
-            out.at(static_cast<std::size_t>(r)) = static_cast<int>(h);
+        for (int r : hosts.hosts[h].ranks) out.at(static_cast<std::size_t>(r)) = static_cast<int>(h);
     return out;
 }
 
@@ -230,9 +229,8 @@ double seconds_since(Clock::time_point start) {
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
                     const runtime::DeviceContext& device, int size, Clock::time_point start) {
     const Program& p = *prep.program;
-    RunSummary summary{size,         prep.name,    &p,      seconds_since(start),
-                       &result,      &prep.totals, &device, &prep.predicted_seconds,
-                       &prep.profile};
+    RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
+                       &device, &prep.predicted_seconds, &prep.profile};
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 

@@ -322,7 +322,8 @@ DatasetWriter DatasetWriter::reopen(const std::string& path, const std::string& 
     w.h_->dtype = dtype;
     w.h_->shape = shape;
     w.h_->file = open_file(path, H5F_ACC_RDWR);
-    w.h_->dataset = detail::dataset_id(H5Dopen2(w.h_->file.get(), w.h_->name.c_str(), H5P_DEFAULT));
+    w.h_->dataset =
+        detail::dataset_id(H5Dopen2(w.h_->file.get(), w.h_->name.c_str(), H5P_DEFAULT));
     if (!w.h_->dataset) throw Error(missing_dataset_message(w.h_->file.get(), path, w.h_->name));
     Hid space = detail::space_id(H5Dget_space(w.h_->dataset.get()));
     const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
@@ -369,9 +370,9 @@ void DatasetWriter::close() {
     const bool file_ok = h_->file.close();
     const std::string why = errno ? std::string(": ") + std::strerror(errno) : "";
     if (!dataset_ok || !file_ok)
-        throw Error(
-            "cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) + why, {},
-            ErrorKind::Failed);
+        throw Error("cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) +
+                        why,
+                    {}, ErrorKind::Failed);
 }
 
 // ---- listing ----

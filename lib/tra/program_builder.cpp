@@ -25,9 +25,8 @@ std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t wanted) {
             if (i != n / i) d.push_back(n / i);
         }
     std::sort(d.begin(), d.end(), [&](auto a, auto b) {
-        return std::abs(a - wanted) != std::abs(b - wanted)
-                   ? std::abs(a - wanted) < std::abs(b - wanted)
-                   : a < b;
+        return std::abs(a - wanted) != std::abs(b - wanted) ? std::abs(a - wanted) < std::abs(b - wanted)
+                                                            : a < b;
     });
     d.resize(std::min<std::size_t>(d.size(), 4));
     std::sort(d.begin(), d.end());
@@ -70,9 +69,7 @@ KeyFunction parse_key_function(const std::string& text, std::size_t arity,
     }
 }
 
-void finish_node(Node& n) {
-    n.frontier = n.keys.frontier(n.type.key_arity);
-}
+void finish_node(Node& n) { n.frontier = n.keys.frontier(n.type.key_arity); }
 
 }  // namespace
 
@@ -120,15 +117,8 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                 src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
-    Node n{name,
-           InputOp{shape, std::move(source)},
-           {},
-           RelationType{shape.size(), tile, dtype},
-           KeySet::box(f),
-           f,
-           src.step,
-           "",
-           false};
+    Node n{name, InputOp{shape, std::move(source)}, {}, RelationType{shape.size(), tile, dtype},
+           KeySet::box(f), f, src.step, "", false};
     return append(std::move(n));
 }
 
@@ -168,16 +158,9 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
         for (auto p : right_keys) jk.push_back(k[p]);
         right_by_join_key[jk].push_back(&k);
     }
-    Node n{
-        name,
-        JoinOp{left_keys, right_keys, kernel},
-        {l, r},
-        RelationType{L.type.key_arity + R.type.key_arity - right_keys.size(), bound, L.type.dtype},
-        {},
-        {},
-        src.step,
-        "",
-        false};
+    Node n{name, JoinOp{left_keys, right_keys, kernel}, {l, r},
+           RelationType{L.type.key_arity + R.type.key_arity - right_keys.size(), bound, L.type.dtype},
+           {}, {}, src.step, "", false};
     for (const Key& lk : L.keys) {
         std::vector<std::int64_t> jk;
         for (auto p : left_keys) jk.push_back(lk[p]);
@@ -215,11 +198,8 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
                          " to " + bound.str() + "; an aggregation must keep it",
                      src.at("kernel"));
-    Node n{name,     AggregateOp{by, kernel},
-           {*in},    RelationType{by.size(), bound, I.type.dtype},
-           {},       {},
-           src.step, "",
-           false};
+    Node n{name, AggregateOp{by, kernel}, {*in}, RelationType{by.size(), bound, I.type.dtype},
+           {}, {}, src.step, "", false};
     for (const Key& k : I.keys) {
         Key g;
         for (auto p : by) g.push_back(k[p]);
@@ -239,9 +219,8 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
         return Error(
             "a rekey needs a key (a tuple of integers), but \"" + key + "\" is a condition",
             src.at("key"));
-    Node n{name, RekeyOp{f}, {*in},    RelationType{f.output_arity(), I.type.bound, I.type.dtype},
-           {},   {},         src.step, "",
-           false};
+    Node n{name, RekeyOp{f}, {*in}, RelationType{f.output_arity(), I.type.bound, I.type.dtype},
+           {}, {}, src.step, "", false};
     std::map<Key, Key> origin;
     for (const Key& k : I.keys) {
         Checked<Key> applied = f.try_apply(k).located(src.at("key"));
@@ -306,10 +285,8 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
                          input + " must have as many key positions as tile dimensions",
                      src.at("kernel"));
-    Node n{
-        name,   TransformOp{kernel}, {*in},    RelationType{I.type.key_arity, *bound, I.type.dtype},
-        I.keys, I.frontier,          src.step, "",
-        false};
+    Node n{name, TransformOp{kernel}, {*in}, RelationType{I.type.key_arity, *bound, I.type.dtype},
+           I.keys, I.frontier, src.step, "", false};
     return append(std::move(n));
 }
 
@@ -331,11 +308,8 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
                      src.at("size"));
     Shape bound = I.type.bound;
     bound[dim] = size;
-    Node n{name,     TileOp{dim, size},
-           {*in},    RelationType{I.type.key_arity + 1, bound, I.type.dtype},
-           {},       {},
-           src.step, "",
-           false};
+    Node n{name, TileOp{dim, size}, {*in}, RelationType{I.type.key_arity + 1, bound, I.type.dtype},
+           {}, {}, src.step, "", false};
     for (const Key& k : I.keys)
         for (std::int64_t piece = 0; piece < extent / size; ++piece) {
             Key out = k;
@@ -368,8 +342,7 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
             if (i != key_dim) g.push_back(k[i]);
         groups[g].push_back(k[key_dim]);
     }
-    std::int64_t pieces =
-        groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
+    std::int64_t pieces = groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
     for (const auto& [g, members] : groups) {
         bool complete = static_cast<std::int64_t>(members.size()) == pieces;
         for (std::size_t i = 0; complete && i < members.size(); ++i)
@@ -382,11 +355,8 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
     }
     Shape bound = I.type.bound;
     bound[array_dim] *= pieces;
-    Node n{name,     ConcatOp{key_dim, array_dim},
-           {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
-           {},       {},
-           src.step, "",
-           false};
+    Node n{name, ConcatOp{key_dim, array_dim}, {*in},
+           RelationType{I.type.key_arity - 1, bound, I.type.dtype}, {}, {}, src.step, "", false};
     for (const auto& [g, members] : groups) n.keys.insert(g);
     finish_node(n);
     return append(std::move(n));

@@ -21,10 +21,8 @@ const std::set<std::string> kOperators = {"join",      "aggregate", "rekey",  "f
 void check_name(const std::string& name, const SourceLocation& where) {
     static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
     if (!std::regex_match(name, identifier))
-        throw Error("'" + name +
-                        "' is not a valid name (letters, digits and _, not starting "
-                        "with a digit)",
-                    where);
+        throw Error("'" + name + "' is not a valid name (letters, digits and _, not starting "
+                    "with a digit)", where);
 }
 
 std::string resolve(const std::string& folder, const std::string& path) {
@@ -47,8 +45,7 @@ kernels::KernelCall parse_kernel(const Field& f) {
         static const std::regex call(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(\s*([^)]*?)\s*\))?\s*)");
         std::smatch m;
         const std::string text = f.as_string();
-        if (!std::regex_match(text, m, call))
-            f.fail("expected a kernel such as matmul or scale(0.5)");
+        if (!std::regex_match(text, m, call)) f.fail("expected a kernel such as matmul or scale(0.5)");
         name = m[1];
         if (m[2].matched) {
             try {
@@ -74,7 +71,7 @@ StepSource source_of(const Field& step) {
 }
 
 class WorkflowLoader {
-  public:
+public:
     WorkflowLoader(const std::string& path, const LoadOptions& options)
         : path_(path), options_(options) {
         folder_ = fs::path(path).parent_path().string();
@@ -102,7 +99,7 @@ class WorkflowLoader {
         return b.finish();
     }
 
-  private:
+private:
     static DType parse_dtype_field(const Field& f) {
         auto d = parse_dtype(f.as_string());
         if (!d) f.fail("unknown dtype '" + f.as_string() + "' (expected f32 or f64)");
@@ -120,8 +117,7 @@ class WorkflowLoader {
         source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
         if (f.has("generate")) {
             source.generate = parse_generator(f.at("generate"));
-            source.file =
-                resolve(out_folder_, f.has("file") ? f.at("file").as_string() : name + ".h5");
+            source.file = resolve(out_folder_, f.has("file") ? f.at("file").as_string() : name + ".h5");
         } else if (f.has("file")) {
             source.file = resolve(folder_, f.at("file").as_string());
         } else {
@@ -161,8 +157,9 @@ class WorkflowLoader {
             g.seed = static_cast<std::uint64_t>(seed);
         }
         using Kind = storage::GeneratorSpec::Kind;
-        const std::pair<const char*, Kind> kinds[] = {
-            {"uniform", Kind::Uniform}, {"integers", Kind::Integers}, {"arange", Kind::Arange}};
+        const std::pair<const char*, Kind> kinds[] = {{"uniform", Kind::Uniform},
+                                                      {"integers", Kind::Integers},
+                                                      {"arange", Kind::Arange}};
         int found = 0;
         for (auto [key, kind] : kinds)
             if (f.has(key)) {
@@ -216,20 +213,18 @@ class WorkflowLoader {
 
     void add_step(ProgramBuilder& b, const std::string& name, const Field& body,
                   const std::map<std::string, SourceLocation>& later) {
-        if (!body.is_map())
-            body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
+        if (!body.is_map()) body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
         // An einsum's `join:` names its scalar join op, not a join operator.
         std::string op = body.has("einsum") ? "einsum" : "";
         for (const auto& [key, value] : body.entries())
             if (kOperators.count(key) && !(op == "einsum" && (key == "einsum" || key == "join"))) {
-                if (!op.empty())
-                    body.fail("a step has one operator, but this one has " + op + " and " + key);
+                if (!op.empty()) body.fail("a step has one operator, but this one has " + op +
+                                           " and " + key);
                 op = key;
             }
         if (op.empty())
-            body.fail(
-                "no operator (expected one of: aggregate, concat, einsum, filter, join, "
-                "rekey, tile, transform)");
+            body.fail("no operator (expected one of: aggregate, concat, einsum, filter, join, "
+                      "rekey, tile, transform)");
         const StepSource src = source_of(body);
         auto operand = [&](const Field& f) {
             const std::string used = f.as_string();
@@ -241,8 +236,7 @@ class WorkflowLoader {
             const auto sides = body.at("join").elements();
             if (sides.size() != 2) body.at("join").fail("join takes two relations: [LEFT, RIGHT]");
             const auto on = body.at("on").elements();
-            if (on.size() != 2)
-                body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
+            if (on.size() != 2) body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
             b.add_join(name, operand(sides[0]), operand(sides[1]), on[0].as_positions(),
                        on[1].as_positions(), parse_kernel(body.at("kernel")), src);
         } else if (op == "aggregate") {
@@ -257,8 +251,7 @@ class WorkflowLoader {
             b.add_filter(name, operand(body.at("filter")), body.at("where").as_string(), src);
         } else if (op == "transform") {
             body.allow_only({"transform", "kernel"});
-            b.add_transform(name, operand(body.at("transform")), parse_kernel(body.at("kernel")),
-                            src);
+            b.add_transform(name, operand(body.at("transform")), parse_kernel(body.at("kernel")), src);
         } else if (op == "tile") {
             body.allow_only({"tile", "dim", "size"});
             const auto dim = body.at("dim").as_int();
