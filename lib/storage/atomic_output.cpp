@@ -69,7 +69,7 @@ void remove_dead_temporaries(const std::string& final_path) {
         if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
         std::error_code rm;
         if (fs::remove(it->path(), rm))
-            std::cerr << "tra: note: removed " << in_quotes(it->path().string())
+            std::cerr << "tra: note: removed " << in_quotes((target.parent_path() / name).string())
                       << ", left by process " << pid << " on this host, which has ended\n";
     }
 }
