@@ -3,8 +3,6 @@
 // (a rewrite rule skipping a rewritten program that does not type-check) return one instead of
 // throwing; the throwing APIs are the same checks followed by value(), so each check is
 // written once and reads the same either way.
-#include <cstdint>
-#include <optional>
 #include <utility>
 #include <variant>
 
@@ -46,18 +44,5 @@ class [[nodiscard]] Checked {
   private:
     std::variant<T, Error> state_;
 };
-
-// a + b and a * b, or nothing when the result does not fit in 64 bits: for shapes, frontiers,
-// tuple counts and bytes, where a wrapped value would become a wrong answer instead of an error.
-inline std::optional<std::int64_t> checked_add(std::int64_t a, std::int64_t b) {
-    std::int64_t r = 0;
-    if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-    return r;
-}
-inline std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
-    std::int64_t r = 0;
-    if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-    return r;
-}
 
 }  // namespace tra

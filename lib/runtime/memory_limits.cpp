@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/checked.hpp"
+#include "core/checked_math.hpp"
 #include "core/error.hpp"
 
 namespace tra::runtime {

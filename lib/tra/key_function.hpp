@@ -14,7 +14,6 @@
 
 #include "core/checked.hpp"
 #include "core/index_vector.hpp"
-#include "core/relation.hpp"
 
 namespace tra {
 
@@ -52,10 +51,5 @@ private:
     struct Impl;
     std::shared_ptr<const Impl> impl_;
 };
-
-// The frontier of the keys a rekey produced, or the problem (BadInput) when a position's largest
-// value + 1, or the number of keys below the frontier, does not fit in 64 bits: a rekey may map
-// small keys to huge ones ("i * 9223372036854775807"), and the wrapped frontier would be nonsense.
-Checked<Frontier> rekey_frontier(const KeyFunction& f, const KeySet& keys);
 
 }  // namespace tra

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "tra/einsum_lowering.hpp"
+#include "tra/rekey_frontier.hpp"
 
 namespace tra {
 
