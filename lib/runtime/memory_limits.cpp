@@ -79,9 +79,16 @@ std::int64_t megabytes(const char* name, const char* value) {
     return *bytes;
 }
 
-std::string gib(std::int64_t bytes) {
+// "192.0 MiB", "23.54 GiB"; small sizes in bytes.
+std::string size_text(std::int64_t bytes) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+    const double b = static_cast<double>(bytes);
+    if (bytes >= (std::int64_t{1} << 30))
+        std::snprintf(text, sizeof text, "%.2f GiB", b / (1 << 30));
+    else if (bytes >= (std::int64_t{1} << 20))
+        std::snprintf(text, sizeof text, "%.1f MiB", b / (1 << 20));
+    else
+        std::snprintf(text, sizeof text, "%lld bytes", static_cast<long long>(bytes));
     return text;
 }
 
@@ -146,7 +153,7 @@ MemoryBudget tightest_budget(const std::vector<MemoryLimit>& limits, int ranks_o
         const auto bytes = static_cast<std::int64_t>(share);
         if (best.bytes != 0 && bytes >= best.bytes) continue;
         best.bytes = bytes;
-        best.reason = "3/4 of " + l.source + " (" + gib(l.bytes) + ")" +
+        best.reason = "3/4 of " + l.source + " (" + size_text(l.bytes) + ")" +
                       (l.per_host ? " over " + std::to_string(ranks) + " rank" +
                                         (ranks == 1 ? "" : "s") + " on the host"
                                   : " per rank");

@@ -27,7 +27,7 @@ YAML
         rc=0
         "$TRA" "$verb" "$name.yaml" > "$name.$verb.log" 2>&1 || rc=$?
         [ "$rc" -eq 2 ] || { cat "$name.$verb.log" >&2; fail "tra $verb $name.yaml exited with $rc, expected 2"; }
-        grep -Eq "$name\\.yaml:5:[0-9]+: key: C: rekey \"[^\"]*\" $pattern" "$name.$verb.log" ||
+        grep -Eq "$name\\.yaml:5:[0-9]+: program\\[0\\]\.C\.key: C: rekey \"[^\"]*\" $pattern" "$name.$verb.log" ||
             { cat "$name.$verb.log" >&2; fail "tra $verb $name.yaml does not name the step, its place and the overflow"; }
         if grep -q "holes" "$name.$verb.log"; then
             cat "$name.$verb.log" >&2

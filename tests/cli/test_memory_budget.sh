@@ -12,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" cli memory_budget "
 enter_work_dir
 unset SLURM_MEM_PER_NODE SLURM_MEM_PER_CPU SLURM_CPUS_PER_TASK
 
-# C = A B as a join + sum and as an einsum: plans whose peaks differ by megabytes.
+# C = A B as a join + sum: plans whose peaks differ by megabytes.
 cat > mm.yaml <<'YAML'
 name: mm
 inputs:
@@ -25,23 +25,27 @@ outputs:
   C: {file: out/C.h5}
 YAML
 
-# The plans for one site, unfiltered: rank 1's peak, and the smallest peak of any plan.
-"$TRA" plan mm.yaml --sites 1 --top 1000 --format json > plans.json
+# Three ranks on this host (the time model then ranks rmm first, with a larger peak than the
+# broadcasts), launched by mpirun.
+mpirun=$(command -v mpirun) || fail "no mpirun on PATH"
+ranks=3
+launch() { "$mpirun" -n "$ranks" "$@"; }
+
+# The plans for three sites on one host, unfiltered: rank 1's peak, and the smallest peak.
+"$TRA" plan mm.yaml --sites "$ranks" --ranks-per-host "$ranks" --top 1000 --format json > plans.json
 read -r first_peak least_peak < <("$PY" -c '
 import json; p = json.load(open("plans.json"))["plans"]
 print(p[0]["peak_bytes_per_site"], min(x["peak_bytes_per_site"] for x in p))')
-# Slurm megabytes whose 3/4 holds the smallest peak but not the cheapest plan's.
-mb=$(( (least_peak * 4 / 3 + 1048575) / 1048576 ))
-budget=$(( mb * 1048576 * 3 / 4 ))
-[ "$budget" -ge "$least_peak" ] && [ "$budget" -lt "$first_peak" ] ||
-    fail "no Slurm limit separates the plans (peaks: cheapest $first_peak, least $least_peak)"
 
-# expect_plan LOG: the run used the plan `tra plan --memory-per-site $budget` ranks first.
+# expect_plan LOG BUDGET: the run used the plan `tra plan --memory-per-site BUDGET` ranks first,
+# which is not the cheapest plan of all (that one does not fit).
 expect_plan() {
     local want
-    want=$("$TRA" plan mm.yaml --sites 1 --memory-per-site "$budget" --format json |
+    [ "$2" -ge "$least_peak" ] && [ "$2" -lt "$first_peak" ] ||
+        fail "budget $2 does not separate the plans (peaks: cheapest $first_peak, least $least_peak)"
+    want=$("$TRA" plan mm.yaml --sites "$ranks" --ranks-per-host "$ranks" --memory-per-site "$2" --format json |
         "$PY" -c 'import json, sys; print(json.load(sys.stdin)["plans"][0]["name"])')
-    "$PY" - "$want" "$budget" <<'PY' || { cat "$1" >&2; fail "$1: the run did not use the plan that fits $budget"; }
+    "$PY" - "$want" "$2" <<'PY' || { cat "$1" >&2; fail "$1: the run did not use the plan that fits $2"; }
 import json, sys
 r = json.load(open("run.json"))
 assert r["plan"] == sys.argv[1], (r["plan"], sys.argv[1])
@@ -49,24 +53,26 @@ assert r["predicted_peak_bytes"] <= int(sys.argv[2]), r["predicted_peak_bytes"]
 PY
 }
 
-# (a) SLURM_MEM_PER_NODE: shared by the host's ranks (one here).
+# (a) SLURM_MEM_PER_NODE: shared by the host's ranks. 3/4 of MB MiB over 3 ranks is MB x 262144.
+mb=$(( (least_peak + 262143) / 262144 ))
+budget=$(( mb * 262144 ))
 rc=0
-SLURM_MEM_PER_NODE=$mb "$TRA" run mm.yaml --report run.json > node.log 2>&1 || rc=$?
+SLURM_MEM_PER_NODE=$mb launch "$TRA" run mm.yaml --report run.json > node.log 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat node.log >&2; fail "the run under SLURM_MEM_PER_NODE=$mb exited with $rc"; }
-grep -q "^memory budget: $budget bytes .* per rank, 3/4 of Slurm's SLURM_MEM_PER_NODE=$mb MB .* over 1 rank on the host" node.log ||
+grep -q "^memory budget: $budget bytes .* per rank, 3/4 of Slurm's SLURM_MEM_PER_NODE=$mb MB .* over 3 ranks on the host" node.log ||
     { cat node.log >&2; fail "the run does not print its budget from SLURM_MEM_PER_NODE"; }
-expect_plan node.log
+expect_plan node.log "$budget"
 rm -rf out run.json
 
-# (b) SLURM_MEM_PER_CPU x SLURM_CPUS_PER_TASK: each rank's own.
-half=$(( (mb + 1) / 2 ))
-budget=$(( half * 2 * 1048576 * 3 / 4 ))
+# (b) SLURM_MEM_PER_CPU x SLURM_CPUS_PER_TASK: each rank's own, 3/4 of 2 x MB MiB.
+mb=$(( (least_peak + 1572863) / 1572864 ))
+budget=$(( mb * 1572864 ))
 rc=0
-SLURM_MEM_PER_CPU=$half SLURM_CPUS_PER_TASK=2 "$TRA" run mm.yaml --report run.json > cpu.log 2>&1 || rc=$?
-[ "$rc" -eq 0 ] || { cat cpu.log >&2; fail "the run under SLURM_MEM_PER_CPU=$half x 2 exited with $rc"; }
-grep -q "^memory budget: $budget bytes .* per rank, 3/4 of Slurm's SLURM_MEM_PER_CPU=$half MB x 2 CPUs per task .* per rank" cpu.log ||
+SLURM_MEM_PER_CPU=$mb SLURM_CPUS_PER_TASK=2 launch "$TRA" run mm.yaml --report run.json > cpu.log 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat cpu.log >&2; fail "the run under SLURM_MEM_PER_CPU=$mb x 2 exited with $rc"; }
+grep -q "^memory budget: $budget bytes .* per rank, 3/4 of Slurm's SLURM_MEM_PER_CPU=$mb MB x 2 CPUs per task .* per rank" cpu.log ||
     { cat cpu.log >&2; fail "the run does not print its budget from SLURM_MEM_PER_CPU"; }
-expect_plan cpu.log
+expect_plan cpu.log "$budget"
 rm -rf out run.json
 
 # (c) No plan fits: refused up front, exit 2, nothing written.
@@ -116,7 +122,7 @@ in_cgroup() {
 }
 in_cgroup small.log run mm.yaml --report run.json
 [ "$rc" -eq 0 ] || { cat small.log >&2; fail "the run in a 256 MiB cgroup exited with $rc"; }
-grep -q "^memory budget: $budget bytes .* 3/4 of cgroup v1 $cg/memory.limit_in_bytes (0.25 GiB) over 1 rank on the host" small.log ||
+grep -q "^memory budget: $budget bytes .* 3/4 of cgroup v1 $cg/memory.limit_in_bytes (256.0 MiB) over 1 rank on the host" small.log ||
     { cat small.log >&2; fail "the run in a cgroup does not print the cgroup's budget"; }
 "$PY" -c "import json; r = json.load(open('run.json')); assert r['predicted_peak_bytes'] <= $budget" ||
     fail "the run in a cgroup chose a plan above its budget"

@@ -108,10 +108,16 @@ TEST_CASE("the budget is 3/4 of the tightest limit, a host's divided among its r
     // 4 ranks: host limits give 3000 and 1500 each, the per-rank one 1875.
     auto b = runtime::tightest_budget(limits, 4);
     CHECK(b.bytes == 1500);
-    CHECK(b.reason == "3/4 of cgroup (0.00 GiB) over 4 ranks on the host");
+    CHECK(b.reason == "3/4 of cgroup (8000 bytes) over 4 ranks on the host");
     // 1 rank: 12000, 6000, 1875.
     b = runtime::tightest_budget(limits, 1);
     CHECK(b.bytes == 1875);
-    CHECK(b.reason == "3/4 of slurm per cpu (0.00 GiB) per rank");
+    CHECK(b.reason == "3/4 of slurm per cpu (2500 bytes) per rank");
     CHECK(runtime::tightest_budget({}, 2).bytes == 0);
+    // Sizes are named in the unit that reads best.
+    b = runtime::tightest_budget({{std::int64_t{3} << 30, true, "a"}}, 1);
+    CHECK(b.bytes == (std::int64_t{9} << 30) / 4);
+    CHECK(b.reason == "3/4 of a (3.00 GiB) over 1 rank on the host");
+    CHECK(runtime::tightest_budget({{std::int64_t{256} << 20, false, "b"}}, 1).reason ==
+          "3/4 of b (256.0 MiB) per rank");
 }
