@@ -55,7 +55,7 @@ std::string this_host() {
 
 }  // namespace
 
-TEST_CASE("--force keeps every dataset of the old file that the workflow does not write") {
+TEST_CASE("with --force, every dataset of the old file that the workflow does not write") {
     TempDir dir("kept");
     const std::string out = dir / "C.h5";
     write_vector(out, "/C", 3, 10);
