@@ -398,7 +398,9 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_option("--out-dir", opt->out_dir,
                     "Resolve relative output paths against this folder instead of the "
                     "workflow's folder");
-    cmd->add_flag("--force", opt->force, "Replace existing output files");
+    cmd->add_flag("--force", opt->force,
+                  "Replace the datasets the workflow writes in existing output files, keeping "
+                  "every other object of those files");
     cmd->add_option("--memory-per-site", opt->memory_per_site,
                     "Bytes each rank may use; the plan's predicted peak per site (exchange "
                     "buffers included) must fit before the run starts (default: 3/4 of the "
