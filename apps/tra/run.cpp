@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -15,11 +14,11 @@
 #include "ia/time_estimate.hpp"
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
+#include "run_memory.hpp"
 #include "run_options.hpp"
 #include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/host_layout.hpp"
-#include "runtime/memory_limits.hpp"
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
 #include "runtime/reference_evaluator.hpp"
@@ -169,55 +168,6 @@ std::size_t message_limit_from_environment() {
     return static_cast<std::size_t>(bytes);
 }
 
-// What each rank may hold, and why: --memory-per-site; on GPU runs the GPU memory budget per
-// rank (DeviceContext::memory_budget: free memory less headroom, split among the ranks sharing
-// a GPU); else the tightest limit in force (runtime/memory_limits.hpp: physical memory,
-// cgroups, Slurm), the smallest over all ranks, so that the one plan fits every rank.
-struct Budget {
-    std::int64_t bytes = 0;  // 0: no limit known, nothing is checked
-    std::string reason;
-};
-
-Budget memory_budget(const RunOptions& opt, const runtime::DeviceContext& device,
-                     const runtime::HostLayout& hosts, const runtime::RankAgreement& agree,
-                     MPI_Comm comm) {
-    if (opt.memory_per_site) return {*opt.memory_per_site, "--memory-per-site"};
-    if (device.device == runtime::Device::Gpu)
-        return {device.memory_budget, "the GPU's free memory less headroom, per rank sharing it"};
-    runtime::MemoryBudget mine;
-    agree.step([&] {
-        mine = runtime::tightest_budget(runtime::limits_in_force(),
-                                        static_cast<int>(hosts.mine().ranks.size()));
-    });
-    // Unknown (0) loses to any known budget; the reason travels from the rank that has the least.
-    struct {
-        long bytes;
-        int rank;
-    } in{mine.bytes > 0 ? mine.bytes : std::numeric_limits<long>::max(), agree.rank()}, least{};
-    MPI_Allreduce(&in, &least, 1, MPI_LONG_INT, MPI_MINLOC, comm);
-    if (least.bytes == std::numeric_limits<long>::max()) return {};
-    Budget b{least.bytes, mine.reason};
-    int length = static_cast<int>(b.reason.size());
-    MPI_Bcast(&length, 1, MPI_INT, least.rank, comm);
-    b.reason.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(b.reason.data(), length, MPI_CHAR, least.rank, comm);
-    if (least.rank != 0) b.reason += " (on rank " + std::to_string(least.rank) + ")";
-    return b;
-}
-
-// Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
-void check_memory(const Budget& budget, const Prepared& prep, int rank) {
-    const std::int64_t have = budget.bytes;
-    const std::int64_t needs = prep.totals.peak_per_site.at(static_cast<std::size_t>(rank));
-    if (have > 0 && needs > have)
-        throw Error(
-            "plan " + (prep.name.empty() ? std::string("(no choices)") : prep.name) + " needs " +
-            std::to_string(needs) + " bytes (" + human_bytes(static_cast<double>(needs)) +
-            ") on site " + std::to_string(rank) + ", have " + std::to_string(have) + " (" +
-            human_bytes(static_cast<double>(have)) + ", " + budget.reason +
-            "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
-}
-
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
@@ -311,7 +261,10 @@ int run_distributed(const RunOptions& opt) {
         if (!opt.memory_per_site && budget.bytes > 0) plan_memory = budget.bytes;
         prep = prepare(opt, agree, comm, plan_memory, hosts);
         if (rank == 0) warn_if_profile_differs(prep.profile, threads);
-        agree.step([&] { check_memory(budget, prep, rank); });
+        agree.step([&] {
+            check_memory(budget, prep.name,
+                         prep.totals.peak_per_site.at(static_cast<std::size_t>(rank)), rank);
+        });
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
