@@ -46,6 +46,7 @@ std::string temp_name(const std::string& final_path) {
 }
 
 // The pid of "<pid>-<n>", or -1 when `rest` is not exactly that (then the file is not ours).
+// A pid has at most 9 digits here, so stol cannot overflow.
 long pid_of(const std::string& rest) {
     const std::size_t dash = rest.find('-');
     if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() || dash > 9) return -1;
