@@ -14,6 +14,7 @@
 #include "ia/time_estimate.hpp"
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
+#include "run_memory.hpp"
 #include "run_options.hpp"
 #include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
@@ -79,7 +80,7 @@ void warn_if_profile_differs(const ia::MachineProfile& profile, int threads) {
 // Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
 // is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
 // plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
-// `plan_memory`: plans must fit it (GPU runs: the GPU memory budget per rank), else no limit.
+// `plan_memory`: plans must fit it (a default budget), else no limit.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
                  std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
     workflow::LoadOptions load;
@@ -109,7 +110,16 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.cost = opt.cost;
         request.time = model;
         request.memory_per_site = plan_memory;
-        const optimizer::RankedPlans ranked = optimizer::rank_plans(*prep.original, request);
+        const optimizer::RankedPlans ranked = [&] {
+            try {
+                return optimizer::rank_plans(*prep.original, request);
+            } catch (const Error& e) {
+                if (!plan_memory) throw;
+                throw Error(e.message() +
+                            " (no --memory-per-site was given: that is the default budget, "
+                            "printed above; run on more ranks or pass --memory-per-site)");
+            }
+        }();
         const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
         std::ostringstream out;
         workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
@@ -157,28 +167,6 @@ std::size_t message_limit_from_environment() {
                     "' is not a whole number of bytes of at least 1 (the exchange's largest "
                     "message piece)");
     return static_cast<std::size_t>(bytes);
-}
-
-// Refuses, before any work, a plan whose predicted peak on this rank's site exceeds the budget.
-// The default budget on GPU runs is the GPU memory budget per rank (DeviceContext::memory_budget:
-// free memory less headroom, split among the ranks sharing a GPU), a share of the host's otherwise.
-void check_memory(const RunOptions& opt, const Prepared& prep, const runtime::Host& host,
-                  const runtime::DeviceContext& device, int rank) {
-    const bool gpu = device.device == runtime::Device::Gpu;
-    const std::int64_t have = opt.memory_per_site ? *opt.memory_per_site
-                              : gpu               ? device.memory_budget
-                                                  : runtime::default_memory_per_site(host);
-    const std::int64_t needs = prep.totals.peak_per_site.at(static_cast<std::size_t>(rank));
-    if (have > 0 && needs > have)
-        throw Error(
-            "plan " + (prep.name.empty() ? std::string("(no choices)") : prep.name) + " needs " +
-            std::to_string(needs) + " bytes (" + human_bytes(static_cast<double>(needs)) +
-            ") on site " + std::to_string(rank) + ", have " + std::to_string(have) + " (" +
-            human_bytes(static_cast<double>(have)) + ", " +
-            (opt.memory_per_site ? "--memory-per-site"
-             : gpu               ? "the GPU's free memory less headroom, per rank sharing it"
-                                 : "the default share of the host") +
-            "); run on more ranks, pick a plan with a smaller peak, or raise --memory-per-site");
 }
 
 using Clock = std::chrono::steady_clock;
@@ -258,16 +246,26 @@ int run_distributed(const RunOptions& opt) {
             std::cout.flush();
         }
         // The device every rank computes on (docs/gpu.md); on GPU runs a site holds its tiles in
-        // GPU memory, so plans must fit the smallest GPU budget of any rank; an explicit
-        // --memory-per-site is checked below with its "needs X, have Y" message instead.
+        // GPU memory. A default budget chooses among the plans (as `tra plan --memory-per-site`
+        // does); an explicit --memory-per-site is checked below with its "needs X, have Y"
+        // message instead.
         runtime::DeviceContext device;
         agree.step([&] { device = runtime::open_device(runtime::parse_device(opt.device), comm); });
+        const Budget budget = memory_budget(opt, device, hosts, agree, comm);
+        if (rank == 0 && !opt.memory_per_site && budget.bytes > 0) {
+            std::cout << "memory budget: " << budget.bytes << " bytes ("
+                      << human_bytes(static_cast<double>(budget.bytes)) << ") per rank, "
+                      << budget.reason << "\n";
+            std::cout.flush();
+        }
         std::optional<std::int64_t> plan_memory;
-        if (!opt.memory_per_site && device.device == runtime::Device::Gpu)
-            plan_memory = device.memory_budget;
+        if (!opt.memory_per_site && budget.bytes > 0) plan_memory = budget.bytes;
         prep = prepare(opt, agree, comm, plan_memory, hosts);
         if (rank == 0) warn_if_profile_differs(prep.profile, threads);
-        agree.step([&] { check_memory(opt, prep, hosts.mine(), device, rank); });
+        agree.step([&] {
+            check_memory(budget, prep.name,
+                         prep.totals.peak_per_site.at(static_cast<std::size_t>(rank)), rank);
+        });
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
@@ -355,11 +353,14 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_option("--out-dir", opt->out_dir,
                     "Resolve relative output paths against this folder instead of the "
                     "workflow's folder");
-    cmd->add_flag("--force", opt->force, "Replace existing output files");
+    cmd->add_flag("--force", opt->force,
+                  "Replace the datasets the workflow writes in existing output files, keeping "
+                  "every other object of those files");
     cmd->add_option("--memory-per-site", opt->memory_per_site,
                     "Bytes each rank may use; the plan's predicted peak per site (exchange "
                     "buffers included) must fit before the run starts (default: 3/4 of the "
-                    "host's memory divided by the ranks on the host)");
+                    "tightest limit in force: the host's memory, its cgroup's or Slurm's, a "
+                    "host's divided by the ranks on the host; the default also chooses the plan)");
     cmd->add_option(
         "--threads", opt->threads,
         "BLAS threads per rank (default: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS "

@@ -19,7 +19,8 @@ struct RunOptions {
     std::string out_dir;
     std::string plan;
     std::string report;
-    std::optional<std::int64_t> memory_per_site;  // else runtime::default_memory_per_site
+    std::optional<std::int64_t>
+        memory_per_site;  // else the default budget (runtime/memory_limits.hpp)
     std::optional<int> threads;                   // BLAS threads per rank
     std::string device = "cpu";                   // --device cpu|gpu (docs/gpu.md)
     bool reference = false;

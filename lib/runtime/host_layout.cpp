@@ -83,14 +83,6 @@ std::vector<std::string> oversubscription_warnings(const HostLayout& layout, int
     return out;
 }
 
-std::int64_t default_memory_per_site(const Host& host) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return 0;
-    const double physical = static_cast<double>(pages) * static_cast<double>(page);
-    return static_cast<std::int64_t>(
-        kMemoryShare * physical / static_cast<double>(std::max<std::size_t>(1, host.ranks.size())));
-}
-
 int share_cores_with_blas(std::optional<int> requested, const Host& host) {
     if (requested && *requested < 1)
         throw Error("--threads must be at least 1, not " + std::to_string(*requested));

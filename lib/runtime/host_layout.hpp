@@ -1,7 +1,7 @@
 #pragma once
 // Which ranks of a run share a host (MPI_Comm_split_type SHARED, named by MPI_Get_processor_name),
-// how many cores each host has, and the default share of a host each rank gets: BLAS threads
-// and memory (docs/runtime.md, "Ranks and BLAS threads", "Memory").
+// how many cores each host has, and the default share of a host's cores each rank gets for BLAS
+// threads (docs/runtime.md, "Ranks and BLAS threads"; memory: memory_limits.hpp).
 #include <mpi.h>
 
 #include <cstdint>
@@ -40,10 +40,5 @@ int share_cores_with_blas(std::optional<int> requested, const Host& host);
 
 // Ranks x threads above the cores of any host: one warning line per such host, else none.
 std::vector<std::string> oversubscription_warnings(const HostLayout& layout, int threads);
-
-// The default --memory-per-site: kMemoryShare of the host's physical memory, divided by the
-// ranks on the host. The rest is left to the OS, MPI, HDF5 and the program itself.
-inline constexpr double kMemoryShare = 0.75;
-std::int64_t default_memory_per_site(const Host& host);
 
 }  // namespace tra::runtime

@@ -13,7 +13,15 @@ OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
         if (files_.count(o.file)) continue;
         try {
-            files_[o.file] = std::make_unique<storage::AtomicOutput>(o.file, replace);
+            auto file = std::make_unique<storage::AtomicOutput>(o.file, replace);
+            // --force replaces the datasets the workflow writes, not the rest of the file.
+            if (replace) {
+                std::vector<std::string> written;
+                for (const Output& w : program.outputs)
+                    if (w.file == o.file) written.push_back(w.dataset);
+                file->keep_existing_objects(written);
+            }
+            files_[o.file] = std::move(file);
         } catch (const Error& e) {
             throw e.located(o.where);
         }

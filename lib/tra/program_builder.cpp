@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "tra/einsum_lowering.hpp"
+#include "tra/rekey_frontier.hpp"
 
 namespace tra {
 
@@ -322,6 +323,8 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
                          src.at("key"));
         n.keys.insert(out);
     }
+    const Checked<Frontier> frontier = rekey_frontier(f, n.keys);
+    if (!frontier) return Error(name + ": " + frontier.problem().message(), src.at("key"));
     finish_node(n);
     return append(std::move(n));
 }

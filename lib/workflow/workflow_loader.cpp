@@ -4,6 +4,7 @@
 #include <map>
 #include <regex>
 
+#include "storage/same_file.hpp"
 #include "storage/tensor_file.hpp"
 #include "tra/program_builder.hpp"
 #include "workflow/yaml_fields.hpp"
@@ -124,6 +125,7 @@ private:
             f.fail("input " + name + " needs a file (with dataset) or generate");
         }
         StepSource src = source_of(f);
+        if (!source.generate) input_files_.push_back({name, source.file, src.at("file")});
         const NodeId id = b.add_input(name, shape, tile, dtype, source, src);
         if (!source.generate && options_.check_input_files) check_file(b.node(id), src);
     }
@@ -280,9 +282,23 @@ private:
         f.allow_only({"file", "dataset"});
         const std::string file = resolve(out_folder_, f.at("file").as_string());
         const std::string dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
+        // Checked here, not when running, so that `tra validate` says it too, and before
+        // --force is looked at: no flag makes replacing an input safe.
+        for (const InputFile& in : input_files_)
+            if (storage::same_file(file, in.file))
+                f.at("file").fail("output " + name + " would write '" + file +
+                                  "', which is the file of input " + in.name + " ('" + in.file +
+                                  "', " + in.where.str() +
+                                  "); inputs are never modified: write the output to another file");
         b.add_output(name, file, dataset, source_of(f));
     }
 
+    struct InputFile {
+        std::string name, file;
+        SourceLocation where;
+    };
+
+    std::vector<InputFile> input_files_;
     std::string path_;
     LoadOptions options_;
     std::string folder_, out_folder_;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tra run never clobbers or half-writes: existing outputs need --force and are left untouched
 # without it; bad inputs or unusable output paths fail with exit 2 and a file:line:col message
-# before anything is written (no outputs, no *.tmp* files); inputs are never modified.
+# before anything is written (no outputs, no *.tmp* files); inputs are never modified, not even
+# by an output naming the input's file; --force keeps every object of an output file that the
+# workflow does not write; temporaries left by dead runs on this host are removed.
 # Uses plans/examples/matmul.yaml (on a copy of its committed input A.h5) and its expected output.
 # Usage: bash test_atomic_outputs.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
@@ -95,6 +97,82 @@ if [ -e badout ]; then
     [ -z "$(find badout -type f)" ] || fail "files written for a run with a non-HDF5 input: $(find badout -type f)"
 fi
 no_temporaries "non-HDF5-input run"
+
+# (d) An output naming an input's file (directly, through a symlink or a hard link) is refused
+#     with exit 2 naming both, with or without --force, by validate and run alike.
+ln -sf A.h5 link.h5
+ln -f A.h5 hard.h5
+for target in A.h5 ./link.h5 hard.h5; do
+    sed "s#file: out/C.h5#file: $target#" wf.yaml > same.yaml
+    grep -q "file: $target" same.yaml || fail "could not point output C at $target"
+    for args in "validate same.yaml" "run same.yaml --reference" "run same.yaml --reference --force" \
+        "run same.yaml --force"; do
+        # shellcheck disable=SC2086
+        run same.log 2 $args
+        grep -Eq "same\.yaml:[0-9]+:[0-9]+: .*output C would write '[^']*${target#./}', which is the file of input A \('[^']*A\.h5', same\.yaml:[0-9]+:[0-9]+" same.log ||
+            { cat same.log >&2; fail "'tra $args' with output C at $target does not name both files and places"; }
+        [ "$(sum A.h5)" = "$input_sum" ] || fail "'tra $args' modified its input A.h5 (output at $target)"
+    done
+done
+rm -f link.h5 hard.h5 same.yaml
+rm -rf out
+no_temporaries "output-is-input runs"
+
+# (e) --force keeps every dataset, group and attribute of an existing output file that the
+#     workflow does not write; the ones it writes are replaced.
+mkdir -p out
+"$PY" - <<'PY' || fail "could not write the old out/C.h5 with h5py"
+import h5py, numpy as np
+with h5py.File("out/C.h5", "w") as f:
+    f.attrs["note"] = "kept"
+    f.attrs["version"] = np.int64(3)
+    f.create_dataset("C", data=np.zeros((2, 2)))          # replaced by the run
+    f.create_dataset("other", data=np.arange(6.0).reshape(2, 3)).attrs["unit"] = "m"
+    g = f.create_group("grp")
+    g.attrs["who"] = "another tool"
+    g.create_dataset("x", data=np.array([1, 2, 3], dtype=np.int32), chunks=(2,), compression="gzip")
+    f["soft"] = h5py.SoftLink("/other")
+PY
+run keep.log 0 run wf.yaml --reference --force
+run keep.diff 0 diff out/C.h5:/C "$expected:/C"
+"$PY" - <<'PY' || fail "--force lost objects of the old out/C.h5"
+import h5py, numpy as np
+with h5py.File("out/C.h5", "r") as f:
+    assert f.attrs["note"] == "kept" and f.attrs["version"] == 3, dict(f.attrs)
+    assert np.array_equal(f["other"][...], np.arange(6.0).reshape(2, 3))
+    assert f["other"].attrs["unit"] == "m"
+    assert f["grp"].attrs["who"] == "another tool"
+    assert np.array_equal(f["grp/x"][...], [1, 2, 3]) and f["grp/x"].dtype == np.int32
+    assert f["grp/x"].compression == "gzip"
+    assert f.get("soft", getlink=True).path == "/other"
+    assert f["C"].shape == (60, 35), f["C"].shape
+    assert sorted(f.keys()) == ["C", "grp", "other", "soft"], sorted(f.keys())
+PY
+no_temporaries "--force run keeping objects"
+#     The old file's objects also survive a second --force run unchanged.
+run keep2.log 0 run wf.yaml --reference --force
+"$PY" -c 'import h5py; f = h5py.File("out/C.h5", "r"); assert sorted(f.keys()) == ["C", "grp", "other", "soft"]' ||
+    fail "a second --force run lost objects of out/C.h5"
+rm -rf out
+
+# (f) Temporaries of this output left by a dead process on this host are removed; another
+#     host's, a live process's and another output's stay.
+mkdir -p out
+bash -c 'exit 0' &
+dead=$!
+wait "$dead" || true
+host=$(hostname)
+touch "out/C.h5.tmp-$host-$dead-0" "out/C.h5.tmp-other-$host-$dead-0" "out/C.h5.tmp-$host-$$-0" \
+    "out/C.h5.tmp-$host-$dead-0.bak" "out/E.h5.tmp-$host-$dead-0"
+run stale.log 0 run wf.yaml --reference
+[ ! -e "out/C.h5.tmp-$host-$dead-0" ] || { cat stale.log >&2; fail "a dead run's temporary was not removed"; }
+grep -q "removed '[^']*C.h5.tmp-$host-$dead-0'" stale.log ||
+    { cat stale.log >&2; fail "the removal of a dead run's temporary was not reported"; }
+for kept in "out/C.h5.tmp-other-$host-$dead-0" "out/C.h5.tmp-$host-$$-0" "out/C.h5.tmp-$host-$dead-0.bak" \
+    "out/E.h5.tmp-$host-$dead-0"; do
+    [ -e "$kept" ] || fail "$kept was removed, but it is not a dead run's temporary of this output on this host"
+done
+rm -rf out
 
 # (c) The input file was read by every run above and never modified.
 [ "$(sum A.h5)" = "$input_sum" ] || fail "a run modified its input A.h5"
