@@ -2,17 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <unordered_map>
 
 #include "tra/einsum_lowering.hpp"
 #include "tra/rekey_frontier.hpp"
+#include "tra/tuple_limit.hpp"
 
 namespace tra {
 
 namespace {
-
-constexpr std::int64_t kTooMany = std::numeric_limits<std::int64_t>::max();
 
 std::string join_list(const std::vector<std::int64_t>& v) {
     std::string s;
@@ -78,45 +76,6 @@ void finish_node(Node& n) {
     n.frontier = n.keys.frontier(n.type.key_arity);
 }
 
-// The tuples of a box (its frontier's product), kTooMany where that overflows 64 bits.
-std::int64_t tuples_in_box(const Frontier& f) {
-    std::int64_t count = 1;
-    for (std::int64_t extent : f)
-        if (__builtin_mul_overflow(count, extent, &count)) return kTooMany;
-    return count;
-}
-
-// The smallest divisor of n that is at least `wanted` (n itself when none is smaller).
-std::int64_t divisor_at_least(std::int64_t n, std::int64_t wanted) {
-    std::int64_t best = n;
-    for (std::int64_t i = 1; i * i <= n; ++i)
-        if (n % i == 0)
-            for (std::int64_t d : {i, n / i})
-                if (d >= wanted && d < best) best = d;
-    return best;
-}
-
-// "e.g. tile: [..]": each tile dimension grown alike to a divisor of its extent, until the
-// tensor has at most `max_tuples` tiles; empty where no such tiling is quick to find (extents
-// past 2^40, whose divisors take too long to list).
-std::string coarser_tiles_hint(const Shape& shape, const Shape& tile, std::int64_t max_tuples) {
-    constexpr std::int64_t kLargestSearched = std::int64_t{1} << 40;
-    double count = 1;
-    for (std::size_t d = 0; d < shape.size(); ++d) count *= static_cast<double>(shape[d] / tile[d]);
-    const double grow =
-        std::ceil(std::pow(count / static_cast<double>(max_tuples), 1.0 / shape.size()));
-    Shape coarser = tile;
-    Frontier f(shape.size());
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] > kLargestSearched) return "";
-        const double wanted = std::min(static_cast<double>(shape[d]), grow * tile[d]);
-        coarser[d] = divisor_at_least(shape[d], static_cast<std::int64_t>(wanted));
-        f[d] = shape[d] / coarser[d];
-    }
-    if (tuples_in_box(f) > max_tuples) return "";
-    return "e.g. tile: " + coarser.str() + " (" + std::to_string(tuples_in_box(f)) + " tiles)";
-}
-
 }  // namespace
 
 SourceLocation StepSource::at(const std::string& field) const {
@@ -144,20 +103,6 @@ Checked<NodeId> ProgramBuilder::append(Node node) {
     return program_.nodes.size() - 1;
 }
 
-std::optional<Error> ProgramBuilder::too_many_tuples(const std::string& name, std::int64_t count,
-                                                     const SourceLocation& where,
-                                                     const std::string& hint) const {
-    if (count <= max_tuples_) return std::nullopt;
-    // A count past 64 bits, or a join stopped at the limit, is known only to exceed it.
-    const std::string counted =
-        count == kTooMany || count == max_tuples_ + 1 ? "" : " (" + std::to_string(count) + ")";
-    return Error(name + " has more tuples (tiles)" + counted + " than the limit of " +
-                     std::to_string(max_tuples_) +
-                     " (--max-tuples or TRA_MAX_TUPLES); use larger tiles" +
-                     (hint.empty() ? "" : ", " + hint),
-                 where);
-}
-
 Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Shape& shape,
                                               const Shape& tile, DType dtype, InputSource source,
                                               const StepSource& src) {
@@ -182,9 +127,9 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
         if (__builtin_mul_overflow(tile_bytes, extent, &tile_bytes))
             return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
                          src.at("tile"));
-    if (auto p = too_many_tuples(name, tuples_in_box(f), src.at("tile"),
-                                 coarser_tiles_hint(shape, tile, max_tuples_)))
-        return *p;
+    if (tuples_in_box(f) > max_tuples_)
+        return *too_many_tuples(name, tuples_in_box(f), max_tuples_, src.at("tile"),
+                                coarser_tiles_hint(shape, tile, max_tuples_));
     Node n{name,
            InputOp{shape, std::move(source)},
            {},
@@ -256,7 +201,7 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
             // Only a join makes more tuples than its inputs hold (every other step keeps or
             // drops them, or tile, counted up front): stop enumerating once past the limit.
             const auto count = static_cast<std::int64_t>(n.keys.size());
-            if (auto p = too_many_tuples(name, count, src.at("join"))) return *p;
+            if (auto p = too_many_tuples(name, count, max_tuples_, src.at("join"))) return *p;
         }
     }
     finish_node(n);
@@ -398,10 +343,8 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
                          std::to_string(extent) + "; sizes that do: " +
                          join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
                      src.at("size"));
-    std::int64_t count = 0;
-    if (__builtin_mul_overflow(static_cast<std::int64_t>(I.tuples()), extent / size, &count))
-        count = kTooMany;
-    if (auto p = too_many_tuples(name, count, src.at("size"))) return *p;
+    const std::int64_t count = tuples_times(static_cast<std::int64_t>(I.tuples()), extent / size);
+    if (auto p = too_many_tuples(name, count, max_tuples_, src.at("size"))) return *p;
     Shape bound = I.type.bound;
     bound[dim] = size;
     Node n{name,     TileOp{dim, size},

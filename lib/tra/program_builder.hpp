@@ -10,13 +10,9 @@
 
 #include "core/checked.hpp"
 #include "tra/program.hpp"
+#include "tra/tuple_limit.hpp"
 
 namespace tra {
-
-// The most tuples (tiles) one relation may have unless the caller says otherwise (--max-tuples,
-// TRA_MAX_TUPLES): enough for the paper's workflows and for 1024 sites, and a bound on the
-// memory and time key sets take (every key is enumerated, about 100 bytes each).
-constexpr std::int64_t kDefaultMaxTuples = 10'000'000;
 
 // Where a step and each of its fields were written.
 struct StepSource {
@@ -135,10 +131,6 @@ class ProgramBuilder {
 
   private:
     Checked<NodeId> append(Node node);
-    // The error for relation `name` passing max_tuples_ (`count` tuples or more), or nullopt.
-    std::optional<Error> too_many_tuples(const std::string& name, std::int64_t count,
-                                         const SourceLocation& where,
-                                         const std::string& hint = "") const;
 
     Program program_;
     std::int64_t max_tuples_ = kDefaultMaxTuples;
