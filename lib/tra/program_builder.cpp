@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "core/checked_math.hpp"
 #include "tra/einsum_lowering.hpp"
 #include "tra/rekey_frontier.hpp"
 #include "tra/tuple_limit.hpp"
@@ -122,13 +123,14 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                 src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
-    std::int64_t tile_bytes = static_cast<std::int64_t>(size_of(dtype));
+    std::optional<std::int64_t> tile_bytes = static_cast<std::int64_t>(size_of(dtype));
     for (std::int64_t extent : tile)
-        if (__builtin_mul_overflow(tile_bytes, extent, &tile_bytes))
-            return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
-                         src.at("tile"));
-    if (tuples_in_box(f) > max_tuples_)
-        return *too_many_tuples(name, tuples_in_box(f), max_tuples_, src.at("tile"),
+        if (tile_bytes) tile_bytes = checked_mul(*tile_bytes, extent);
+    if (!tile_bytes)
+        return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
+                     src.at("tile"));
+    if (const std::int64_t tiles = tuples_in_box(f); tiles > max_tuples_)
+        return *too_many_tuples(name, tiles, max_tuples_, src.at("tile"),
                                 coarser_tiles_hint(shape, tile, max_tuples_));
     Node n{name,
            InputOp{shape, std::move(source)},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_math.hpp"
+
 namespace tra {
 
 namespace {
@@ -26,9 +28,7 @@ std::int64_t tuples_in_box(const Frontier& f) {
 }
 
 std::int64_t tuples_times(std::int64_t count, std::int64_t factor) {
-    std::int64_t product = 0;
-    if (__builtin_mul_overflow(count, factor, &product)) return kTooManyTuples;
-    return product;
+    return checked_mul(count, factor).value_or(kTooManyTuples);
 }
 
 std::string coarser_tiles_hint(const Shape& shape, const Shape& tile, std::int64_t max_tuples) {
