@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # A real one-node Slurm cluster runs the sbatch scripts of tools/slurm (docs/cluster.md):
 # installs Debian's slurmctld, slurmd, slurm-client and munge, starts munged, slurmctld and
-# slurmd as root with a generated key and config (8 CPUs declared, whatever the machine has) in a
+# slurmd as root with a generated key and config (8 CPUs and 8 GiB declared, whatever the machine has) in a
 # private folder, then submits with `sbatch --wait`:
 #   1. paper-ffnn.sbatch --scaled --check --gen ffnn-speech (5 tasks, srun --mpi=pmix): the
 #      paper's TRA-DP and TRA-MP plans and tra's own, each checked by `tra run --check` (outputs
 #      and bytes), its report against the plan, and here its outputs against numpy;
 #   2. tra.sbatch on the scaled nn-wide workflow (3 tasks, mpirun inside the allocation), checked
 #      the same way;
-#   3. three jobs that must fail, each with a clear message: a workflow that does not exist, a
+#   3. `tra run` of a workflow (no plan file) in two jobs with `--mem`: under a limit that only
+#      some plans fit, the run prints the budget Slurm gave (3/4 of SLURM_MEM_PER_NODE over the
+#      node's 3 ranks) and runs the plan `tra plan --memory-per-site` ranks first for it; under
+#      1 MB it is refused up front (exit 2, "no plan fits"), writing nothing;
+#   4. three jobs that must fail, each with a clear message: a workflow that does not exist, a
 #      paper experiment given the wrong task count, and srun without PMI (--mpi=none: OpenMPI
 #      cannot start under srun without PMIx).
 # The daemons are stopped on every exit (trap), jobs first. Usage: 40-slurm.sh BUILD_DIR
@@ -114,7 +118,7 @@ MailProg=/bin/true
 ReturnToService=2
 MinJobAge=5
 EnforcePartLimits=ALL
-NodeName=$node NodeAddr=127.0.0.1 CPUs=8 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 CPUs=8 RealMemory=8192 State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=30 State=UP
 EOF
 export SLURM_CONF=$work/slurm.conf
@@ -176,6 +180,49 @@ grep -q "report matches the plan" "$work/jobs/nn-wide.out" || fail "nn-wide: no 
 grep -q '"sites":3' "$nn_out/run.json" || fail "nn-wide did not run on 3 ranks"
 numpy "$src/plans/paper/scaled/nn-wide.yaml" "$nn_out" "$nn_out/inputs"
 
+# The memory Slurm gives a job (--mem) is the default budget of every rank on the node.
+mem_dir=$work/jobs/mem
+mkdir -p "$mem_dir"
+cat > "$mem_dir/mm.yaml" << 'YAML'
+name: mm
+inputs:
+  A: {shape: [1200, 1200], tile: [300, 300], generate: {uniform: [-1, 1], seed: 1}}
+  B: {shape: [1200, 1200], tile: [300, 300], generate: {uniform: [-1, 1], seed: 2}}
+program:
+  - AB: {join: [A, B], on: [[1], [0]], kernel: matmul}
+  - C:  {aggregate: AB, by: [0, 2], kernel: add}
+outputs:
+  C: {file: out/C.h5}
+YAML
+# The cheapest plan's peak and the smallest peak on 3 sites of one host; a --mem in MB whose
+# budget (3/4 of it over 3 ranks: MB x 262144 bytes) fits the smallest and not the cheapest.
+"$tra" plan "$mem_dir/mm.yaml" --sites 3 --ranks-per-host 3 --top 1000 --format json > "$mem_dir/plans.json"
+read -r first_peak least_peak < <("$py" -c '
+import json, sys; p = json.load(open(sys.argv[1]))["plans"]
+print(p[0]["peak_bytes_per_site"], min(x["peak_bytes_per_site"] for x in p))' "$mem_dir/plans.json")
+mem_mb=$(( (least_peak + 262143) / 262144 ))
+budget=$(( mem_mb * 262144 ))
+[ "$budget" -lt "$first_peak" ] || fail "no --mem separates the plans (peaks $first_peak, $least_peak)"
+want=$("$tra" plan "$mem_dir/mm.yaml" --sites 3 --ranks-per-host 3 --memory-per-site "$budget" --format json |
+    "$py" -c 'import json, sys; print(json.load(sys.stdin)["plans"][0]["name"])')
+run_job="mpirun -n 3 --bind-to none $tra run mm.yaml --report run.json"
+submit mem-fits 0 --ntasks=3 --cpus-per-task=1 --mem="$mem_mb" --chdir="$mem_dir" \
+    --wrap="$run_job"
+grep -q "^memory budget: $budget bytes .* SLURM_MEM_PER_NODE=$mem_mb MB .* over 3 ranks on the host" \
+    "$work/jobs/mem-fits.out" || { cat "$work/jobs/mem-fits.out" >&2; fail "mem-fits: the budget of --mem=$mem_mb is not printed"; }
+"$py" - "$mem_dir/run.json" "$want" "$budget" << 'PY' || fail "mem-fits did not run the plan that fits --mem"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["plan"] == sys.argv[2], (r["plan"], sys.argv[2])
+assert r["predicted_peak_bytes"] <= int(sys.argv[3]), r["predicted_peak_bytes"]
+PY
+rm -rf "$mem_dir/out" "$mem_dir/run.json"
+submit mem-none 2 --ntasks=3 --cpus-per-task=1 --mem=1 --chdir="$mem_dir" --wrap="$run_job"
+grep -q "no plan fits" "$work/jobs/mem-none.out" ||
+    { cat "$work/jobs/mem-none.out" >&2; fail "mem-none: not refused for its memory"; }
+[ ! -e "$mem_dir/out" ] || fail "mem-none: a refused run wrote $mem_dir/out"
+echo "slurm: --mem=$mem_mb chose plan $want (peak <= $budget bytes); --mem=1 refused up front"
+
 # expect_failure NAME MESSAGE: the job NAME failed (checked by submit) and said MESSAGE.
 expect_failure() {
     grep -qF "tra-job: error: $2" "$work/jobs/$1.out" ||
@@ -192,4 +239,4 @@ TRA_OUT=$work/jobs/nopmi TRA_SRUN_MPI=none submit nopmi 1 --ntasks=2 --cpus-per-
 expect_failure nopmi "tra run of $work/jobs/nopmi/plan.yaml exited with"
 grep -q "MPI_Init" "$work/jobs/nopmi.out" || fail "nopmi: the job output does not show the run's log"
 
-echo "slurm: ok (6 jobs)"
+echo "slurm: ok (8 jobs)"
