@@ -16,11 +16,16 @@ require_monitoring() {
         fail "this OpenMPI has no pml monitoring component (ompi_info lists none)"
 }
 
+# How many plans each workflow runs: the 10 `tra plan --top 10` lists. The sanitizer stage
+# (tools/test.d/20-sanitize.sh) sets PLAN_RUNS_TOP=3: there the plans run for memory errors, and
+# the main suite has already run every listed plan at 1-4 ranks.
+PLAN_RUNS_TOP=${PLAN_RUNS_TOP:-10}
+
 # list_plans WF: prints "RANK NAME EXACT_BYTES OVERHEAD_BYTES" for each plan `tra plan --sites
-# RANKS --top 10` lists, cheapest first.
+# RANKS --top PLAN_RUNS_TOP` lists, cheapest first.
 list_plans() {
     local json=plans.$$.json
-    "$TRA" plan "$1" --sites "$RANKS" --top 10 --format json > "$json" 2> "$json.log" ||
+    "$TRA" plan "$1" --sites "$RANKS" --top "$PLAN_RUNS_TOP" --format json > "$json" 2> "$json.log" ||
         { cat "$json.log" >&2; fail "tra plan $1 --sites $RANKS failed"; }
     "$PY" -c '
 import json, sys
