@@ -44,6 +44,17 @@ void generate(const GenOptions& opt) {
         std::cout << "no generated inputs in " << opt.workflow << "\n";
         return;
     }
+    // --force replaces the datasets gen writes, not the rest of the file (as `tra run` does).
+    if (opt.force) {
+        for (auto& [path, file] : files) {
+            std::vector<std::string> written;
+            for (NodeId id : generated) {
+                const auto& src = std::get<InputOp>(p.node(id).op).source;
+                if (src.file == path) written.push_back(src.dataset);
+            }
+            file->keep_existing_objects(written);
+        }
+    }
     for (NodeId id : generated) {
         const Node& n = p.node(id);
         const auto& op = std::get<InputOp>(n.op);
@@ -77,7 +88,8 @@ void add_gen(CLI::App& app, int& exit_code) {
     cmd->add_option("--out-dir", opt->out_dir,
                     "Resolve relative output paths against this folder instead of the "
                     "workflow's folder");
-    cmd->add_flag("--force", opt->force, "Replace existing files");
+    cmd->add_flag("--force", opt->force,
+                  "Replace the datasets gen writes in existing files, keeping the rest");
     add_max_tuples_option(cmd, opt->max_tuples);
     cmd->callback([opt, &exit_code] {
         generate(*opt);

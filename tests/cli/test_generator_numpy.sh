@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `tra gen` writes exactly what tools/reference/tragen.py computes, bit for bit, for f64 and
 # f32, to an explicit file:/dataset: and to the default NAME.h5:/NAME beside the workflow, chunked
-# by the tile; no temporary files are left behind and existing outputs need --force.
+# by the tile; no temporary files are left behind; existing outputs need --force, which keeps
+# the objects of the file that gen does not write.
 # Usage: bash test_generator_numpy.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON)
 set -euo pipefail
 
@@ -35,9 +36,21 @@ rc=0
 "$TRA" gen wf.yaml > again.log 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || { cat again.log >&2; fail "'tra gen' over existing files exited $rc, not 2"; }
 grep -q -- "--force" again.log || { cat again.log >&2; fail "refusal does not mention --force"; }
+# --force replaces only what gen writes: another dataset and a file attribute survive it.
+"$PY" -c '
+import h5py, numpy as np
+with h5py.File("gen/U.h5", "a") as f:
+    f["notes/kept"] = np.arange(6.0)
+    f.attrs["owner"] = "user"' || fail "cannot add a dataset to gen/U.h5"
 rc=0
 "$TRA" gen wf.yaml --force > force.log 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || { cat force.log >&2; fail "'tra gen wf.yaml --force' exited with $rc"; }
+"$PY" -c '
+import h5py, numpy as np
+with h5py.File("gen/U.h5", "r") as f:
+    assert (f["notes/kept"][...] == np.arange(6.0)).all(), "notes/kept changed"
+    assert f.attrs["owner"] == "user", "the file attribute is gone"' ||
+    fail "tra gen --force lost the objects of gen/U.h5 it does not write"
 
 "$PY" - "$SRC/tools/reference" <<'PYTHON' || fail "generated files differ from tragen.py"
 import sys
