@@ -38,7 +38,10 @@ struct SiteWork {
 class LocalWork {
   public:
     LocalWork(const Plan& plan, const TimeModel& model)
-        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan)) {}
+        : plan_(plan),
+          profile_(model.profile),
+          fused_(fused_joins(plan)),
+          permuted_bytes_(plan.size()) {}
 
     SiteWork at_site(const IaNode& n, std::size_t s) const {
         const OperatorSpec& spec = operator_spec(n.op);
@@ -88,10 +91,13 @@ class LocalWork {
         w.compute += calls * std::max(flops / rate, pass(operand_bytes));
         if (!fused_[n.id]) w.memory = pass(at(n.cost.resident, s));  // the products written
         // TTGT: each operand or result the kernel's GEMM plan permutes is read and written once
-        // more (gemm_permutes.hpp asks the kernel's own planner which).
-        const double permuted = static_cast<double>(gemm_permuted_elements(op->kernel, shapes));
-        const double element = static_cast<double>(size_of(plan_.relation(n.id).type.dtype));
-        w.memory += calls * pass(2 * permuted * element);
+        // more (gemm_permutes.hpp asks the kernel's own planner which). Planned once per node,
+        // not per site: the shapes are the node's.
+        std::optional<double>& permuted = permuted_bytes_[n.id];
+        if (!permuted)
+            permuted = 2.0 * static_cast<double>(gemm_permuted_elements(op->kernel, shapes)) *
+                       static_cast<double>(size_of(plan_.relation(n.id).type.dtype));
+        w.memory += calls * pass(*permuted);
         return w;
     }
 
@@ -108,6 +114,8 @@ class LocalWork {
     const Plan& plan_;
     const MachineProfile& profile_;
     std::vector<std::optional<IaNodeId>> fused_;
+    // Per join node: the bytes its TTGT permutes read and write per call, once computed.
+    mutable std::vector<std::optional<double>> permuted_bytes_;
 };
 
 // How a site's traffic splits over the two links: the share of its peers on other hosts.
