@@ -9,6 +9,7 @@
 #include "json_writer.hpp"
 #include "plan_request.hpp"
 #include "program_table.hpp"
+#include "tra/einsum_orders.hpp"
 #include "verbs.hpp"
 #include "workflow/plan_file.hpp"
 
@@ -133,6 +134,15 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("flops", t.flops)
         .field("estimated_seconds", predicted.total());
     write_machine_json(j, predicted.profile);
+    // The contraction order of each multi-operand einsum, as the text's "einsum Z: order" lines.
+    j.key("einsum_orders").begin_array();
+    for (const EinsumOrder& e : einsum_orders(plan.program()))
+        j.begin_object()
+            .field("output", e.step)
+            .field("order", e.tree)
+            .field("flops", e.flops)
+            .end_object();
+    j.end_array();
     j.key("operators").begin_array();
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
@@ -186,6 +196,8 @@ std::string dot_escape(const std::string& s) {
 void print_dot(std::ostream& out, const ia::Plan& plan, const std::string& name) {
     out << "digraph plan {\n  rankdir=BT;\n  label=\"" << dot_escape(name) << " on " << plan.sites()
         << " sites\";\n  node [shape=box, fontname=\"monospace\"];\n";
+    // The einsum contraction orders, as the text's "einsum Z: order ..." lines, one comment each.
+    for (const EinsumOrder& e : einsum_orders(plan.program())) out << "  // " << e.str() << "\n";
     const Fusion fusion(plan);
     for (const ia::IaNode& n : plan.nodes()) {
         const Node& o = plan.relation(n.id);

@@ -6,7 +6,9 @@
 #include <variant>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "ia/fused_joins.hpp"
+#include "ia/gemm_permutes.hpp"
 #include "ia/operator_spec.hpp"
 
 namespace tra::ia {
@@ -36,12 +38,19 @@ struct SiteWork {
 class LocalWork {
   public:
     LocalWork(const Plan& plan, const TimeModel& model)
-        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan)) {}
+        : plan_(plan),
+          profile_(model.profile),
+          fused_(fused_joins(plan)),
+          permuted_bytes_(plan.size()) {}
 
     SiteWork at_site(const IaNode& n, std::size_t s) const {
         const OperatorSpec& spec = operator_spec(n.op);
         if (spec.joins) return join(n, s);
         if (spec.group_by != nullptr) return aggregate(n, s);
+        if (n.op == IaOp::Map && !n.logical && n.replicated && n.inputs.size() == 1)
+            // A replication map: every copy owns its tile (runtime/replication_map.hpp), so it
+            // reads its input tiles and writes each copy.
+            return {0, pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};
         if (!n.logical || n.inputs.size() != 1) return {};
         const bool transform = std::holds_alternative<TransformOp>(*n.logical);
         if (!transform && !std::holds_alternative<TileOp>(*n.logical)) return {};
@@ -81,6 +90,14 @@ class LocalWork {
                                      tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id);
         w.compute += calls * std::max(flops / rate, pass(operand_bytes));
         if (!fused_[n.id]) w.memory = pass(at(n.cost.resident, s));  // the products written
+        // TTGT: each operand or result the kernel's GEMM plan permutes is read and written once
+        // more (gemm_permutes.hpp asks the kernel's own planner which). Planned once per node,
+        // not per site: the shapes are the node's.
+        std::optional<double>& permuted = permuted_bytes_[n.id];
+        if (!permuted)
+            permuted = 2.0 * static_cast<double>(gemm_permuted_elements(op->kernel, shapes)) *
+                       static_cast<double>(size_of(plan_.relation(n.id).type.dtype));
+        w.memory += calls * pass(*permuted);
         return w;
     }
 
@@ -97,6 +114,8 @@ class LocalWork {
     const Plan& plan_;
     const MachineProfile& profile_;
     std::vector<std::optional<IaNodeId>> fused_;
+    // Per join node: the bytes its TTGT permutes read and write per call, once computed.
+    mutable std::vector<std::optional<double>> permuted_bytes_;
 };
 
 // How a site's traffic splits over the two links: the share of its peers on other hosts.

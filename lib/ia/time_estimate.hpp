@@ -27,7 +27,10 @@
 //                     reads its operands and writes its output; a matrix-product join not fused
 //                     with its sum (ia/fused_joins.hpp) writes its products; an aggregate not fused
 //                     with its join reads its input and writes its output; a transform or a tile
-//                     reads and writes its tiles. Filters, rekeys and enforcers' local copies
+//                     reads and writes its tiles, a replication map its input tiles and
+//                     every copy (each copy owns its tile); a matrix-product einsum whose GEMM plan
+//                     permutes an operand or its result (TTGT, ia/gemm_permutes.hpp) reads and
+//                     writes what it permutes. Filters, rekeys and enforcers' local copies
 //                     make no pass. Why the fused pair matters: on one rank, 1024 x 65536 x 1024
 //                     with 2048 tiles took 1.81 s fused and 2.02 s with the products written and
 //                     summed apart.

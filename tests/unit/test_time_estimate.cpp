@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ia/gemm_permutes.hpp"
 #include "ia/time_estimate.hpp"
 #include "kernels/kernel.hpp"
 #include "optimizer/search.hpp"
@@ -112,6 +113,16 @@ TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fus
     // pass); the combining sum on site 0 reads the two partials (64) and writes one tile (32).
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) ==
           Approx(192 + 96));
+}
+
+TEST_CASE("estimated seconds: a replication map reads its tiles and writes every copy", "[time]") {
+    const Program p = common_k();
+    const ia::TimeModel memory_only = model(kInstant, kInstant, 1);
+    // RMM for one output tile: A and B are each copied once (1 x 1 output grid) by a map, 2 tiles
+    // per site read (64 bytes) and 2 copies written (64), per map; the 4 tile products then run
+    // on site 0, each bound by its operands and result (4 x 96), fused with the local sum.
+    CHECK(ia::estimated_seconds(pinned(p, "rmm", "local").plan, memory_only) ==
+          Approx(128 + 128 + 384));
 }
 
 TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes", "[time]") {
@@ -255,4 +266,65 @@ TEST_CASE("gemm calls: which contractions the model prices at a gemm rate", "[ti
     kernels::KernelParams loop = strided;
     loop.agg_op = "max";  // no matrix product: einsum's loop
     CHECK(KernelCall("einsum", loop).gemm_calls(c) == std::nullopt);
+}
+
+namespace {
+
+kernels::KernelParams einsum_params(const std::string& spec) {
+    kernels::KernelParams p;
+    p.spec = spec;
+    return p;
+}
+
+// Z = einsum(A, B) of one 2x2x2 f64 tile A (k at key `k_key`) and one 2x2 tile B (k, c).
+Program one_tile_einsum(const std::string& spec, std::size_t k_key) {
+    ProgramBuilder b("e", DType::F64);
+    b.add_input("A", Shape{2, 2, 2}, Shape{2, 2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("Z", "A", "B", {k_key}, {0}, KernelCall("einsum", einsum_params(spec)), at("Z"));
+    b.add_output("Z", "out.h5", "/Z", at("out"));
+    return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("gemm permutes: the elements the kernel's GEMM plan moves outside GEMM", "[time]") {
+    const Shape a[] = {Shape{2, 2, 2}, Shape{2, 2}};
+    // abk,kc->abc: A's rows (a, b) and its k are runs BLAS reads in place; so is the result.
+    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("abk,kc->abc")), a) == 0);
+    // akb,kc->abc: k splits A's rows (a, b), so A (8 elements) is permuted first.
+    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("akb,kc->abc")), a) == 8);
+    // abk,kc->acb: c splits the result's rows (a, b), so the product (8) is permuted into it.
+    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("abk,kc->acb")), a) == 8);
+    // No GEMM plan: matmul reads in place, and an einsum with agg max runs the loop.
+    kernels::KernelParams loop = einsum_params("akb,kc->abc");
+    loop.agg_op = "max";
+    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", loop), a) == 0);
+    const Shape m[] = {Shape{2, 2}, Shape{2, 2}};
+    CHECK(ia::gemm_permuted_elements(KernelCall("matmul"), m) == 0);
+}
+
+TEST_CASE("estimated seconds: a TTGT contraction pays a pass over what it permutes", "[time]") {
+    // Memory at 1 byte per second, everything else instant. The join's memory term: it writes
+    // its product (8 f64, 64 bytes; no sum to fuse with), and with A permuted it also reads and
+    // writes A's 8 elements (2 * 64 = 128 bytes). The roofline pass of the call (A 64 + B 32 +
+    // Z 64 bytes) is its compute term in both.
+    const ia::TimeModel memory_only = model(kInstant, kInstant, 1);
+    // The join on one site (the program outlives its plans).
+    auto join_time = [&](const Program& p) {
+        const std::vector<RankedPlan> plans = optimizer::search_plans(p, 1);
+        REQUIRE(!plans.empty());
+        const ia::Plan& plan = plans.front().plan;
+        for (const ia::IaNode& n : plan.nodes())
+            if (n.op == ia::IaOp::LocalJoin) return ia::operator_times(plan, memory_only, n.id)[0];
+        FAIL("no local join");
+        return ia::OperatorTime{};
+    };
+    const Program abk = one_tile_einsum("abk,kc->abc", 2), akb = one_tile_einsum("akb,kc->abc", 1);
+    const ia::OperatorTime in_place = join_time(abk);
+    const ia::OperatorTime permuted = join_time(akb);
+    CHECK(in_place.compute == Approx(160));
+    CHECK(permuted.compute == Approx(160));
+    CHECK(in_place.memory == Approx(64));
+    CHECK(permuted.memory == Approx(64 + 128));
 }
