@@ -29,31 +29,7 @@ YAML
 # memory so fast that RMM's replica copies (a memory pass each) cost next to nothing: the time
 # model then ranks rmm first, with a larger peak than the broadcasts. (At the built-in 5 GB/s
 # the copies make rmm the slower plan.) TRA_MACHINE reaches `tra plan` and `tra run` alike.
-cat > fast-memory.yaml <<'YAML'
-format: tra-machine/1
-name: "fast memory"
-blas: {core: "", threads: 1}
-ranks: 2
-dtypes:
-  f64:
-    gemm:
-      - {size: 64, flops_per_second: 2.0e+10}
-      - {size: 128, flops_per_second: 3.2e+10}
-      - {size: 256, flops_per_second: 4.0e+10}
-      - {size: 512, flops_per_second: 4.5e+10}
-      - {size: 1024, flops_per_second: 4.8e+10}
-    loop_flops_per_second: 6.0e+08
-  f32:
-    gemm:
-      - {size: 64, flops_per_second: 4.0e+10}
-    loop_flops_per_second: 8.0e+08
-memory_bytes_per_second: 1.0e+12
-kernel_call_seconds: 2.0e-06
-links:
-  same_host: {latency_seconds: 2.0e-06, bytes_per_second: 5.0e+09}
-  across_hosts: unmeasured
-YAML
-export TRA_MACHINE=$PWD/fast-memory.yaml
+export TRA_MACHINE=$SRC/tests/cli/fast_memory.machine.yaml
 mpirun=$(command -v mpirun) || fail "no mpirun on PATH"
 ranks=3
 launch() { "$mpirun" -n "$ranks" "$@"; }

@@ -194,6 +194,9 @@ program:
 outputs:
   C: {file: out/C.h5}
 YAML
+# Priced with memory so fast that RMM, whose peak is larger than the broadcasts', ranks first
+# (the same profile as tests/cli/test_memory_budget.sh); sbatch passes it on to the jobs.
+export TRA_MACHINE=$src/tests/cli/fast_memory.machine.yaml
 # The cheapest plan's peak and the smallest peak on 3 sites of one host; a --mem in MB whose
 # budget (3/4 of it over 3 ranks: MB x 262144 bytes) fits the smallest and not the cheapest.
 "$tra" plan "$mem_dir/mm.yaml" --sites 3 --ranks-per-host 3 --top 1000 --format json > "$mem_dir/plans.json"
@@ -222,6 +225,7 @@ grep -q "no plan fits" "$work/jobs/mem-none.out" ||
     { cat "$work/jobs/mem-none.out" >&2; fail "mem-none: not refused for its memory"; }
 [ ! -e "$mem_dir/out" ] || fail "mem-none: a refused run wrote $mem_dir/out"
 echo "slurm: --mem=$mem_mb chose plan $want (peak <= $budget bytes); --mem=1 refused up front"
+unset TRA_MACHINE
 
 # expect_failure NAME MESSAGE: the job NAME failed (checked by submit) and said MESSAGE.
 expect_failure() {
