@@ -60,17 +60,17 @@ std::string message_of(const std::function<void()>& step) {
 
 TEST_CASE("dense keys: a join of boxes is the box of its matches", "[program][dense]") {
     ProgramBuilder b("p", DType::F64);
-    // A: frontier [3, 4]; B: frontier [2, 5, 3]; joined on A[1] = B[2] (4 against 3 values).
-    b.add_input("A", Shape{6, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    // A: frontier [3, 4, 1]; B: frontier [2, 5, 3]; joined on A[1] = B[2] (4 against 3 values).
+    b.add_input("A", Shape{6, 8, 2}, Shape{2, 2, 2}, DType::F64, generated(), at("A"));
     b.add_input("B", Shape{4, 10, 6}, Shape{2, 2, 2}, DType::F64, generated(), at("B"));
     const Node ab = b.node(b.add_join("AB", "A", "B", {1}, {2}, KernelCall("mul"), at("AB")));
     CHECK(ab.keys.held_as_box());
-    CHECK(ab.frontier == Frontier{3, 3, 2, 5});
-    CHECK(ab.keys == joined(all_keys({3, 4}), all_keys({2, 5, 3}), {1}, {2}));
+    CHECK(ab.frontier == Frontier{3, 3, 1, 2, 5});
+    CHECK(ab.keys == joined(all_keys({3, 4, 1}), all_keys({2, 5, 3}), {1}, {2}));
     const Node outer = b.node(b.add_join("O", "A", "B", {}, {}, KernelCall("mul"), at("O")));
     CHECK(outer.keys.held_as_box());
     CHECK(outer.tuples() == 12u * 30u);
-    CHECK(outer.keys == joined(all_keys({3, 4}), all_keys({2, 5, 3}), {}, {}));
+    CHECK(outer.keys == joined(all_keys({3, 4, 1}), all_keys({2, 5, 3}), {}, {}));
 }
 
 TEST_CASE("dense keys: a join with holes enumerates only the matching part of a box",
@@ -86,6 +86,18 @@ TEST_CASE("dense keys: a join with holes enumerates only the matching part of a 
     CHECK(db.keys == joined(diagonal, all_keys({4, 3}), {1}, {0}));
     const Node bd = b.node(b.add_join("BD", "B", "D", {0}, {1}, KernelCall("mul"), at("BD")));
     CHECK(bd.keys == joined(all_keys({4, 3}), diagonal, {0}, {1}));
+}
+
+TEST_CASE("dense keys: a join with holes stops enumerating at the limit", "[program][dense]") {
+    ProgramBuilder b("p", DType::F64);
+    b.set_max_tuples(20);
+    b.add_input("A", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{8, 6}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_filter("D", "A", "k0 == k1", at("D"));
+    // 4 diagonal keys against 12: 48 tuples, known only to pass 20.
+    CHECK(message_of([&] { b.add_join("DB", "D", "B", {}, {}, KernelCall("mul"), at("DB")); }) ==
+          "t.yaml:1:1: DB.join: DB has more tuples (tiles) than the limit of 20 (--max-tuples or "
+          "TRA_MAX_TUPLES); use larger tiles");
 }
 
 TEST_CASE("dense keys: aggregate, tile, concat and permuting rekey keep boxes",
