@@ -5,7 +5,9 @@
 #include <unordered_map>
 
 #include "core/checked_math.hpp"
+#include "tra/box_keys.hpp"
 #include "tra/einsum_lowering.hpp"
+#include "tra/join_keys.hpp"
 #include "tra/rekey_frontier.hpp"
 #include "tra/tuple_limit.hpp"
 
@@ -73,7 +75,9 @@ KeyFunction parse_key_function(const std::string& text, std::size_t arity,
     }
 }
 
+// Enumerated keys that fill their box are held as that box, so later steps stay dense.
 void finish_node(Node& n) {
+    n.keys.compact(n.type.key_arity);
     n.frontier = n.keys.frontier(n.type.key_arity);
 }
 
@@ -96,6 +100,28 @@ Checked<NodeId> ProgramBuilder::try_lookup(const std::string& name,
                                            const SourceLocation& where) const {
     if (auto id = program_.find(name)) return *id;
     return Error("unknown relation '" + name + "'", where);
+}
+
+Checked<KeySet> ProgramBuilder::dense_keys(const std::string& name, const Frontier& frontier,
+                                           const RelationType& type, const SourceLocation& where,
+                                           const std::string& hint) const {
+    const std::int64_t tiles = tuples_in_box(frontier);
+    // A count past 64 bits passes any limit: no count (tuples, bytes) could describe it.
+    const bool limited = scope_ == TupleLimitScope::every_relation || tiles == kTooManyTuples;
+    if (limited)
+        if (auto p = too_many_tuples(name, tiles, max_tuples_, where, hint)) return *p;
+    if (tuples_times(tiles, static_cast<std::int64_t>(type.tile_bytes())) == kTooManyTuples)
+        return Error(name + " has more bytes than 64 bits count: " + std::to_string(tiles) +
+                         " tiles of " + std::to_string(type.tile_bytes()) + " bytes",
+                     where);
+    return KeySet::box(frontier);
+}
+
+std::optional<Error> ProgramBuilder::enumeration_problem(const Node& input,
+                                                         const SourceLocation& where) const {
+    if (!input.keys.held_as_box()) return std::nullopt;  // enumerated already, so within it
+    return too_many_tuples(input.name, static_cast<std::int64_t>(input.tuples()), max_tuples_,
+                           where);
 }
 
 Checked<NodeId> ProgramBuilder::append(Node node) {
@@ -129,17 +155,12 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
     if (!tile_bytes)
         return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
                      src.at("tile"));
-    if (const std::int64_t tiles = tuples_in_box(f); tiles > max_tuples_)
-        return *too_many_tuples(name, tiles, max_tuples_, src.at("tile"),
-                                coarser_tiles_hint(shape, tile, max_tuples_));
-    Node n{name,
-           InputOp{shape, std::move(source)},
-           {},
-           RelationType{shape.size(), tile, dtype},
-           KeySet::box(f),
-           f,
-           src.step,
-           "",
+    const RelationType type{shape.size(), tile, dtype};
+    std::string hint;
+    if (tuples_in_box(f) > max_tuples_) hint = coarser_tiles_hint(shape, tile, max_tuples_);
+    Checked<KeySet> keys = dense_keys(name, f, type, src.at("tile"), hint);
+    if (!keys) return keys.problem();
+    Node n{name, InputOp{shape, std::move(source)}, {}, type, std::move(*keys), f, src.step, "",
            false};
     return append(std::move(n));
 }
@@ -171,15 +192,6 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
     if (!shape) return shape.problem();
     const Shape& bound = *shape;
 
-    // Hash the right side by its join-key values; output key = left ++ right minus join keys.
-    std::vector<bool> joined(R.type.key_arity, false);
-    for (auto p : right_keys) joined[p] = true;
-    std::map<std::vector<std::int64_t>, std::vector<const Key*>> right_by_join_key;
-    for (const Key& k : R.keys) {
-        std::vector<std::int64_t> jk;
-        for (auto p : right_keys) jk.push_back(k[p]);
-        right_by_join_key[jk].push_back(&k);
-    }
     Node n{
         name,
         JoinOp{left_keys, right_keys, kernel},
@@ -190,22 +202,14 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
         src.step,
         "",
         false};
-    for (const Key& lk : L.keys) {
-        std::vector<std::int64_t> jk;
-        for (auto p : left_keys) jk.push_back(lk[p]);
-        auto it = right_by_join_key.find(jk);
-        if (it == right_by_join_key.end()) continue;
-        for (const Key* rk : it->second) {
-            Key out = lk;
-            for (std::size_t i = 0; i < rk->size(); ++i)
-                if (!joined[i]) out.push_back((*rk)[i]);
-            n.keys.insert(out);
-            // Only a join makes more tuples than its inputs hold (every other step keeps or
-            // drops them, or tile, counted up front): stop enumerating once past the limit.
-            const auto count = static_cast<std::int64_t>(n.keys.size());
-            if (auto p = too_many_tuples(name, count, max_tuples_, src.at("join"))) return *p;
-        }
-    }
+    Checked<KeySet> keys =
+        L.keys.held_as_box() && R.keys.held_as_box()
+            ? dense_keys(name, joined_box(L.frontier, R.frontier, left_keys, right_keys), n.type,
+                         src.at("join"))
+            : enumerated_join_keys(L.keys, R.keys, left_keys, right_keys, R.type.key_arity,
+                                   EnumerationLimit{name, max_tuples_, src.at("join")});
+    if (!keys) return keys.problem();
+    n.keys = std::move(*keys);
     finish_node(n);
     return append(std::move(n));
 }
@@ -236,10 +240,16 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
            {},       {},
            src.step, "",
            false};
-    for (const Key& k : I.keys) {
-        Key g;
-        for (auto p : by) g.push_back(k[p]);
-        n.keys.insert(g);
+    if (I.keys.held_as_box()) {
+        Checked<KeySet> keys = dense_keys(name, grouped_box(I.frontier, by), n.type, src.at("by"));
+        if (!keys) return keys.problem();
+        n.keys = std::move(*keys);
+    } else {
+        for (const Key& k : I.keys) {
+            Key g;
+            for (auto p : by) g.push_back(k[p]);
+            n.keys.insert(g);
+        }
     }
     finish_node(n);
     return append(std::move(n));
@@ -258,6 +268,13 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
     Node n{name, RekeyOp{f}, {*in},    RelationType{f.output_arity(), I.type.bound, I.type.dtype},
            {},   {},         src.step, "",
            false};
+    if (I.keys.held_as_box())
+        if (const auto permutation = position_permutation(f)) {
+            n.keys = KeySet::box(permuted_box(I.frontier, *permutation));
+            finish_node(n);
+            return append(std::move(n));
+        }
+    if (auto p = enumeration_problem(I, src.at("key"))) return *p;
     std::map<Key, Key> origin;
     for (const Key& k : I.keys) {
         Checked<Key> applied = f.try_apply(k).located(src.at("key"));
@@ -286,6 +303,7 @@ Checked<NodeId> ProgramBuilder::try_add_filter(const std::string& name, const st
         return Error("a filter needs a condition, but \"" + where + "\" computes a key",
                      src.at("where"));
     Node n{name, FilterOp{f}, {*in}, I.type, {}, {}, src.step, "", false};
+    if (auto p = enumeration_problem(I, src.at("where"))) return *p;
     for (const Key& k : I.keys) {
         const Checked<bool> keep = f.try_test(k).located(src.at("where"));
         if (!keep) return keep.problem();
@@ -345,8 +363,6 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
                          std::to_string(extent) + "; sizes that do: " +
                          join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
                      src.at("size"));
-    const std::int64_t count = tuples_times(static_cast<std::int64_t>(I.tuples()), extent / size);
-    if (auto p = too_many_tuples(name, count, max_tuples_, src.at("size"))) return *p;
     Shape bound = I.type.bound;
     bound[dim] = size;
     Node n{name,     TileOp{dim, size},
@@ -354,6 +370,16 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
            {},       {},
            src.step, "",
            false};
+    if (I.keys.held_as_box()) {
+        Checked<KeySet> keys =
+            dense_keys(name, tiled_box(I.frontier, extent / size), n.type, src.at("size"));
+        if (!keys) return keys.problem();
+        n.keys = std::move(*keys);
+        finish_node(n);
+        return append(std::move(n));
+    }
+    const std::int64_t count = tuples_times(static_cast<std::int64_t>(I.tuples()), extent / size);
+    if (auto p = too_many_tuples(name, count, max_tuples_, src.at("size"))) return *p;
     for (const Key& k : I.keys)
         for (std::int64_t piece = 0; piece < extent / size; ++piece) {
             Key out = k;
@@ -378,6 +404,21 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
         return Error("array_dim " + std::to_string(array_dim) + " is out of range: tiles of " +
                          input + " have " + std::to_string(I.type.rank()) + " dimensions",
                      src.at("array_dim"));
+    if (I.keys.held_as_box()) {  // every group of a box is complete
+        Shape bound = I.type.bound;
+        bound[array_dim] *= I.frontier[key_dim];
+        Node n{name,     ConcatOp{key_dim, array_dim},
+               {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
+               {},       {},
+               src.step, "",
+               false};
+        Checked<KeySet> keys =
+            dense_keys(name, concatenated_box(I.frontier, key_dim), n.type, src.at("concat"));
+        if (!keys) return keys.problem();
+        n.keys = std::move(*keys);
+        finish_node(n);
+        return append(std::move(n));
+    }
     // Every group must hold pieces 0..m-1 for one common m, or the tiles would not line up.
     std::map<Key, std::vector<std::int64_t>> groups;
     for (const Key& k : I.keys) {

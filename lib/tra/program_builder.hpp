@@ -40,8 +40,15 @@ class ProgramBuilder {
     ProgramBuilder(std::string name, DType dtype);
     void set_sites(int sites) { program_.sites = sites; }
     // A step whose relation would have more tuples than this is refused, before its keys are
-    // enumerated where the count is known up front (inputs, tile), else as soon as it passes.
-    void set_max_tuples(std::int64_t max_tuples) { max_tuples_ = max_tuples; }
+    // enumerated where the count is known up front (dense relations, tile), else as soon as it
+    // passes. Under enumerated_relations, dense relations (held as boxes) pass at any size
+    // whose count and bytes fit in 64 bits; a box that must be enumerated (filtered, rekeyed
+    // by arithmetic) is still refused past the limit.
+    void set_max_tuples(std::int64_t max_tuples,
+                        TupleLimitScope scope = TupleLimitScope::every_relation) {
+        max_tuples_ = max_tuples;
+        scope_ = scope;
+    }
 
     Checked<NodeId> try_add_input(const std::string& name, const Shape& shape, const Shape& tile,
                                   DType dtype, InputSource source, const StepSource& src);
@@ -131,9 +138,17 @@ class ProgramBuilder {
 
   private:
     Checked<NodeId> append(Node node);
+    // The keys of dense relation `name` of `type`: the box below `frontier`, refused where its
+    // tuples or bytes pass 64 bits, or (every_relation) its tuples pass the limit.
+    Checked<KeySet> dense_keys(const std::string& name, const Frontier& frontier,
+                               const RelationType& type, const SourceLocation& where,
+                               const std::string& hint = "") const;
+    // The problem with enumerating `input`'s keys for a step at `where`: a box past the limit.
+    std::optional<Error> enumeration_problem(const Node& input, const SourceLocation& where) const;
 
     Program program_;
     std::int64_t max_tuples_ = kDefaultMaxTuples;
+    TupleLimitScope scope_ = TupleLimitScope::every_relation;
 };
 
 }  // namespace tra

@@ -15,6 +15,11 @@ namespace tra {
 // TRA_MAX_TUPLES): enough for the paper's workflows and for 1024 sites.
 constexpr std::int64_t kDefaultMaxTuples = 10'000'000;
 
+// Which relations the limit applies to. Planning and running visit every key of every
+// relation, so they limit all of them; checking a workflow (validate) enumerates only relations
+// with holes, and holds dense ones as boxes, so it limits only the enumerated ones.
+enum class TupleLimitScope { every_relation, enumerated_relations };
+
 // A tuple count past 64 bits.
 constexpr std::int64_t kTooManyTuples = INT64_MAX;
 

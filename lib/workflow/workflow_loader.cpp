@@ -86,7 +86,7 @@ public:
         DType dtype = DType::F64;
         if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
         ProgramBuilder b(root.at("name").as_string(), dtype);
-        b.set_max_tuples(options_.max_tuples);
+        b.set_max_tuples(options_.max_tuples, options_.tuple_limit_scope);
         if (root.has("sites")) {
             const auto sites = root.at("sites").as_int();
             if (sites < 1) root.at("sites").fail("sites must be at least 1");

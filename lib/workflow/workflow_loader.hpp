@@ -16,6 +16,8 @@ struct LoadOptions {
     bool check_input_files = true;
     // A relation with more tuples than this is refused (ProgramBuilder::set_max_tuples).
     std::int64_t max_tuples = kDefaultMaxTuples;
+    // Which relations max_tuples limits: all (planning, running) or the enumerated ones only.
+    TupleLimitScope tuple_limit_scope = TupleLimitScope::every_relation;
 };
 
 Program load_workflow(const std::string& path, const LoadOptions& options = {});

@@ -55,8 +55,10 @@ TEST_CASE("tuple limit: a tile count past 64 bits is refused, not wrapped", "[wo
                  "has more bytes than 64 bits count");
 }
 
-TEST_CASE("tuple limit: a join that makes more tuples than its inputs stops at the limit",
-          "[workflow][limits]") {
+TEST_CASE(
+    "tuple limit: a join of dense relations that makes more tuples than its inputs is "
+    "counted before its keys are made",
+    "[workflow][limits]") {
     WorkflowDir dir;
     // An outer product of two 100-tile relations: 10000 tuples, past a limit of 5000.
     const std::string text =
@@ -67,7 +69,7 @@ TEST_CASE("tuple limit: a join that makes more tuples than its inputs stops at t
         "outputs:\n  C: {file: c.h5}\n";
     const std::string path = dir.write("outer.yaml", text);
     expect_error(path, loc(path, text, 6, "[A, B]") + ": program[0].C.join",
-                 "C has more tuples (tiles) than the limit of 5000", limited(5000));
+                 "C has more tuples (tiles) (10000) than the limit of 5000", limited(5000));
     REQUIRE_NOTHROW(workflow::load_workflow(path, limited(10000)));
 }
 
