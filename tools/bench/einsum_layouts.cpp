@@ -3,7 +3,9 @@
 // dgemm of the contraction's M x N x K on contiguous row-major matrices (batched contractions:
 // one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
 // The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp).
-// Usage: bench_einsum_layouts [REPEATS] [--every]
+// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time]
+// --cpu-time: the process's CPU seconds instead of wall seconds, which other programs on the
+// cores inflate less (for 1 thread; with more it sums the threads' seconds).
 // --every: the batched and 4-D contractions in every label order of each operand and the output
 // in turn (the others in GEMM order; batched: all 6 x 6 x 6 orders), instead of a sample.
 // Prints one line per spec: best seconds, GFLOP/s, the ratio to the ceiling and to the group's
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,15 +26,25 @@
 
 namespace {
 
+bool cpu_time = false;
+
+double now() {
+    if (!cpu_time)
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 template <class F>
 double best_seconds(int repeats, F f) {
     f();  // warm: first touch of the output, BLAS buffers
     double best = 1e300;
     for (int r = 0; r < repeats; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = now();
         f();
-        best = std::min(
-            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        best = std::min(best, now() - t0);
     }
     return best;
 }
@@ -86,7 +99,11 @@ std::vector<std::string> each_operand_in_every_order(const std::string& a, const
 
 int main(int argc, char** argv) {
     const int repeats = argc > 1 && argv[1][0] != '-' ? std::atoi(argv[1]) : 5;
-    const bool every = std::string(argv[argc - 1]) == "--every";
+    bool every = false;
+    for (int i = 1; i < argc; ++i) {
+        every = every || std::string(argv[i]) == "--every";
+        cpu_time = cpu_time || std::string(argv[i]) == "--cpu-time";
+    }
     std::vector<Group> groups = {
         // Attention scores (issue 19): s = t = 512, h = 8, d = 128.
         {{{'s', 512}, {'t', 512}, {'h', 8}, {'d', 128}},
