@@ -1,17 +1,17 @@
-// parallel_for on OpenMP (libgomp with gcc) rather than std::thread: its team of threads persists
-// between loops, so a fork costs a few microseconds where starting threads per loop would cost
-// tens, and an own pool with its own wake-up protocol would be more code to get right. The team
-// is sized per loop by kernel_threads(), the rank's BLAS thread count, so kernels and BLAS never
-// have more threads running than the rank was given: kernels never run during a BLAS call, and
-// OpenBLAS's idle threads yield their cores (sched_yield) while they wait. Loops called from
-// inside a parallel region run on the calling thread (no nesting).
+// parallel_for on std::thread, started per loop, rather than OpenMP or a pool: idle OpenMP
+// threads (libgomp) and OpenBLAS's both spin-wait after their work, and measured on 1 rank x 2
+// threads (vs_numpy.py attention) an OpenMP team spinning beside OpenBLAS's threads made the
+// rank 1.6x slower. Threads that end with their loop never compete with the BLAS, and starting
+// one costs tens of microseconds, small against the grain (a loop below 2 grains stays on the
+// caller). The threads are kernel_threads(), the rank's BLAS thread count, and kernels never run
+// during a BLAS call, so the rank never has more threads running than it was given.
 #include "kernels/parallel_for.hpp"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 extern "C" int openblas_get_num_threads() __attribute__((weak));
 
@@ -36,19 +36,19 @@ namespace detail {
 void parallel_for_erased(std::int64_t n, std::int64_t grain, ChunkFn chunk, void* body) {
     if (n <= 0) return;
     grain = std::max<std::int64_t>(grain, 1);
-    const std::int64_t threads =
-        omp_in_parallel() ? 1 : std::min<std::int64_t>(kernel_threads(), n / grain);
+    const std::int64_t threads = std::min<std::int64_t>(kernel_threads(), n / grain);
     if (threads <= 1) {
         chunk(body, 0, n);
         return;
     }
-    // Equal chunks, one per thread: the kernels' items cost about the same.
-#pragma omp parallel num_threads(static_cast <int>(threads))
-    {
-        const std::int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
-        const std::int64_t begin = n * t / team, end = n * (t + 1) / team;
-        if (begin < end) chunk(body, begin, end);
-    }
+    // Equal chunks, one per thread (the kernels' items cost about the same); the caller takes
+    // the first.
+    std::vector<std::thread> helpers;
+    helpers.reserve(static_cast<std::size_t>(threads - 1));
+    for (std::int64_t t = 1; t < threads; ++t)
+        helpers.emplace_back(chunk, body, n * t / threads, n * (t + 1) / threads);
+    chunk(body, 0, n / threads);
+    for (std::thread& h : helpers) h.join();
 }
 
 }  // namespace detail
