@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "kernels/parallel_for.hpp"
+
 // OpenBLAS's own entry points, weak so that another BLAS links without them.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" char* openblas_get_corename() __attribute__((weak));
@@ -10,6 +12,7 @@ extern "C" char* openblas_get_corename() __attribute__((weak));
 namespace tra::kernels {
 
 bool set_blas_threads(int threads) {
+    set_kernel_threads(threads);  // the non-BLAS kernels use the same threads
     if (!openblas_set_num_threads) return false;
     openblas_set_num_threads(threads < 1 ? 1 : threads);
     return true;

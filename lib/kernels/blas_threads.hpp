@@ -6,7 +6,8 @@
 
 namespace tra::kernels {
 
-// Sets the BLAS threads of this process; false when the BLAS linked in is not OpenBLAS.
+// Sets the BLAS threads of this process, and the non-BLAS kernels' threads (parallel_for.hpp)
+// to the same; false when the BLAS linked in is not OpenBLAS (the kernels' are set all the same).
 bool set_blas_threads(int threads);
 
 // The kernel family OpenBLAS picked for this CPU ("Haswell", "SkylakeX", ...); empty when the

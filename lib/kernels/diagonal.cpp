@@ -3,6 +3,7 @@
 // lowering takes it on the tiles a key filter kept (tra/einsum_diagonal.hpp). The output may
 // order the labels freely but keeps each of them: summing is left to einsum and aggregate.
 #include "kernels/cpu_kernels.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace tra::kernels::cpu {
 
@@ -56,17 +57,32 @@ Checked<Shape> diagonal_shape(const Spec& spec, const Shape& in) {
     return out;
 }
 
+// out (row-major, of `shape`) = in at `strides` per output dimension: rows along the last
+// dimension, split by rows among kernel_threads() threads (each row written by one).
 template <class T>
 void copy_diagonal(const T* in, T* out, const Shape& shape,
                    const std::vector<std::int64_t>& strides) {
     if (shape.product() == 0) return;
-    Shape index(shape.size(), 0);
-    std::int64_t flat = 0;
-    do {
-        std::int64_t from = 0;
-        for (std::size_t d = 0; d < shape.size(); ++d) from += index[d] * strides[d];
-        out[flat++] = in[from];
-    } while (next_in_box(index, shape));
+    if (shape.empty()) {
+        out[0] = in[0];
+        return;
+    }
+    const std::size_t last = shape.size() - 1;
+    const std::int64_t row = shape[last], step = strides[last];
+    const std::int64_t rows = shape.product() / row;
+    constexpr std::int64_t kGrainElements = 1 << 15;  // a fork costs microseconds
+    parallel_for(rows, kGrainElements / row + 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            std::int64_t from = 0;  // r's offset: its index digits (all but the last) at strides
+            for (std::int64_t d = static_cast<std::int64_t>(last), rest = r; d-- > 0;) {
+                from += (rest % shape[static_cast<std::size_t>(d)]) *
+                        strides[static_cast<std::size_t>(d)];
+                rest /= shape[static_cast<std::size_t>(d)];
+            }
+            T* dst = out + r * row;
+            for (std::int64_t i = 0; i < row; ++i) dst[i] = in[from + i * step];
+        }
+    });
 }
 
 }  // namespace
@@ -105,7 +121,7 @@ Kernel diagonal_kernel() {
         expect_operand_count("diagonal", ops.size(), 1);
         const DType d = common_dtype("diagonal", ops);
         const DiagonalLayout l = diagonal_layout(p, ops[0]->shape());
-        Tile out(d, l.shape);
+        Tile out = Tile::uninitialized(d, l.shape);  // copy_diagonal writes every element
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             copy_diagonal(ops[0]->data<T>(), out.data<T>(), l.shape, l.strides);

@@ -9,6 +9,7 @@
 
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/einsum_gemm.hpp"
+#include "kernels/parallel_for.hpp"
 #include "kernels/scalar_ops.hpp"
 #include "kernels/tile_permute.hpp"
 
@@ -181,6 +182,37 @@ void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, 
     }
 }
 
+// contract on kernel_threads() threads: the output label of largest extent is split among them,
+// so each output element is aggregated by one thread, in the order contract takes alone (the
+// summed labels' order does not change with the split label's extent): results do not depend on
+// the thread count.
+template <class T, class Join, class Agg>
+void contract_threaded(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
+                       const std::vector<std::int64_t>& sb, T* out,
+                       const std::vector<std::int64_t>& so, Join join, Agg agg) {
+    std::size_t split = l.names.size();
+    std::int64_t work = 1;
+    for (std::size_t i = 0; i < l.names.size(); ++i) {
+        work *= l.extents[i];
+        if (so[i] != 0 && l.extents[i] > 1 &&
+            (split == l.names.size() || l.extents[i] > l.extents[split]))
+            split = i;
+    }
+    if (split == l.names.size() || work == 0) {
+        contract(l, a, sa, b, sb, out, so, join, agg);
+        return;
+    }
+    constexpr std::int64_t kGrainSteps = 1 << 15;  // loop steps per thread; a fork costs us
+    const std::int64_t per_index = work / l.extents[split];
+    parallel_for(l.extents[split], kGrainSteps / per_index + 1,
+                 [&](std::int64_t begin, std::int64_t end) {
+                     Labels part = l;
+                     part.extents[split] = end - begin;
+                     contract(part, a + begin * sa[split], sa, b + begin * sb[split], sb,
+                              out + begin * so[split], so, join, agg);
+                 });
+}
+
 bool is_matrix_product(const Spec& spec, const KernelParams& p) {
     return spec.inputs.size() == 2 && p.join_op == "mul" && p.agg_op == "add";
 }
@@ -266,7 +298,10 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
     visit_dtype(d, [&](auto t) {
         using T = decltype(t);
         T* o = out.data<T>();
-        std::fill(o, o + out.elements(), static_cast<T>(aggregation_identity(p.agg_op)));
+        const T identity = static_cast<T>(aggregation_identity(p.agg_op));
+        parallel_for(out.elements(), 1 << 16, [&](std::int64_t begin, std::int64_t end) {
+            std::fill(o + begin, o + end, identity);
+        });
         const bool binary = ops.size() > 1;
         const T* a = ops[0]->data<T>();
         const T* b = binary ? ops[1]->data<T>() : a;  // read at stride 0 when unary, unused
@@ -276,7 +311,7 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
             with_scalar_op(p.agg_op,
-                           [&](auto agg) { contract(l, a, sa, b, sb, o, so, join, agg); });
+                           [&](auto agg) { contract_threaded(l, a, sa, b, sb, o, so, join, agg); });
         };
         if (binary)
             with_scalar_op(p.join_op, run_agg);

@@ -1,8 +1,10 @@
 // Binary kernels that combine two tiles element by element, and sub_row, which broadcasts a
 // vector over the rows of a matrix.
+#include <algorithm>
 #include <limits>
 
 #include "kernels/cpu_kernels.hpp"
+#include "kernels/parallel_for.hpp"
 #include "kernels/scalar_ops.hpp"
 
 namespace tra::kernels::cpu {
@@ -10,6 +12,9 @@ namespace tra::kernels::cpu {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
+constexpr std::int64_t kGrainElements = 1 << 15;
 
 Checked<Shape> same_shape(const std::string& name, std::span<const Shape> ops) {
     if (auto problem = operand_count_problem(name, ops.size(), 2)) return *problem;
@@ -31,14 +36,17 @@ Kernel make_binary(const std::string& name, const std::string& summary, KernelPr
     };
     k.apply = [name](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(name, ops);
-        Tile out(d, same_shape(name, shapes_of(ops)).value());
+        // Every element is written below, by the thread that will read it next.
+        Tile out = Tile::uninitialized(d, same_shape(name, shapes_of(ops)).value());
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();
             const T* b = ops[1]->data<T>();
             T* c = out.data<T>();
-            Op op;
-            for (std::int64_t i = 0, n = out.elements(); i < n; ++i) c[i] = op(a[i], b[i]);
+            parallel_for(out.elements(), kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+                Op op;
+                for (std::int64_t i = begin; i < end; ++i) c[i] = op(a[i], b[i]);
+            });
         });
         return out;
     };
@@ -62,15 +70,19 @@ Kernel make_sub_row() {
     };
     k.apply = [](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype("sub_row", ops);
-        Tile out(d, sub_row_shape(shapes_of(ops)).value());
+        Tile out = Tile::uninitialized(d, sub_row_shape(shapes_of(ops)).value());
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();
             const T* v = ops[1]->data<T>();
             T* c = out.data<T>();
             std::int64_t rows = out.shape()[0], cols = out.shape()[1];
-            for (std::int64_t r = 0; r < rows; ++r)
-                for (std::int64_t j = 0; j < cols; ++j) c[r * cols + j] = a[r * cols + j] - v[j];
+            const std::int64_t grain = kGrainElements / std::max<std::int64_t>(cols, 1) + 1;
+            parallel_for(rows, grain, [&](std::int64_t begin, std::int64_t end) {
+                for (std::int64_t r = begin; r < end; ++r)
+                    for (std::int64_t j = 0; j < cols; ++j)
+                        c[r * cols + j] = a[r * cols + j] - v[j];
+            });
         });
         return out;
     };

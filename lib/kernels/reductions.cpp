@@ -1,12 +1,25 @@
 // Kernels that reshape or reduce a 2-D tile: row_sum, col_sum, softmax_rows, diag, transpose.
+// Split among kernel_threads() threads by rows (row_sum, softmax_rows) or columns (col_sum):
+// each output element is summed by one thread in the same order, so results do not depend on
+// the thread count.
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/cpu_kernels.hpp"
+#include "kernels/parallel_for.hpp"
+#include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
 
 namespace {
+
+// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
+constexpr std::int64_t kGrainElements = 1 << 15;
+
+// Rows per thread at least, for rows of `cols` elements.
+std::int64_t row_grain(std::int64_t cols) {
+    return kGrainElements / std::max<std::int64_t>(cols, 1) + 1;
+}
 
 // The output shape of a 2-D tile, or why it does not fit.
 using ShapeFn = Checked<Shape> (*)(const Shape&);
@@ -54,32 +67,40 @@ Kernel make_matrix_kernel(const MatrixKernel& m, KernelProperties props) {
 
 template <class T>
 void row_sum(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-        T s = 0;
-        for (std::int64_t c = 0; c < cols; ++c) s += in[r * cols + c];
-        out[r] = s;
-    }
+    parallel_for(rows, row_grain(cols), [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            T s = 0;
+            for (std::int64_t c = 0; c < cols; ++c) s += in[r * cols + c];
+            out[r] = s;
+        }
+    });
 }
 
 template <class T>
 void col_sum(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
-    // Row by row so the inner loop walks both arrays contiguously; out starts zeroed.
-    for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t c = 0; c < cols; ++c) out[c] += in[r * cols + c];
+    // Row by row so the inner loop walks both arrays contiguously; out starts zeroed. Threads
+    // take column ranges (at least 16 lines wide, so they share no cache line of out).
+    const std::int64_t grain = std::max<std::int64_t>(1024 / sizeof(T), row_grain(rows));
+    parallel_for(cols, grain, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = begin; c < end; ++c) out[c] += in[r * cols + c];
+    });
 }
 
 template <class T>
 void softmax_rows(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const T* x = in + r * cols;
-        T* y = out + r * cols;
-        if (cols == 0) continue;
-        // Subtracting the row maximum keeps exp from overflowing; the result is unchanged.
-        T mx = *std::max_element(x, x + cols);
-        T sum = 0;
-        for (std::int64_t c = 0; c < cols; ++c) sum += (y[c] = std::exp(x[c] - mx));
-        for (std::int64_t c = 0; c < cols; ++c) y[c] /= sum;
-    }
+    if (cols == 0) return;
+    parallel_for(rows, row_grain(cols) / 4 + 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t r = begin; r < end; ++r) {
+            const T* x = in + r * cols;
+            T* y = out + r * cols;
+            // Subtracting the row maximum keeps exp from overflowing; the result is unchanged.
+            T mx = *std::max_element(x, x + cols);
+            T sum = 0;
+            for (std::int64_t c = 0; c < cols; ++c) sum += (y[c] = std::exp(x[c] - mx));
+            for (std::int64_t c = 0; c < cols; ++c) y[c] /= sum;
+        }
+    });
 }
 
 template <class T>
@@ -89,13 +110,11 @@ void diag(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
 
 template <class T>
 void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
-    // Blocked so both the reads and the writes stay within a few cache lines per block.
-    constexpr std::int64_t B = 32;
-    for (std::int64_t r0 = 0; r0 < rows; r0 += B)
-        for (std::int64_t c0 = 0; c0 < cols; c0 += B)
-            for (std::int64_t r = r0; r < std::min(rows, r0 + B); ++r)
-                for (std::int64_t c = c0; c < std::min(cols, c0 + B); ++c)
-                    out[c * rows + r] = in[r * cols + c];
+    Shape shape;
+    shape.push_back(rows);
+    shape.push_back(cols);
+    const std::size_t perm[] = {1, 0};
+    permute<T>(in, shape, perm, out);  // blocked and threaded
 }
 
 Checked<Shape> row_shape(const Shape& s) { return Shape{s[0]}; }

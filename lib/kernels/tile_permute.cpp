@@ -1,19 +1,24 @@
 // The permute walks the output in order and reads the input at strides. Where the output's
 // innermost dimension is also the input's, each step copies a contiguous run; otherwise the two
-// innermost dimensions (the input's and the output's) are transposed in square blocks through
-// an L1-sized buffer.
+// innermost dimensions (the input's, p, and the output's, q) are transposed in blocks. The
+// outer dimensions and p's blocks are split among kernel_threads() threads (parallel_for): each
+// output element is written by one thread with the same value, so the result does not depend on
+// the thread count.
 #include "kernels/tile_permute.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace tra::kernels {
 
 namespace {
 
-constexpr std::int64_t kBlock = 32;  // 32 x 32 doubles = 8 KiB each side
+// Elements per thread below which a permute is not split: a fork costs microseconds.
+constexpr std::int64_t kGrainElements = 1 << 15;
 
 // One dimension of the walk, in output order: its extent and its strides in elements.
 struct Dim {
@@ -51,27 +56,116 @@ std::vector<Dim> walk_dims(const Shape& shape, std::span<const std::size_t> perm
     return merged;
 }
 
-// Calls f(from, to) with the offsets of every index of `outer` (an odometer).
-template <class F>
-void for_each_offset(const std::vector<Dim>& outer, F f) {
-    std::vector<std::int64_t> idx(outer.size(), 0);
-    std::int64_t from = 0, to = 0;
-    for (;;) {
-        f(from, to);
-        std::size_t d = outer.size();
-        for (; d-- > 0;) {
-            from += outer[d].from, to += outer[d].to;
-            if (++idx[d] < outer[d].extent) break;
-            from -= outer[d].from * idx[d], to -= outer[d].to * idx[d];
-            idx[d] = 0;
+// The input and output offsets of the indices of `dims` from flat index `first` on (row-major
+// over dims), one step at a time: an odometer that a thread starts in the middle of the walk.
+class Walk {
+  public:
+    Walk(const std::vector<Dim>& dims, std::int64_t first) : dims_(dims), idx_(dims.size()) {
+        for (std::size_t d = dims.size(); d-- > 0;) {
+            idx_[d] = first % dims[d].extent;
+            first /= dims[d].extent;
+            from += idx_[d] * dims[d].from;
+            to += idx_[d] * dims[d].to;
         }
-        if (d == static_cast<std::size_t>(-1)) return;
     }
+    void next() {
+        for (std::size_t d = dims_.size(); d-- > 0;) {
+            from += dims_[d].from, to += dims_[d].to;
+            if (++idx_[d] < dims_[d].extent) return;
+            from -= dims_[d].from * idx_[d], to -= dims_[d].to * idx_[d];
+            idx_[d] = 0;
+        }
+    }
+    std::int64_t from = 0, to = 0;
+
+  private:
+    const std::vector<Dim>& dims_;
+    std::vector<std::int64_t> idx_;
+};
+
+std::int64_t count(const std::vector<Dim>& dims) {
+    std::int64_t n = 1;
+    for (const Dim& d : dims) n *= d.extent;
+    return n;
 }
 
 template <class T>
-inline void put(T& dst, T v, bool accumulate) {
-    dst = accumulate ? dst + v : v;
+void copy_runs(const T* in, T* out, const std::vector<Dim>& outer, std::int64_t run,
+               bool accumulate) {
+    const std::int64_t grain = std::max<std::int64_t>(1, kGrainElements / run);
+    parallel_for(count(outer), grain, [&](std::int64_t begin, std::int64_t end) {
+        Walk w(outer, begin);
+        for (std::int64_t i = begin; i < end; ++i, w.next()) {
+            const T* src = in + w.from;
+            T* dst = out + w.to;
+            if (accumulate)
+                for (std::int64_t e = 0; e < run; ++e) dst[e] += src[e];
+            else
+                std::copy(src, src + run, dst);
+        }
+    });
+}
+
+// Transposes an np x nq block: out[i * os + j] (+)= in[j * is + i]. Narrow blocks (a few
+// elements along the input's rows) directly: their input lines stay in L1 across i. Others
+// through an L1 buffer (18 KiB), reading whole input rows of 512 bytes into it and writing whole
+// output rows out of it, so every cache line moves in one burst and power-of-two strides (cache-set
+// conflicts between a block's rows) do not matter; its rows are padded by a line for the same
+// reason inside the buffer.
+template <class T>
+struct BlockTranspose {
+    static constexpr std::int64_t kRows = 512 / sizeof(T);  // along p, read contiguously
+    static constexpr std::int64_t kCols = 32;               // along q, written contiguously
+    static constexpr std::int64_t kNarrow = 128 / sizeof(T);
+    static constexpr std::int64_t kStride = kRows + 64 / sizeof(T);
+    alignas(64) T buffer[kCols * kStride];
+
+    void operator()(const T* in, std::int64_t is, T* out, std::int64_t os, std::int64_t np,
+                    std::int64_t nq, bool accumulate) {
+        if (np <= kNarrow) {
+            for (std::int64_t i = 0; i < np; ++i) {
+                T* dst = out + i * os;
+                const T* src = in + i;
+                if (accumulate)
+                    for (std::int64_t j = 0; j < nq; ++j) dst[j] += src[j * is];
+                else
+                    for (std::int64_t j = 0; j < nq; ++j) dst[j] = src[j * is];
+            }
+            return;
+        }
+        for (std::int64_t j = 0; j < nq; ++j)
+            std::copy(in + j * is, in + j * is + np, buffer + j * kStride);
+        for (std::int64_t i = 0; i < np; ++i) {
+            T* dst = out + i * os;
+            if (accumulate)
+                for (std::int64_t j = 0; j < nq; ++j) dst[j] += buffer[j * kStride + i];
+            else
+                for (std::int64_t j = 0; j < nq; ++j) dst[j] = buffer[j * kStride + i];
+        }
+    }
+};
+
+template <class T>
+void transpose_blocks(const T* in, T* out, const std::vector<Dim>& outer, const Dim& p,
+                      const Dim& q, bool accumulate) {
+    using Block = BlockTranspose<T>;
+    const std::int64_t p_blocks = (p.extent + Block::kRows - 1) / Block::kRows;
+    // Items: (outer index, block of p), each a strip of kRows x q.extent elements.
+    const std::int64_t strip = std::min(p.extent, Block::kRows) * q.extent;
+    const std::int64_t grain = std::max<std::int64_t>(1, kGrainElements / strip);
+    parallel_for(count(outer) * p_blocks, grain, [&](std::int64_t begin, std::int64_t end) {
+        auto block = std::make_unique<Block>();
+        Walk w(outer, begin / p_blocks);
+        for (std::int64_t item = begin; item < end; ++item) {
+            const std::int64_t pb = item % p_blocks;
+            if (item != begin && pb == 0) w.next();
+            const std::int64_t p0 = pb * Block::kRows;
+            const std::int64_t np = std::min(Block::kRows, p.extent - p0);
+            for (std::int64_t q0 = 0; q0 < q.extent; q0 += Block::kCols)
+                (*block)(in + w.from + q0 * q.from + p0, q.from, out + w.to + p0 * p.to + q0, p.to,
+                         np, std::min(Block::kCols, q.extent - q0), accumulate);
+        }
+    });
 }
 
 }  // namespace
@@ -82,50 +176,21 @@ void permute(const T* in, const Shape& shape, std::span<const std::size_t> perm,
     std::vector<Dim> dims = walk_dims(shape, perm);
     if (shape.product() == 0) return;
     if (dims.empty()) {  // one element
-        put(out[0], in[0], accumulate);
+        out[0] = accumulate ? out[0] + in[0] : in[0];
         return;
     }
     const Dim inner = dims.back();  // contiguous in the output
-    if (inner.from == 1) {          // and in the input: copy runs
-        dims.pop_back();
-        for_each_offset(dims, [&](std::int64_t from, std::int64_t to) {
-            const T* src = in + from;
-            T* dst = out + to;
-            if (accumulate)
-                for (std::int64_t i = 0; i < inner.extent; ++i) dst[i] += src[i];
-            else
-                std::copy(src, src + inner.extent, dst);
-        });
+    dims.pop_back();
+    if (inner.from == 1) {  // and in the input: copy runs
+        copy_runs(in, out, dims, inner.extent, accumulate);
         return;
     }
-    // The input's contiguous dimension p is another one: move square blocks of (p, inner)
-    // through a small buffer, reading whole input rows (along p) into it and writing whole output
-    // rows (along inner) out of it, so every cache line is used in one burst and power-of-two
-    // strides (cache-set conflicts between the rows of a block) do not matter.
+    // The input's contiguous dimension p is another one.
     const auto p_at =
         std::find_if(dims.begin(), dims.end(), [](const Dim& d) { return d.from == 1; });
     const Dim p = *p_at;
     dims.erase(p_at);
-    dims.pop_back();
-    T buffer[kBlock * kBlock];
-    for_each_offset(dims, [&](std::int64_t from, std::int64_t to) {
-        for (std::int64_t p0 = 0; p0 < p.extent; p0 += kBlock)
-            for (std::int64_t q0 = 0; q0 < inner.extent; q0 += kBlock) {
-                const std::int64_t np = std::min(kBlock, p.extent - p0);
-                const std::int64_t nq = std::min(kBlock, inner.extent - q0);
-                for (std::int64_t j = 0; j < nq; ++j) {
-                    const T* src = in + from + (q0 + j) * inner.from + p0;
-                    std::copy(src, src + np, buffer + j * kBlock);
-                }
-                for (std::int64_t i = 0; i < np; ++i) {
-                    T* dst = out + to + (p0 + i) * p.to + q0;
-                    if (accumulate)
-                        for (std::int64_t j = 0; j < nq; ++j) dst[j] += buffer[j * kBlock + i];
-                    else
-                        for (std::int64_t j = 0; j < nq; ++j) dst[j] = buffer[j * kBlock + i];
-                }
-            }
-    });
+    transpose_blocks(in, out, dims, p, inner, accumulate);
 }
 
 template void permute<float>(const float*, const Shape&, std::span<const std::size_t>, float*,

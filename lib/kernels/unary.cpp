@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernels/cpu_kernels.hpp"
+#include "kernels/parallel_for.hpp"
 
 namespace tra::kernels::cpu {
 
@@ -26,13 +27,18 @@ Kernel make_map(const std::string& name, const std::string& summary,
         expect_operand_count(name, ops.size(), 1);
         DType d = common_dtype(name, ops);
         if (name == "scale" && !p.factor) throw Error("scale needs a factor, e.g. scale(0.5)");
-        Tile out(d, ops[0]->shape());
+        Tile out = Tile::uninitialized(d, ops[0]->shape());  // every element written below
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
             const T* a = ops[0]->data<T>();
             T* c = out.data<T>();
             T factor = static_cast<T>(p.factor.value_or(1.0));
-            for (std::int64_t i = 0, n = out.elements(); i < n; ++i) c[i] = f(a[i], factor);
+            // Elements per thread below which the map runs on one thread (a fork costs
+            // microseconds; exp and tanh cost more per element than scale, so this is low).
+            constexpr std::int64_t kGrainElements = 1 << 14;
+            parallel_for(out.elements(), kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+                for (std::int64_t i = begin; i < end; ++i) c[i] = f(a[i], factor);
+            });
         });
         return out;
     };

@@ -1,12 +1,15 @@
 // The cache-blocked tile permute against a naive loop over every output index: ranks 2 to 5,
 // every permutation up to rank 4 (some of rank 5), extents of 1 and past the block size, f32 and
-// f64, written and accumulated.
+// f64, written and accumulated; every path (runs copied, narrow and buffered block transposes)
+// at sizes split among 2 threads, equal to 1 thread's result; and parallel_for's chunks.
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <random>
 #include <vector>
 
+#include "kernels/parallel_for.hpp"
 #include "kernels/tile_permute.hpp"
 
 using namespace tra;
@@ -91,4 +94,79 @@ TEST_CASE("permute: empty and one-element tiles", "[permute]") {
     check<double>(Shape{1, 1, 1}, {2, 0, 1});
     const Tile t(DType::F64, Shape{2, 3});
     CHECK(kernels::permute_tile(t, std::vector<std::size_t>{1, 0}).shape() == Shape{3, 2});
+}
+
+namespace {
+
+void use_threads(int n) {
+    kernels::set_kernel_threads(n);
+    REQUIRE(kernels::kernel_threads() == n);
+}
+
+// permute on 1 and on 2 threads: both equal the naive loop (so each other), written and
+// accumulated.
+template <class T>
+void check_threads(const Shape& shape, const std::vector<std::size_t>& perm) {
+    for (int threads : {1, 2}) {
+        INFO(threads << " threads");
+        use_threads(threads);
+        check<T>(shape, perm);
+    }
+    use_threads(1);
+}
+
+void check_threads_all_orders(const Shape& shape, std::size_t limit) {
+    std::vector<std::size_t> perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::size_t n = 0;
+    do {
+        INFO("shape " << shape.str() << " perm " << [&] {
+            std::string s;
+            for (std::size_t d : perm) s += std::to_string(d);
+            return s;
+        }());
+        check_threads<double>(shape, perm);
+        check_threads<float>(shape, perm);
+    } while (std::next_permutation(perm.begin(), perm.end()) && ++n < limit);
+}
+
+}  // namespace
+
+TEST_CASE("permute: einsum's layout classes on 1 and 2 threads", "[permute][threads]") {
+    // [batch][rows][cols] in every order: batch first, middle and last, rows and cols
+    // transposed; extents past the blocks (64 doubles, 128 floats along the input's rows; 32
+    // along the output's) and ragged, > 2 x the grain, so 2 threads split the work.
+    check_threads_all_orders(Shape{6, 130, 90}, 100);
+    // A narrow batch (8 elements along the input's rows: the direct block transpose).
+    check_threads_all_orders(Shape{300, 70, 8}, 100);
+    // 4-D: pairs of labels as rows and cols, in 24 orders.
+    check_threads_all_orders(Shape{3, 50, 5, 90}, 100);
+    // A transposed matrix with several blocks each way.
+    check_threads<double>(Shape{300, 333}, {1, 0});
+    check_threads<float>(Shape{300, 333}, {1, 0});
+}
+
+TEST_CASE("parallel_for: disjoint chunks covering the range; small ranges on one thread",
+          "[threads]") {
+    for (int threads : {1, 2}) {
+        use_threads(threads);
+        for (std::int64_t n : {0, 1, 5, 99, 100, 1000, 12345}) {
+            INFO(threads << " threads, n = " << n);
+            std::vector<int> hits(static_cast<std::size_t>(n), 0);
+            std::vector<std::pair<std::int64_t, std::int64_t>> chunks(2, {-1, -1});
+            std::atomic<bool> empty_chunk = false;  // no Catch2 assertions off the main thread
+            kernels::parallel_for(n, 100, [&](std::int64_t begin, std::int64_t end) {
+                if (begin >= end) empty_chunk = true;
+                for (std::int64_t i = begin; i < end; ++i) ++hits[static_cast<std::size_t>(i)];
+                chunks[begin == 0 ? 0 : 1] = {begin, end};
+            });
+            CHECK_FALSE(empty_chunk);
+            CHECK(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }));
+            // Two chunks exactly when 2 threads have at least 2 grains of work.
+            const bool split = threads == 2 && n >= 200;
+            CHECK((chunks[1].first >= 0) == split);
+            if (split) CHECK(chunks[1].first - chunks[0].first >= 100);
+        }
+    }
+    use_threads(1);
 }

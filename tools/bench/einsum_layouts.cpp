@@ -2,14 +2,21 @@
 // in several label orders of the same contraction, each against the GEMM ceiling: one plain
 // dgemm of the contraction's M x N x K on contiguous row-major matrices (batched contractions:
 // one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
-// Usage: bench_einsum_layouts [REPEATS]
-// Prints one line per spec: best seconds, GFLOP/s, and the ratio to the ceiling.
+// The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp).
+// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time]
+// --cpu-time: the process's CPU seconds instead of wall seconds, which other programs on the
+// cores inflate less (for 1 thread; with more it sums the threads' seconds).
+// --every: the batched and 4-D contractions in every label order of each operand and the output
+// in turn (the others in GEMM order; batched: all 6 x 6 x 6 orders), instead of a sample.
+// Prints one line per spec: best seconds, GFLOP/s, the ratio to the ceiling and to the group's
+// fastest order (1.00 = the fastest; 0.83 = 1.2x its time), then the group's worst order.
 #include <cblas.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,15 +26,25 @@
 
 namespace {
 
+bool cpu_time = false;
+
+double now() {
+    if (!cpu_time)
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 template <class F>
 double best_seconds(int repeats, F f) {
     f();  // warm: first touch of the output, BLAS buffers
     double best = 1e300;
     for (int r = 0; r < repeats; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = now();
         f();
-        best = std::min(
-            best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        best = std::min(best, now() - t0);
     }
     return best;
 }
@@ -57,11 +74,37 @@ struct Group {
     std::vector<std::string> specs;
 };
 
+// Every order of the letters of `labels`.
+std::vector<std::string> orders_of(std::string labels) {
+    std::sort(labels.begin(), labels.end());
+    std::vector<std::string> out;
+    do out.push_back(labels);
+    while (std::next_permutation(labels.begin(), labels.end()));
+    return out;
+}
+
+// a,b->o with each of a, b and o in every order in turn, the other two as given.
+std::vector<std::string> each_operand_in_every_order(const std::string& a, const std::string& b,
+                                                     const std::string& o) {
+    std::vector<std::string> out;
+    for (const std::string& x : orders_of(a)) out.push_back(x + "," + b + "->" + o);
+    for (const std::string& x : orders_of(b)) out.push_back(a + "," + x + "->" + o);
+    for (const std::string& x : orders_of(o)) out.push_back(a + "," + b + "->" + x);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
-    const std::vector<Group> groups = {
+    const int repeats = argc > 1 && argv[1][0] != '-' ? std::atoi(argv[1]) : 5;
+    bool every = false;
+    for (int i = 1; i < argc; ++i) {
+        every = every || std::string(argv[i]) == "--every";
+        cpu_time = cpu_time || std::string(argv[i]) == "--cpu-time";
+    }
+    std::vector<Group> groups = {
         // Attention scores (issue 19): s = t = 512, h = 8, d = 128.
         {{{'s', 512}, {'t', 512}, {'h', 8}, {'d', 128}},
          8,
@@ -84,8 +127,17 @@ int main(int argc, char** argv) {
          256,
          256,
          256,
-         {"bij,bjk->bik", "bij,jbk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib"}},
+         {"bij,bjk->bik", "bij,jbk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib",
+          "bij,bjk->ikb", "ijb,bjk->bik", "bji,jkb->kbi"}},
     };
+    if (every) {
+        groups[1].specs = each_operand_in_every_order("abcd", "cdef", "abef");
+        groups[2].specs.clear();
+        for (const std::string& a : orders_of("bij"))
+            for (const std::string& b : orders_of("bjk"))
+                for (const std::string& o : orders_of("bik"))
+                    groups[2].specs.push_back(a + "," + b + "->" + o);
+    }
     for (const Group& g : groups) {
         const double flops = 2.0 * g.batch * g.m * g.n * g.k;
         const double ceiling = dgemm_seconds(g.batch, g.m, g.n, g.k, repeats);
@@ -93,6 +145,7 @@ int main(int argc, char** argv) {
                     static_cast<long long>(g.batch), static_cast<long long>(g.m),
                     static_cast<long long>(g.n), static_cast<long long>(g.k), ceiling,
                     flops / ceiling / 1e9);
+        std::vector<double> seconds;
         for (const std::string& spec : g.specs) {
             const std::string a = spec.substr(0, spec.find(','));
             const std::string b =
@@ -102,10 +155,21 @@ int main(int argc, char** argv) {
             tra::kernels::KernelParams p;
             p.spec = spec;
             const tra::kernels::KernelCall call("einsum", p);
-            const double s = best_seconds(repeats, [&] { call.apply(ops); });
-            std::printf("  %-16s %.4f s, %.2f GFLOP/s, %.2fx the ceiling\n", spec.c_str(), s,
-                        flops / s / 1e9, ceiling / s);
+            seconds.push_back(best_seconds(repeats, [&] { call.apply(ops); }));
         }
+        const double best = *std::min_element(seconds.begin(), seconds.end());
+        std::size_t worst = 0;
+        for (std::size_t i = 0; i < g.specs.size(); ++i) {
+            const double s = seconds[i];
+            if (s > seconds[worst]) worst = i;
+            std::printf("  %-16s %.4f s, %.2f GFLOP/s, %.2fx the ceiling, %.2fx the best order\n",
+                        g.specs[i].c_str(), s, flops / s / 1e9, ceiling / s, best / s);
+        }
+        std::printf("  worst %s: %.2fx the best order's time, %zu of %zu orders within 1.2x\n",
+                    g.specs[worst].c_str(), seconds[worst] / best,
+                    static_cast<std::size_t>(std::count_if(
+                        seconds.begin(), seconds.end(), [&](double s) { return s <= 1.2 * best; })),
+                    g.specs.size());
     }
     return 0;
 }

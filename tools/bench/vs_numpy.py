@@ -17,6 +17,10 @@ docs/benchmarks.md ("tra against numpy") explains it and records results.
 
 Usage: tools/bench/vs_numpy.py [--build DIR] [--cases A,B] [--rounds N] [--small]
                                [--cores N] [--out FILE.json] [--cost exact|paper|time]
+                               [--baseline-build DIR]
+
+--baseline-build adds `base 2x1` and `base 1x2`: another build of tra (e.g. before a change) run
+in the same rounds, so before and after are interleaved.
 """
 import argparse
 import json
@@ -231,16 +235,19 @@ def check_output(case, work, arrays):
                          % (case["output"], np.abs(got - want).max()))
 
 
-def measure(runner, name, small, rounds, cores, root):
+def measure(runners, name, small, rounds, cores, root):
+    """runners: {column prefix: Runner}, run in this order in every round."""
     case = CASES[name](small)
     work = root / name
     work.mkdir(parents=True, exist_ok=True)
     workflow = write_case(case, work)
     arrays = load_inputs(case, work)
-    configs = {"tra %dx1" % cores: cores, "tra 1x%d" % cores: 1}
+    configs = {"%s %s" % (prefix, shape): (runner, ranks)
+               for prefix, runner in runners.items()
+               for shape, ranks in (("%dx1" % cores, cores), ("1x%d" % cores, 1))}
     times = {key: [] for key in list(configs) + ["numpy"]}
     for _ in range(rounds):
-        for key, ranks in configs.items():
+        for key, (runner, ranks) in configs.items():
             report = runner.tra_run(ranks, workflow, work)
             times[key].append(compute_seconds(report))
         times["numpy"].append(numpy_seconds(name, small, work, cores))
@@ -272,6 +279,7 @@ def main():
     ap.add_argument("--cores", type=int, default=2, help="cores shared by every program")
     ap.add_argument("--cost", help="tra's cost model (default: tra's own default)")
     ap.add_argument("--out", help="write the results as JSON here")
+    ap.add_argument("--baseline-build", help="another build of tra, run in the same rounds")
     ap.add_argument("--numpy-worker", help=argparse.SUPPRESS)
     ap.add_argument("--work", help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, default=1, help=argparse.SUPPRESS)
@@ -281,11 +289,13 @@ def main():
     unknown = [c for c in args.cases.split(",") if c not in CASES]
     if unknown:
         ap.error("unknown case(s) %s; known: %s" % (", ".join(unknown), ", ".join(CASES)))
-    runner = Runner(pathlib.Path(args.build), args.cores, args.cost)
+    runners = {"tra": Runner(pathlib.Path(args.build), args.cores, args.cost)}
+    if args.baseline_build:
+        runners["base"] = Runner(pathlib.Path(args.baseline_build), args.cores, args.cost)
     rows = []
     with tempfile.TemporaryDirectory(prefix="tra-vs-numpy-") as root:
         for name in args.cases.split(","):
-            rows.append(measure(runner, name, args.small, args.rounds, args.cores,
+            rows.append(measure(runners, name, args.small, args.rounds, args.cores,
                                 pathlib.Path(root)))
             print_row(rows[-1])
     if args.out:

@@ -1,0 +1,38 @@
+#pragma once
+// The one parallel loop of the non-BLAS kernels (element-wise maps, reductions, permutes, the
+// einsum loop): they use the threads the rank gives its BLAS, which are idle while these run
+// (a kernel never runs during a BLAS call), so a rank with 2 BLAS threads runs them on 2 cores
+// and one with 1 thread stays on one (docs/runtime.md, "Ranks and BLAS threads").
+#include <cstdint>
+#include <utility>
+
+namespace tra::kernels {
+
+// The threads a kernel may use: the last set_kernel_threads (set_blas_threads calls it, so per
+// rank the BLAS's count), else the BLAS's own count (OPENBLAS_NUM_THREADS), else 1.
+int kernel_threads();
+void set_kernel_threads(int threads);
+
+// Calls body(begin, end) on consecutive, disjoint chunks that together cover [0, n), on up to
+// kernel_threads() threads (the caller is one of them), and returns when all are done. Every
+// chunk but the last holds at least `grain` items, so work under 2 * grain items runs on the
+// caller alone: a fork costs microseconds. Where the chunks split depends on the thread count,
+// so a body may only write outputs of its own items (then results do not depend on it).
+template <class Body>
+void parallel_for(std::int64_t n, std::int64_t grain, Body&& body);
+
+namespace detail {
+using ChunkFn = void (*)(void* body, std::int64_t begin, std::int64_t end);
+void parallel_for_erased(std::int64_t n, std::int64_t grain, ChunkFn chunk, void* body);
+}  // namespace detail
+
+template <class Body>
+void parallel_for(std::int64_t n, std::int64_t grain, Body&& body) {
+    using B = std::remove_reference_t<Body>;
+    detail::parallel_for_erased(
+        n, grain,
+        [](void* b, std::int64_t begin, std::int64_t end) { (*static_cast<B*>(b))(begin, end); },
+        const_cast<void*>(static_cast<const void*>(&body)));
+}
+
+}  // namespace tra::kernels
