@@ -126,6 +126,20 @@ std::optional<Error> ProgramBuilder::enumeration_problem(const Node& input,
 
 Checked<NodeId> ProgramBuilder::append(Node node) {
     if (program_.find(node.name)) return Error("duplicate name '" + node.name + "'", node.where);
+    // A kernel may grow tiles (an outer product squares them): every step's tile and total
+    // bytes are counted here, once, so that no later stage multiplies past 64 bits.
+    std::optional<std::int64_t> tile_bytes = static_cast<std::int64_t>(size_of(node.type.dtype));
+    for (std::int64_t extent : node.type.bound)
+        if (tile_bytes) tile_bytes = checked_mul(*tile_bytes, extent);
+    if (!tile_bytes)
+        return Error(node.name + " has tiles of " + node.type.bound.str() +
+                         " elements, more bytes than 64 bits count",
+                     node.where);
+    if (tuples_times(static_cast<std::int64_t>(node.tuples()), *tile_bytes) == kTooManyTuples)
+        return Error(node.name +
+                         " has more bytes than 64 bits count: " + std::to_string(node.tuples()) +
+                         " tiles of " + std::to_string(*tile_bytes) + " bytes",
+                     node.where);
     program_.nodes.push_back(std::move(node));
     return program_.nodes.size() - 1;
 }

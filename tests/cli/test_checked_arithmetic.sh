@@ -2,7 +2,8 @@
 # Integer overflow in what tra computes from a workflow is an error naming the step (exit 2),
 # never a wrapped value turned into a wrong message: a rekey whose keys reach the largest 64-bit
 # integer (its frontier, one past the largest key, would overflow) or whose frontier holds more
-# than 2^63 keys.
+# than 2^63 keys; a join whose kernel grows tiles (an outer product of two 2^31-element tiles)
+# past 2^63 bytes.
 # Usage: bash test_checked_arithmetic.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
@@ -52,5 +53,26 @@ program:
   - C: {rekey: A, key: "(i, j) -> (i + 9223372036854775806, j)"}
 YAML
 "$TRA" validate fine.yaml > fine.log 2>&1 || { cat fine.log >&2; fail "a rekey to 2^63 - 2 was refused"; }
+
+# An outer product of two vectors of one 2^31-element tile each: a tile of 2^62 elements, 2^65
+# bytes in f64. validate once printed its bytes as 0 (wrapped).
+cat > outer.yaml <<'YAML'
+name: outer
+inputs:
+  A: {shape: [2147483648], tile: [2147483648], generate: {uniform: [0, 1], seed: 1}}
+  B: {shape: [2147483648], tile: [2147483648], generate: {uniform: [0, 1], seed: 2}}
+program:
+  - C: {join: [A, B], on: [[], []], kernel: {name: einsum, spec: "i,j->ij"}}
+outputs:
+  C: {file: out/C.h5}
+YAML
+for verb in validate plan; do
+    rc=0
+    "$TRA" "$verb" outer.yaml > "outer.$verb.log" 2>&1 || rc=$?
+    [ "$rc" -eq 2 ] || { cat "outer.$verb.log" >&2; fail "tra $verb outer.yaml exited with $rc, expected 2"; }
+    grep -q "outer.yaml:6:[0-9]*: program\[0\].C: C has tiles of \[2147483648, 2147483648\] elements, more bytes than 64 bits count" \
+        "outer.$verb.log" || { cat "outer.$verb.log" >&2; fail "tra $verb outer.yaml does not name the step and the overflow"; }
+done
+[ ! -e out ] || fail "tra wrote out/ for outer.yaml"
 
 echo "checked_arithmetic: ok"
