@@ -75,6 +75,14 @@ KeyFunction parse_key_function(const std::string& text, std::size_t arity,
     }
 }
 
+// Bytes of one tile of `bound` elements, or nothing past 64 bits.
+std::optional<std::int64_t> checked_tile_bytes(const Shape& bound, DType dtype) {
+    std::optional<std::int64_t> bytes = static_cast<std::int64_t>(size_of(dtype));
+    for (std::int64_t extent : bound)
+        if (bytes) bytes = checked_mul(*bytes, extent);
+    return bytes;
+}
+
 // Enumerated keys that fill their box are held as that box, so later steps stay dense.
 void finish_node(Node& n) {
     n.keys.compact(n.type.key_arity);
@@ -128,9 +136,8 @@ Checked<NodeId> ProgramBuilder::append(Node node) {
     if (program_.find(node.name)) return Error("duplicate name '" + node.name + "'", node.where);
     // A kernel may grow tiles (an outer product squares them): every step's tile and total
     // bytes are counted here, once, so that no later stage multiplies past 64 bits.
-    std::optional<std::int64_t> tile_bytes = static_cast<std::int64_t>(size_of(node.type.dtype));
-    for (std::int64_t extent : node.type.bound)
-        if (tile_bytes) tile_bytes = checked_mul(*tile_bytes, extent);
+    const std::optional<std::int64_t> tile_bytes =
+        checked_tile_bytes(node.type.bound, node.type.dtype);
     if (!tile_bytes)
         return Error(node.name + " has tiles of " + node.type.bound.str() +
                          " elements, more bytes than 64 bits count",
@@ -163,10 +170,7 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                 src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
-    std::optional<std::int64_t> tile_bytes = static_cast<std::int64_t>(size_of(dtype));
-    for (std::int64_t extent : tile)
-        if (tile_bytes) tile_bytes = checked_mul(*tile_bytes, extent);
-    if (!tile_bytes)
+    if (!checked_tile_bytes(tile, dtype))
         return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
                      src.at("tile"));
     const RelationType type{shape.size(), tile, dtype};
