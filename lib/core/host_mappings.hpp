@@ -1,10 +1,10 @@
 #pragma once
-// The memory of large host tiles: each one a mapping of its own on huge pages, and the mappings
-// of freed tiles kept for the next tile of the same length. On this kind of VM a fresh page costs
-// far more than its zeroing (the hypervisor backs it on first touch), so a run that frees and
-// allocates tiles of one size reuses its pages instead. The cache never lets the process hold
-// more than the most it ever held live (its high-water mark), so the plan's predicted peak
-// (live tiles, docs/cost-model.md) still bounds the memory a run takes.
+// The memory of host tiles of 64 KiB and more: each one a mapping of its own (on huge pages from
+// 4 MiB on), and the mappings of freed tiles kept for the next tile of the same length. On this
+// kind of VM a fresh page costs far more than its zeroing (the hypervisor backs it on first touch),
+// so a run that frees and allocates tiles of one size reuses its pages instead. The cache never
+// lets the process hold more than the most it ever held live (its high-water mark), so the plan's
+// predicted peak (live tiles, docs/cost-model.md) still bounds the memory a run takes.
 #include <cstddef>
 #include <vector>
 
@@ -13,8 +13,9 @@ namespace tra::host_mappings {
 // The length of a host tile's own mapping, or 0 where the tile is small enough for malloc.
 std::size_t length_for(std::size_t bytes);
 
-// A mapping of `length` bytes (from length_for), 2 MiB-aligned, every page mapped; zero-filled
-// when `zero` is set. A cached mapping of that length is reused. nullptr when out of memory.
+// A mapping of `length` bytes (from length_for), every page mapped (2 MiB-aligned from 4 MiB on);
+// zero-filled when `zero` is set. A cached mapping of that length is reused. nullptr when out of
+// memory.
 void* acquire(std::size_t length, bool zero);
 // Gives a mapping back: kept for reuse while the live-plus-cached total stays under the
 // high-water mark, unmapped otherwise.

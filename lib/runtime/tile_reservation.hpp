@@ -11,10 +11,10 @@
 
 namespace tra::runtime {
 
-// Per mapping length (host_mappings::length_for), as many mappings as the node outputs alive at
-// once hold on `site` at the most, walking the plan as the peak model does (ia/peak_memory.hpp,
-// ia/output_lifetimes.hpp); in all at most the site's predicted peak. Small tiles (glibc's) are
-// not counted.
+// The mappings (host_mappings::length_for) of the node outputs alive on `site` while its busiest
+// node runs, then more per length up to the most alive at once elsewhere, walking the plan as the
+// peak model does (ia/peak_memory.hpp, ia/output_lifetimes.hpp); in all at most the site's
+// predicted peak. Small tiles (glibc's) are not counted.
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site);
 
 }  // namespace tra::runtime

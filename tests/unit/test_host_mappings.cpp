@@ -1,4 +1,4 @@
-// The memory of large host tiles (core/host_mappings.hpp): reuse of freed mappings, the
+// The memory of host tiles (core/host_mappings.hpp): reuse of freed mappings, the
 // high-water bound on what the cache keeps, and reservations. Each case trims the cache first,
 // so none depends on another having run.
 #include <catch2/catch.hpp>
@@ -26,7 +26,9 @@ bool within_mark() {
 }  // namespace
 
 TEST_CASE("small tiles have no mapping of their own") {
-    CHECK(host_mappings::length_for(4 * kMiB - 8) == 0);
+    CHECK(host_mappings::length_for(64 * 1024 - 8) == 0);
+    CHECK(host_mappings::length_for(64 * 1024) == 64 * 1024);
+    CHECK(host_mappings::length_for(400 * 400 * 8) == 313 * 4096);  // a 400 x 400 f64 tile
     CHECK(host_mappings::length_for(4 * kMiB) == 4 * kMiB);
     CHECK(host_mappings::length_for(4 * kMiB + 1) == 4 * kMiB + 4096);  // whole pages
 }
@@ -92,4 +94,42 @@ TEST_CASE("a reservation keeps cached mappings it wants, maps the rest and resta
     CHECK(u.live == 16 * kMiB);
     CHECK(u.cached == 0);
     CHECK(u.high_water == 16 * kMiB);  // no fresh mapping was needed
+}
+
+TEST_CASE("with no room under the mark, a longer cached mapping serves with its head") {
+    host_mappings::trim();
+    void* first = nullptr;
+    {
+        Tile a(DType::F64, of_mib(8));
+        first = a.raw();
+    }
+    // No room for a fresh 2 MiB mapping: the cached 8 MiB one is cut, its tail stays cached.
+    Tile b(DType::F64, of_mib(2));
+    CHECK(b.raw() == first);
+    CHECK(b.get(0) == 0.0);
+    auto u = host_mappings::usage();
+    CHECK(u.live == 2 * kMiB);
+    CHECK(u.cached == 6 * kMiB);
+    CHECK(u.high_water == 8 * kMiB);
+    Tile c(DType::F64, of_mib(6));
+    CHECK(static_cast<char*>(c.raw()) == static_cast<char*>(first) + 2 * kMiB);
+    u = host_mappings::usage();
+    CHECK(u.live == 8 * kMiB);
+    CHECK(u.cached == 0);
+    CHECK(within_mark());
+}
+
+TEST_CASE("mid-size tiles have mappings of their own, reused when freed") {
+    host_mappings::trim();
+    const Shape tile{400, 400};  // 1.25 MiB of f64
+    void* first = nullptr;
+    {
+        Tile a(DType::F64, tile);
+        a.set(7, 3.0);
+        first = a.raw();
+        CHECK(host_mappings::usage().live == 313 * 4096);
+    }
+    Tile b(DType::F64, tile);
+    CHECK(b.raw() == first);
+    CHECK(b.get(7) == 0.0);
 }
