@@ -150,12 +150,23 @@ void copy_runs(const T* in, T* out, const std::vector<Dim>& outer, std::int64_t 
     });
 }
 
-// Transposes an np x nq block: out[i * os + j] (+)= in[j * is + i]. Narrow blocks (a few
-// elements along the input's rows) directly: their input lines stay in L1 across i. Others
+// Transposes an np x nq block: out[i * os + j] (+)= in[rows.offset(q0 + j) + i]. Narrow blocks (a
+// few elements along the input's rows) directly: their input lines stay in L1 across i. Others
 // through an L1 buffer (18 KiB), reading whole input rows of 512 bytes into it and writing whole
 // output rows out of it, so every cache line moves in one burst and power-of-two strides (cache-set
 // conflicts between a block's rows) do not matter; its rows are padded by a line for the same
 // reason inside the buffer.
+// The input offsets of the rows along q: q may be two output dimensions that are contiguous
+// together in the output, the inner one (`inner_extent` rows at `inner_from`) inside the outer
+// (at `outer_from`).
+struct QRows {
+    std::int64_t inner_extent, inner_from, outer_from;
+    std::int64_t offset(std::int64_t j) const {
+        return outer_from == 0 ? j * inner_from
+                               : j / inner_extent * outer_from + j % inner_extent * inner_from;
+    }
+};
+
 template <class T>
 struct BlockTranspose {
     static constexpr std::int64_t kRows = 512 / sizeof(T);  // along p, read contiguously
@@ -165,21 +176,22 @@ struct BlockTranspose {
     alignas(64) T buffer[kCols * kStride];
     bool stream = false;  // write output rows with non-temporal stores (kStreamBytes)
 
-    void operator()(const T* in, std::int64_t is, T* out, std::int64_t os, std::int64_t np,
-                    std::int64_t nq, bool accumulate) {
+    // Rows q0 .. q0 + nq - 1 of the input (along q) start at in + rows.offset(j).
+    void operator()(const T* in, const QRows& rows, std::int64_t q0, T* out, std::int64_t os,
+                    std::int64_t np, std::int64_t nq, bool accumulate) {
+        const T* row[kCols];
+        for (std::int64_t j = 0; j < nq; ++j) row[j] = in + rows.offset(q0 + j);
         if (np <= kNarrow) {
             for (std::int64_t i = 0; i < np; ++i) {
                 T* dst = out + i * os;
-                const T* src = in + i;
                 if (accumulate)
-                    for (std::int64_t j = 0; j < nq; ++j) dst[j] += src[j * is];
+                    for (std::int64_t j = 0; j < nq; ++j) dst[j] += row[j][i];
                 else
-                    for (std::int64_t j = 0; j < nq; ++j) dst[j] = src[j * is];
+                    for (std::int64_t j = 0; j < nq; ++j) dst[j] = row[j][i];
             }
             return;
         }
-        for (std::int64_t j = 0; j < nq; ++j)
-            std::copy(in + j * is, in + j * is + np, buffer + j * kStride);
+        for (std::int64_t j = 0; j < nq; ++j) std::copy(row[j], row[j] + np, buffer + j * kStride);
         for (std::int64_t i = 0; i < np; ++i) {
             T* dst = out + i * os;
             if (accumulate)
@@ -191,9 +203,18 @@ struct BlockTranspose {
 };
 
 template <class T>
-void transpose_blocks(const T* in, T* out, const std::vector<Dim>& outer, const Dim& p,
-                      const Dim& q, bool accumulate) {
+void transpose_blocks(const T* in, T* out, std::vector<Dim> outer, const Dim& p, Dim q,
+                      bool accumulate) {
     using Block = BlockTranspose<T>;
+    // A narrow q (a batch of 8 innermost in the output) takes in the output dimension around it
+    // when the two are contiguous together there: each block then writes runs of kCols elements
+    // per output row, not q.extent (short runs at a large stride ran at half the speed).
+    QRows rows{q.extent, q.from, 0};
+    if (q.extent < Block::kCols && !outer.empty() && outer.back().to == q.extent) {
+        rows.outer_from = outer.back().from;
+        q.extent *= outer.back().extent;
+        outer.pop_back();
+    }
     const std::int64_t p_blocks = (p.extent + Block::kRows - 1) / Block::kRows;
     // Items: (outer index, block of p), each a strip of kRows x q.extent elements.
     const std::int64_t strip = std::min(p.extent, Block::kRows) * q.extent;
@@ -210,8 +231,8 @@ void transpose_blocks(const T* in, T* out, const std::vector<Dim>& outer, const 
             const std::int64_t p0 = pb * Block::kRows;
             const std::int64_t np = std::min(Block::kRows, p.extent - p0);
             for (std::int64_t q0 = 0; q0 < q.extent; q0 += Block::kCols)
-                (*block)(in + w.from + q0 * q.from + p0, q.from, out + w.to + p0 * p.to + q0, p.to,
-                         np, std::min(Block::kCols, q.extent - q0), accumulate);
+                (*block)(in + w.from + p0, rows, q0, out + w.to + p0 * p.to + q0, p.to, np,
+                         std::min(Block::kCols, q.extent - q0), accumulate);
         }
         if (block->stream) store_fence();
     });

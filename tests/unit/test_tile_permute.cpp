@@ -160,6 +160,17 @@ TEST_CASE("permute: outputs past 8 MiB (non-temporal stores) on 1 and 2 threads"
     check_threads<float>(Shape{129, 131, 129}, {1, 2, 0});
 }
 
+TEST_CASE("permute: a narrow innermost output dimension joined with the one around it",
+          "[permute][threads]") {
+    // Output [t][s][h] of input [h][s][t] (attention's product into `tsh`): h (8, or 5 and 37
+    // around the 32-element block) and s are contiguous together in the output.
+    check_threads_all_orders(Shape{8, 70, 300}, 100);
+    check_threads<double>(Shape{5, 67, 130}, {2, 1, 0});
+    check_threads<float>(Shape{37, 67, 130}, {2, 1, 0});
+    check_threads<double>(Shape{8, 363, 365}, {2, 1, 0});  // 8.5 MB: non-temporal stores too
+    check_threads<float>(Shape{8, 513, 515}, {2, 1, 0});
+}
+
 TEST_CASE("parallel_for: disjoint chunks covering the range; small ranges on one thread",
           "[threads]") {
     for (int threads : {1, 2}) {
