@@ -150,12 +150,6 @@ void copy_runs(const T* in, T* out, const std::vector<Dim>& outer, std::int64_t 
     });
 }
 
-// Transposes an np x nq block: out[i * os + j] (+)= in[rows.offset(q0 + j) + i]. Narrow blocks (a
-// few elements along the input's rows) directly: their input lines stay in L1 across i. Others
-// through an L1 buffer (18 KiB), reading whole input rows of 512 bytes into it and writing whole
-// output rows out of it, so every cache line moves in one burst and power-of-two strides (cache-set
-// conflicts between a block's rows) do not matter; its rows are padded by a line for the same
-// reason inside the buffer.
 // The input offsets of the rows along q: q may be two output dimensions that are contiguous
 // together in the output, the inner one (`inner_extent` rows at `inner_from`) inside the outer
 // (at `outer_from`).
@@ -167,6 +161,12 @@ struct QRows {
     }
 };
 
+// Transposes an np x nq block: out[i * os + j] (+)= in[rows.offset(q0 + j) + i]. Narrow blocks (a
+// few elements along the input's rows) directly: their input lines stay in L1 across i. Others
+// through an L1 buffer (18 KiB), reading whole input rows of 512 bytes into it and writing whole
+// output rows out of it, so every cache line moves in one burst and power-of-two strides (cache-set
+// conflicts between a block's rows) do not matter; its rows are padded by a line for the same
+// reason inside the buffer.
 template <class T>
 struct BlockTranspose {
     static constexpr std::int64_t kRows = 512 / sizeof(T);  // along p, read contiguously
