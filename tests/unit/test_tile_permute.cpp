@@ -1,7 +1,8 @@
 // The cache-blocked tile permute against a naive loop over every output index: ranks 2 to 5,
 // every permutation up to rank 4 (some of rank 5), extents of 1 and past the block size, f32 and
 // f64, written and accumulated; every path (runs copied, narrow and buffered block transposes)
-// at sizes split among 2 threads, equal to 1 thread's result; and parallel_for's chunks.
+// at sizes split among 2 threads, equal to 1 thread's result, outputs large enough for
+// non-temporal stores among them; and parallel_for's chunks.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -144,6 +145,30 @@ TEST_CASE("permute: einsum's layout classes on 1 and 2 threads", "[permute][thre
     // A transposed matrix with several blocks each way.
     check_threads<double>(Shape{300, 333}, {1, 0});
     check_threads<float>(Shape{300, 333}, {1, 0});
+}
+
+TEST_CASE("permute: outputs past 8 MiB (non-temporal stores) on 1 and 2 threads",
+          "[permute][threads]") {
+    // Ragged extents, so rows start off 16-byte alignment and end in a partial vector; the batch
+    // (odd: 65 or 129) moved from last to first, from first to last and from the middle.
+    check_threads<double>(Shape{1031, 1029}, {1, 0});
+    check_threads<double>(Shape{129, 131, 65}, {2, 0, 1});
+    check_threads<double>(Shape{65, 131, 129}, {1, 2, 0});
+    check_threads<double>(Shape{131, 65, 129}, {2, 1, 0});
+    check_threads<float>(Shape{2053, 1031}, {1, 0});
+    check_threads<float>(Shape{129, 131, 129}, {2, 0, 1});
+    check_threads<float>(Shape{129, 131, 129}, {1, 2, 0});
+}
+
+TEST_CASE("permute: a narrow innermost output dimension joined with the one around it",
+          "[permute][threads]") {
+    // Output [t][s][h] of input [h][s][t] (attention's product into `tsh`): h (8, or 5 and 37
+    // around the 32-element block) and s are contiguous together in the output.
+    check_threads_all_orders(Shape{8, 70, 300}, 100);
+    check_threads<double>(Shape{5, 67, 130}, {2, 1, 0});
+    check_threads<float>(Shape{37, 67, 130}, {2, 1, 0});
+    check_threads<double>(Shape{8, 363, 365}, {2, 1, 0});  // 8.5 MB: non-temporal stores too
+    check_threads<float>(Shape{8, 513, 515}, {2, 1, 0});
 }
 
 TEST_CASE("parallel_for: disjoint chunks covering the range; small ranges on one thread",
