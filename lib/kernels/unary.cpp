@@ -30,18 +30,15 @@ Kernel make_map(const std::string& name, const std::string& summary,
         Tile out = Tile::uninitialized(d, ops[0]->shape());  // every element written below
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
-            // Restrict and a by-value factor let the loop vectorise: without them every store
-            // might change the factor or the input, and scale ran one element at a time.
-            const T* __restrict a = ops[0]->data<T>();
-            T* __restrict c = out.data<T>();
-            const T factor = static_cast<T>(p.factor.value_or(1.0));
+            const T* a = ops[0]->data<T>();
+            T* c = out.data<T>();
+            T factor = static_cast<T>(p.factor.value_or(1.0));
             // Elements per thread below which the map runs on one thread (a fork costs
             // microseconds; exp and tanh cost more per element than scale, so this is low).
             constexpr std::int64_t kGrainElements = 1 << 14;
-            parallel_for(out.elements(), kGrainElements,
-                         [a, c, factor, &f](std::int64_t begin, std::int64_t end) {
-                             for (std::int64_t i = begin; i < end; ++i) c[i] = f(a[i], factor);
-                         });
+            parallel_for(out.elements(), kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+                for (std::int64_t i = begin; i < end; ++i) c[i] = f(a[i], factor);
+            });
         });
         return out;
     };
