@@ -285,6 +285,7 @@ int run_distributed(const RunOptions& opt) {
         }
         exec.memory_budget = opt.memory_per_site.value_or(0);
         exec.max_message_bytes = max_message_bytes;
+        exec.trace_dir = opt.trace_dir;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -343,6 +344,9 @@ void add_run(CLI::App& app, int& exit_code) {
                     "Which plan: a rank N as listed by `tra plan --sites S` (default 1, the "
                     "cheapest), or pins NODE=strategy,...");
     cmd->add_option("--report", opt->report, "Write the run report as JSON to this file");
+    cmd->add_option("--trace", opt->trace_dir,
+                    "Every rank writes its operators' phases to DIR/rank-R.json (Chrome/Perfetto "
+                    "trace-event JSON)");
     add_cost_options(cmd, opt->cost, opt->time);
     add_max_tuples_option(cmd, opt->max_tuples);
     cmd->add_flag("--check", opt->check,
@@ -371,7 +375,13 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_flag("--progress", opt->progress,
                   "Show progress on stderr (default when stderr is a terminal)");
     cmd->callback([opt, cmd, &exit_code] {
+        if (cmd->count("--trace") && opt->trace_dir.empty())
+            throw Error("--trace needs a folder for the rank-R.json files");
         if (opt->reference) {
+            if (!opt->trace_dir.empty())
+                throw Error(
+                    "--trace traces the distributed runtime; --reference has no ranks "
+                    "or exchanges to trace (drop one of them)");
             if (opt->device != "cpu")
                 throw Error(
                     "--reference evaluates on the CPU (it is the oracle); drop --device or "

@@ -19,6 +19,7 @@ struct RunOptions {
     std::string out_dir;
     std::string plan;
     std::string report;
+    std::string trace_dir;  // --trace DIR: each rank writes DIR/rank-R.json
     std::optional<std::int64_t>
         memory_per_site;  // else the default budget (runtime/memory_limits.hpp)
     std::optional<int> threads;                   // BLAS threads per rank

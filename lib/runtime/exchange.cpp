@@ -64,7 +64,10 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
-                       const ExchangeMemory& memory, std::size_t max_message_bytes) {
+                       const ExchangeMemory& memory, std::size_t max_message_bytes,
+                       TraceRecorder* trace) {
+    TraceRecorder off;  // trace: the phases below record nothing without a recorder
+    TraceRecorder& tracer = trace ? *trace : off;
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
@@ -78,6 +81,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     ExchangeStats stats;
 
     // 1. Prepare every message: receive memory allocated, sends laid out (and packed when staged).
+    auto pack = tracer.span("pack");  // trace
     std::vector<ProtocolMessage> incoming(n), outgoing(n);
     for (std::size_t s = 0; s < n; ++s)
         if (peer(s, expect)) {
@@ -92,8 +96,10 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
         }
     // 2. Nothing is posted before the copies of step 1 have finished (protocol_message.hpp).
     make_ready(incoming, outgoing);
+    pack.end();  // trace
 
     // 3. Post the receives, then the sends, and wait for all of them.
+    auto post = tracer.span("post");  // trace
     std::vector<MPI_Request> requests;
     std::vector<std::size_t> sources;  // the rank of each receive request (the first ones)
     for (std::size_t s = 0; s < n; ++s)
@@ -103,12 +109,16 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
         }
     for (std::size_t d = 0; d < n; ++d)
         if (!outgoing[d].empty()) outgoing[d].post(limit, static_cast<int>(d), tag, comm, requests);
+    post.end();                       // trace
+    auto wait = tracer.span("wait");  // trace
     std::vector<MPI_Status> statuses;
     wait_all(requests, statuses);
+    wait.end();  // trace
     outgoing.clear();
     check_received(statuses, sources, incoming);
 
     // 4. Unpack and check what arrived, source by source.
+    auto unpack = tracer.span("unpack");  // trace
     for (std::size_t s = 0; s < n; ++s) {
         if (incoming[s].empty()) continue;
         incoming[s].unpack();
