@@ -30,11 +30,9 @@ void check_received(const std::vector<MPI_Status>& statuses,
                  " bytes, the plan says " + std::to_string(incoming[s].size()));
 }
 
-void wait_all(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses) {
-    statuses.resize(requests.size());
-    if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()) !=
-        MPI_SUCCESS)
-        fail("exchange: MPI_Waitall failed");
+void wait_all(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses,
+              const RunWatchdog& watchdog) {
+    if (watchdog.wait_all(requests, statuses) != MPI_SUCCESS) fail("exchange: MPI_Waitall failed");
 }
 
 // Checks a message that arrived from `source` against the keys the plan expects, counts its
@@ -65,7 +63,8 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
                        const ExchangeMemory& memory, std::size_t max_message_bytes,
-                       TraceRecorder* trace) {
+                       TraceRecorder* trace, const RunWatchdog* watchdog) {
+    const RunWatchdog unwatched;  // waits as MPI_Waitall
     TraceRecorder off;  // trace: the phases below record nothing without a recorder
     TraceRecorder& tracer = trace ? *trace : off;
     int me = 0, size = 0;
@@ -112,7 +111,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     post.end();                       // trace
     auto wait = tracer.span("wait");  // trace
     std::vector<MPI_Status> statuses;
-    wait_all(requests, statuses);
+    wait_all(requests, statuses, watchdog ? *watchdog : unwatched);
     wait.end();  // trace
     outgoing.clear();
     check_received(statuses, sources, incoming);

@@ -58,8 +58,14 @@ void keep_local(const ExchangeLists& lists, HeldTuples& in, bool last_use, HeldT
 }  // namespace
 
 Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options)
-    : plan_(plan), comm_(comm), options_(options), sites_(sites_of(plan, comm)), agree_(comm) {
+    : plan_(plan),
+      comm_(comm),
+      options_(options),
+      sites_(sites_of(plan, comm)),
+      agree_(comm),
+      watchdog_(comm, options.started, options.timeout_seconds) {
     me_ = agree_.rank();
+    agree_.watch(&watchdog_);
     agree_.step([&] {
         faults_ = FaultInjection::from_environment();
         where_ = trace_sites(plan_);
@@ -88,6 +94,8 @@ void Execution::run_operator(const ia::IaNode& n) {
     step.run.predicted_overhead = n.cost.transfer.overhead_bytes;
     const double started = MPI_Wtime();
     trace_.set_operator(step.run.id, step.run.op);  // trace
+    if (watchdog_.on())
+        watchdog_.set_place("operator #" + std::to_string(n.id) + " " + step.run.op);
     const auto traced = TraceRecorder::now();       // trace
     if (ia::is_enforcer(n.op)) run_enforcer(n, step);
     run_local(n, step);

@@ -18,6 +18,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/held_tuples.hpp"
 #include "runtime/rank_agreement.hpp"
+#include "runtime/run_watchdog.hpp"
 #include "runtime/trace_recorder.hpp"
 
 namespace tra::runtime {
@@ -74,6 +75,7 @@ class Execution {
     ia::Site me_ = 0;
     int sites_ = 0;
     RankAgreement agree_;
+    RunWatchdog watchdog_;  // off unless options_.timeout_seconds > 0
     FaultInjection faults_;
     TraceRecorder trace_;             // off unless options_.trace_dir is set
     std::vector<ia::SiteMap> where_;  // trace_sites: where every node's tuples are

@@ -60,6 +60,9 @@ struct ExecuteOptions {
     ExchangeMemory memory;
     // `--trace DIR`: every rank writes DIR/rank-R.json (trace_recorder.hpp); empty: no trace.
     std::string trace_dir;
+    // `--timeout`: the run ends with one message naming the ranks that did not arrive when a
+    // wait passes MPI_Wtime `started` + `timeout_seconds` (run_watchdog.hpp); 0: no deadline.
+    double started = 0, timeout_seconds = 0;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the
