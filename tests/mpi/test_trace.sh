@@ -76,9 +76,15 @@ run into_file mm.yaml --trace a_file
 [ ! -e into_file/out/C.h5 ] || fail "into_file: an output was written"
 rc=0
 "$TRA" run mm.yaml --trace "" > empty.out 2> empty.err || rc=$?
-[ "$rc" -eq 2 ] && grep -q -- "--trace needs a folder" empty.err || { cat empty.err >&2; fail "empty --trace: exited with $rc"; }
+if [ "$rc" -ne 2 ] || ! grep -q -- "--trace needs a folder" empty.err; then
+    cat empty.err >&2
+    fail "empty --trace: exited with $rc"
+fi
 rc=0
 "$TRA" run mm.yaml --reference --trace t --out-dir ref > ref.out 2> ref.err || rc=$?
-[ "$rc" -eq 2 ] && grep -q -- "--reference" ref.err || { cat ref.err >&2; fail "--reference --trace: exited with $rc"; }
+if [ "$rc" -ne 2 ] || ! grep -q -- "--reference" ref.err; then
+    cat ref.err >&2
+    fail "--reference --trace: exited with $rc"
+fi
 
 echo "trace: ok on $RANKS ranks"
