@@ -65,7 +65,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const ExchangeMemory& memory, std::size_t max_message_bytes,
                        TraceRecorder* trace, const RunWatchdog* watchdog) {
     const RunWatchdog unwatched;  // waits as MPI_Waitall
-    TraceRecorder off;  // trace: the phases below record nothing without a recorder
+    TraceRecorder off;            // trace: the phases below record nothing without a recorder
     TraceRecorder& tracer = trace ? *trace : off;
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);

@@ -96,7 +96,7 @@ void Execution::run_operator(const ia::IaNode& n) {
     trace_.set_operator(step.run.id, step.run.op);  // trace
     if (watchdog_.on())
         watchdog_.set_place("operator #" + std::to_string(n.id) + " " + step.run.op);
-    const auto traced = TraceRecorder::now();       // trace
+    const auto traced = TraceRecorder::now();  // trace
     if (ia::is_enforcer(n.op)) run_enforcer(n, step);
     run_local(n, step);
     account_memory(n, step, started);

@@ -33,7 +33,7 @@ private:
       int rank;
       std::optional<std::int64_t> node_id;  // else the first operator named op_name
       std::string op_name;
-    };
+  };
     std::optional<Fault> fault_;
 };
 
