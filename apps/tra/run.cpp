@@ -222,6 +222,7 @@ int run_distributed(const RunOptions& opt) {
     const runtime::RankAgreement agree(comm);
     const int rank = agree.rank(), size = agree.size();
     const Clock::time_point start = Clock::now();
+    const double started = MPI_Wtime();  // --timeout counts from here on every rank
     Prepared prep;
     try {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
@@ -285,6 +286,9 @@ int run_distributed(const RunOptions& opt) {
         }
         exec.memory_budget = opt.memory_per_site.value_or(0);
         exec.max_message_bytes = max_message_bytes;
+        exec.trace_dir = opt.trace_dir;
+        exec.started = started;
+        exec.timeout_seconds = opt.timeout;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -343,6 +347,13 @@ void add_run(CLI::App& app, int& exit_code) {
                     "Which plan: a rank N as listed by `tra plan --sites S` (default 1, the "
                     "cheapest), or pins NODE=strategy,...");
     cmd->add_option("--report", opt->report, "Write the run report as JSON to this file");
+    cmd->add_option("--trace", opt->trace_dir,
+                    "Every rank writes its operators' phases to DIR/rank-R.json (Chrome/Perfetto "
+                    "trace-event JSON)");
+    cmd->add_option("--timeout", opt->timeout,
+                    "End the run when it takes longer than SECONDS, naming the ranks that did not "
+                    "arrive where the others wait (default: no limit)")
+        ->check(CLI::PositiveNumber);
     add_cost_options(cmd, opt->cost, opt->time);
     add_max_tuples_option(cmd, opt->max_tuples);
     cmd->add_flag("--check", opt->check,
@@ -371,7 +382,13 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_flag("--progress", opt->progress,
                   "Show progress on stderr (default when stderr is a terminal)");
     cmd->callback([opt, cmd, &exit_code] {
+        if (cmd->count("--trace") && opt->trace_dir.empty())
+            throw Error("--trace needs a folder for the rank-R.json files");
         if (opt->reference) {
+            if (!opt->trace_dir.empty() || opt->timeout > 0)
+                throw Error(
+                    "--trace and --timeout watch the distributed runtime; --reference "
+                    "has no ranks to trace or wait for (drop one of them)");
             if (opt->device != "cpu")
                 throw Error(
                     "--reference evaluates on the CPU (it is the oracle); drop --device or "

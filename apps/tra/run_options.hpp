@@ -19,6 +19,8 @@ struct RunOptions {
     std::string out_dir;
     std::string plan;
     std::string report;
+    std::string trace_dir;  // --trace DIR: each rank writes DIR/rank-R.json
+    double timeout = 0;     // --timeout SECONDS for the whole run; 0: none
     std::optional<std::int64_t>
         memory_per_site;  // else the default budget (runtime/memory_limits.hpp)
     std::optional<int> threads;                   // BLAS threads per rank

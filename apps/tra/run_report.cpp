@@ -117,6 +117,10 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     for (const auto& r : result.operators) {
         j.begin_object();
         j.field("id", r.id).field("op", r.op).field("seconds", r.seconds);
+        j.field("seconds_min", r.seconds_min)
+            .field("seconds_median", r.seconds_median)
+            .field("seconds_max", r.seconds)
+            .field("slowest_rank", r.slowest_rank);
         if (r.op != "write") j.field("predicted_seconds", predicted(run, r.id));
         j.field("measured_bytes", r.measured_payload).field("predicted_bytes", r.predicted_payload);
         j.field("overhead_bytes", r.measured_overhead)

@@ -101,7 +101,7 @@ void Execution::run_enforcer(const IaNode& n, OperatorStep& step) {
             else
                 out.tuples.emplace(std::move(k), std::move(t));
         },
-        options_.memory, options_.max_message_bytes);
+        options_.memory, options_.max_message_bytes, &trace_, &watchdog_);
     step.run.measured_payload = stats.payload_bytes;
     step.run.measured_overhead = stats.overhead_bytes;
     step.buffers = stats.buffer_bytes;

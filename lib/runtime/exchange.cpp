@@ -30,11 +30,9 @@ void check_received(const std::vector<MPI_Status>& statuses,
                  " bytes, the plan says " + std::to_string(incoming[s].size()));
 }
 
-void wait_all(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses) {
-    statuses.resize(requests.size());
-    if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()) !=
-        MPI_SUCCESS)
-        fail("exchange: MPI_Waitall failed");
+void wait_all(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses,
+              const RunWatchdog& watchdog) {
+    if (watchdog.wait_all(requests, statuses) != MPI_SUCCESS) fail("exchange: MPI_Waitall failed");
 }
 
 // Checks a message that arrived from `source` against the keys the plan expects, counts its
@@ -64,7 +62,11 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
-                       const ExchangeMemory& memory, std::size_t max_message_bytes) {
+                       const ExchangeMemory& memory, std::size_t max_message_bytes,
+                       TraceRecorder* trace, const RunWatchdog* watchdog) {
+    const RunWatchdog unwatched;  // waits as MPI_Waitall
+    TraceRecorder off;            // trace: the phases below record nothing without a recorder
+    TraceRecorder& tracer = trace ? *trace : off;
     int me = 0, size = 0;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
@@ -78,6 +80,7 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
     ExchangeStats stats;
 
     // 1. Prepare every message: receive memory allocated, sends laid out (and packed when staged).
+    auto pack = tracer.span("pack");  // trace
     std::vector<ProtocolMessage> incoming(n), outgoing(n);
     for (std::size_t s = 0; s < n; ++s)
         if (peer(s, expect)) {
@@ -92,8 +95,10 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
         }
     // 2. Nothing is posted before the copies of step 1 have finished (protocol_message.hpp).
     make_ready(incoming, outgoing);
+    pack.end();  // trace
 
     // 3. Post the receives, then the sends, and wait for all of them.
+    auto post = tracer.span("post");  // trace
     std::vector<MPI_Request> requests;
     std::vector<std::size_t> sources;  // the rank of each receive request (the first ones)
     for (std::size_t s = 0; s < n; ++s)
@@ -103,12 +108,16 @@ ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
         }
     for (std::size_t d = 0; d < n; ++d)
         if (!outgoing[d].empty()) outgoing[d].post(limit, static_cast<int>(d), tag, comm, requests);
+    post.end();                       // trace
+    auto wait = tracer.span("wait");  // trace
     std::vector<MPI_Status> statuses;
-    wait_all(requests, statuses);
+    wait_all(requests, statuses, watchdog ? *watchdog : unwatched);
+    wait.end();  // trace
     outgoing.clear();
     check_received(statuses, sources, incoming);
 
     // 4. Unpack and check what arrived, source by source.
+    auto unpack = tracer.span("unpack");  // trace
     for (std::size_t s = 0; s < n; ++s) {
         if (incoming[s].empty()) continue;
         incoming[s].unpack();

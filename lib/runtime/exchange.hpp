@@ -20,6 +20,8 @@
 
 #include "core/relation.hpp"
 #include "runtime/protocol_message.hpp"
+#include "runtime/run_watchdog.hpp"
+#include "runtime/trace_recorder.hpp"
 
 namespace tra::runtime {
 
@@ -40,12 +42,14 @@ inline constexpr std::size_t kMaxMessageBytes = 1u << 30;
 // source rank ascending, then in message order, with tiles in memory.tiles; sent tiles may live
 // anywhere. Throws Error (Failed) when a message is not what the plan says (wrong size, count or
 // key). `max_message_bytes` (tests lower it to exercise the pieces) must be the same on every
-// rank.
+// rank. `trace`, when given, records the pack, post, wait and unpack phases (--trace);
+// `watchdog`, when given, ends the run when its deadline passes in the wait (--timeout).
 ExchangeStats exchange(MPI_Comm comm, int tag, const RelationType& type,
                        const std::vector<std::vector<OutgoingTuple>>& send,
                        const std::vector<std::vector<Key>>& expect,
                        const std::function<void(int, Key, Tile)>& deliver,
                        const ExchangeMemory& memory = {},
-                       std::size_t max_message_bytes = kMaxMessageBytes);
+                       std::size_t max_message_bytes = kMaxMessageBytes,
+                       TraceRecorder* trace = nullptr, const RunWatchdog* watchdog = nullptr);
 
 }  // namespace tra::runtime

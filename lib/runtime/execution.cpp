@@ -58,11 +58,18 @@ void keep_local(const ExchangeLists& lists, HeldTuples& in, bool last_use, HeldT
 }  // namespace
 
 Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options)
-    : plan_(plan), comm_(comm), options_(options), sites_(sites_of(plan, comm)), agree_(comm) {
+    : plan_(plan),
+      comm_(comm),
+      options_(options),
+      sites_(sites_of(plan, comm)),
+      agree_(comm),
+      watchdog_(comm, options.started, options.timeout_seconds) {
     me_ = agree_.rank();
+    agree_.watch(&watchdog_);
     agree_.step([&] {
         faults_ = FaultInjection::from_environment();
         where_ = trace_sites(plan_);
+        if (!options_.trace_dir.empty()) trace_ = TraceRecorder(options_.trace_dir, me_);
     });
     last_use_ = ia::last_uses(plan_);
     fused_ = ia::fused_joins(plan_);
@@ -86,9 +93,18 @@ void Execution::run_operator(const ia::IaNode& n) {
     step.run.predicted_payload = n.cost.transfer.payload_bytes;
     step.run.predicted_overhead = n.cost.transfer.overhead_bytes;
     const double started = MPI_Wtime();
+    trace_.set_operator(step.run.id, step.run.op);  // trace
+    if (watchdog_.on())
+        watchdog_.set_place("operator #" + std::to_string(n.id) + " " + step.run.op);
+    const auto traced = TraceRecorder::now();  // trace
     if (ia::is_enforcer(n.op)) run_enforcer(n, step);
     run_local(n, step);
     account_memory(n, step, started);
+    trace_.operator_done(traced);  // trace
+}
+
+void Execution::write_trace() {
+    if (trace_.on()) agree_.step([&] { trace_.write(); });
 }
 
 void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
@@ -96,6 +112,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         if (!ia::is_enforcer(n.op)) faults_.reach(me_, step.run.id, step.run.op);
         HeldTuples& out = step.out;
         if (n.op == ia::IaOp::Input) {
+            auto span = trace_.span("read");  // trace
             const ia::SiteMap& mine = where_[n.id];
             out.tuples = input_tuples(plan_.relation(n.id),
                                       [&](const Key& k) { return holds(mine.at(k), me_); });
@@ -106,6 +123,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         } else {
             // The consumer of a fused join takes the join's tuples over (compute_locally).
             if (fused_[n.inputs.at(0)]) resident_ -= held_[n.inputs[0]].bytes;
+            auto span = trace_.span("compute");  // trace
             compute_locally(plan_, n, held_, me_, fused_, out);
         }
         // GPU kernels run asynchronously: waiting here puts a kernel's fault in the operator

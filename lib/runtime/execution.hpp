@@ -18,6 +18,8 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/held_tuples.hpp"
 #include "runtime/rank_agreement.hpp"
+#include "runtime/run_watchdog.hpp"
+#include "runtime/trace_recorder.hpp"
 
 namespace tra::runtime {
 
@@ -55,6 +57,9 @@ class Execution {
     void write_outputs();
     // The report: on rank 0 reduced over ranks, elsewhere this rank's own. Collective.
     ExecutionResult reduce_over_ranks();
+    // --trace: every rank writes its spans (trace_recorder.hpp); agreed, so a rank that cannot
+    // fails the run everywhere. Does nothing when tracing is off.
+    void write_trace();
 
   private:
     // Sends and receives an enforcer's tuples; checks the bytes against the per-site prediction.
@@ -70,7 +75,9 @@ class Execution {
     ia::Site me_ = 0;
     int sites_ = 0;
     RankAgreement agree_;
+    RunWatchdog watchdog_;  // off unless options_.timeout_seconds > 0
     FaultInjection faults_;
+    TraceRecorder trace_;             // off unless options_.trace_dir is set
     std::vector<ia::SiteMap> where_;  // trace_sites: where every node's tuples are
     std::vector<ia::IaNodeId> last_use_;
     std::vector<std::optional<ia::IaNodeId>> fused_;

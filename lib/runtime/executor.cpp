@@ -14,6 +14,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     run.reserve_tiles();
     for (const ia::IaNode& n : plan.nodes()) run.run_operator(n);
     run.write_outputs();
+    run.write_trace();
     return run.reduce_over_ranks();
 }
 

@@ -24,6 +24,10 @@ struct OperatorRun {
     std::int64_t id = 0;  // the IA node id (tra explain's), or plan.size() for `write`
     std::string op;       // ia::op_name, "read" for inputs, "write" for the output gather
     double seconds = 0;   // max over ranks
+    // Over ranks too (rank 0; elsewhere this rank's own): the fastest, the median (the mean of
+    // the two middle ones for an even number of ranks), and the lowest rank that took `seconds`.
+    double seconds_min = 0, seconds_median = 0;
+    int slowest_rank = 0;
     std::int64_t measured_payload = 0, measured_overhead = 0;    // summed over ranks
     std::int64_t predicted_payload = 0, predicted_overhead = 0;  // the plan's exact prediction
     std::int64_t peak_bytes = 0;  // max over ranks of bytes resident during the operator
@@ -54,6 +58,11 @@ struct ExecuteOptions {
     // Where tiles live between operators and where exchange messages are assembled
     // (DeviceContext on --device gpu); the outputs handed back are always in host memory.
     ExchangeMemory memory;
+    // `--trace DIR`: every rank writes DIR/rank-R.json (trace_recorder.hpp); empty: no trace.
+    std::string trace_dir;
+    // `--timeout`: the run ends with one message naming the ranks that did not arrive when a
+    // wait passes MPI_Wtime `started` + `timeout_seconds` (run_watchdog.hpp); 0: no deadline.
+    double started = 0, timeout_seconds = 0;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the

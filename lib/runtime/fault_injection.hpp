@@ -7,7 +7,9 @@
 // makes rank RANK, when it reaches OPERATOR (an IA node id as `tra explain` lists them, or an op
 // name such as shuffle, bcast, read, local_join, write: the first operator of that kind), either
 //   error  throw a tra::Error (Failed) "injected fault", as a kernel failure or bad tile would;
-//   kill   raise SIGKILL on itself, as `kill -9` would.
+//   kill   raise SIGKILL on itself, as `kill -9` would;
+//   hang   sleep until the job is ended, as a rank stuck in a kernel or a file system would
+//          (`tra run --timeout` is what ends it: run_watchdog.hpp).
 // An enforcer reaches the hook after posting nothing, just before its exchange: its peers are then
 // waiting for its messages (a rank dying during a shuffle). Unset, the hook does nothing.
 #include <cstdint>
@@ -25,13 +27,13 @@ public:
     void reach(int rank, std::int64_t node_id, const std::string& op_name);
 
 private:
-    enum class Action { Error, Kill };
-    struct Fault {
-        Action action;
-        int rank;
-        std::optional<std::int64_t> node_id;  // else the first operator named op_name
-        std::string op_name;
-    };
+  enum class Action { Error, Kill, Hang };
+  struct Fault {
+      Action action;
+      int rank;
+      std::optional<std::int64_t> node_id;  // else the first operator named op_name
+      std::string op_name;
+  };
     std::optional<Fault> fault_;
 };
 

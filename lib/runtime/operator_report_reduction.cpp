@@ -1,17 +1,35 @@
 // The report of a run (Execution::reduce_over_ranks): every rank's operator runs reduced onto
-// rank 0, seconds and peaks by max, measured bytes by sum, and whether any rank's received bytes
-// differed from its prediction; the reservation by max.
+// rank 0, seconds gathered (max, min, median and the slowest rank), peaks by max, measured bytes
+// by sum, and whether any rank's received bytes differed from its prediction; the reservation by
+// max.
 #include <algorithm>
 
 #include "runtime/execution.hpp"
 
 namespace tra::runtime {
 
+namespace {
+
+// Fills the seconds fields of `run` from every rank's seconds for it (rank order).
+void spread_over_ranks(std::vector<double> by_rank, OperatorRun& run) {
+    const auto slowest = std::max_element(by_rank.begin(), by_rank.end());  // the first: lowest
+    run.seconds = *slowest;
+    run.slowest_rank = static_cast<int>(slowest - by_rank.begin());
+    std::sort(by_rank.begin(), by_rank.end());
+    const std::size_t n = by_rank.size(), mid = n / 2;
+    run.seconds_min = by_rank.front();
+    run.seconds_median = n % 2 ? by_rank[mid] : (by_rank[mid - 1] + by_rank[mid]) / 2;
+}
+
+}  // namespace
+
 ExecutionResult Execution::reduce_over_ranks() {
     std::vector<OperatorRun>& runs = runs_;
     ExecutionResult result;
     const std::size_t k = runs.size();
-    std::vector<double> seconds(k), seconds_max(k);
+    // Every rank's seconds of every operator: k per rank, which is small next to any tile.
+    std::vector<double> seconds(k),
+        seconds_all(me_ == 0 ? k * static_cast<std::size_t>(sites_) : 0);
     std::vector<std::int64_t> sums(2 * k), sums_all(2 * k), peaks(k), peaks_max(k);
     std::vector<int> mismatch(k), mismatch_any(k);
     for (std::size_t i = 0; i < k; ++i) {
@@ -20,17 +38,21 @@ ExecutionResult Execution::reduce_over_ranks() {
         sums[2 * i + 1] = runs[i].measured_overhead;
         peaks[i] = runs[i].peak_bytes;
         mismatch[i] = runs[i].rank_mismatches.empty() ? 0 : 1;
+        runs[i].seconds_min = runs[i].seconds_median = runs[i].seconds;
+        runs[i].slowest_rank = me_;
     }
-    MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(k), MPI_DOUBLE, MPI_MAX, 0,
-               comm_);
+    MPI_Gather(seconds.data(), static_cast<int>(k), MPI_DOUBLE, seconds_all.data(),
+               static_cast<int>(k), MPI_DOUBLE, 0, comm_);
     MPI_Reduce(sums.data(), sums_all.data(), static_cast<int>(2 * k), MPI_INT64_T, MPI_SUM, 0,
                comm_);
     MPI_Reduce(peaks.data(), peaks_max.data(), static_cast<int>(k), MPI_INT64_T, MPI_MAX, 0, comm_);
     MPI_Reduce(mismatch.data(), mismatch_any.data(), static_cast<int>(k), MPI_INT, MPI_MAX, 0,
                comm_);
     if (me_ == 0) {
+        std::vector<double> by_rank(static_cast<std::size_t>(sites_));
         for (std::size_t i = 0; i < k; ++i) {
-            runs[i].seconds = seconds_max[i];
+            for (std::size_t r = 0; r < by_rank.size(); ++r) by_rank[r] = seconds_all[r * k + i];
+            spread_over_ranks(by_rank, runs[i]);
             runs[i].measured_payload = sums_all[2 * i];
             runs[i].measured_overhead = sums_all[2 * i + 1];
             runs[i].peak_bytes = peaks_max[i];

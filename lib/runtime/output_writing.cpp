@@ -50,12 +50,15 @@ void Execution::write_outputs() {
     write.id = static_cast<std::int64_t>(plan_.size());
     write.op = "write";
     const double started = MPI_Wtime();
+    trace_.set_operator(write.id, write.op);   // trace
+    const auto traced = TraceRecorder::now();  // trace
     const auto& outputs = plan_.program().outputs;
     if (options_.output_paths.size() != outputs.size())
         fail("the run has " + std::to_string(options_.output_paths.size()) + " output files for " +
              std::to_string(outputs.size()) + " outputs");
     write_in_turns(comm_, [&] {
         faults_.reach(me_, write.id, write.op);
+        auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
         for (std::size_t i = 0; i < outputs.size(); ++i) {
             const auto r = plan_.result(outputs[i].node);
             if (!r)
@@ -67,6 +70,7 @@ void Execution::write_outputs() {
     });
     write.peak_bytes = resident_;
     write.seconds = MPI_Wtime() - started;
+    trace_.operator_done(traced);  // trace
     runs_.push_back(std::move(write));
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -36,7 +37,14 @@ int RankAgreement::rank0_code(int code) const {
 
 void RankAgreement::settle(int code, const std::string& message) const {
     int mine = code ? rank_ : size_, lowest = size_;
-    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);
+    if (watchdog_ && watchdog_->on()) {
+        std::vector<MPI_Request> all(1);
+        std::vector<MPI_Status> statuses;
+        MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_, all.data());
+        watchdog_->wait_all(all, statuses);
+    } else {
+        MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);
+    }
     if (lowest == size_) return;
     if (rank_ == lowest) {
         std::cerr << error_line(rank_, size_, message) << "\n";

@@ -11,6 +11,8 @@
 #include <functional>
 #include <string>
 
+#include "runtime/run_watchdog.hpp"
+
 namespace tra::runtime {
 
 // Thrown on every rank once the ranks agreed that a step failed; the message is already printed.
@@ -33,12 +35,17 @@ class RankAgreement {
     // Rank 0's `code` on every rank (the exit code of a run whose end rank 0 decides). Collective.
     int rank0_code(int code) const;
 
+    // --timeout: agreements wait through `watchdog` (run_watchdog.hpp), which ends the run when
+    // the deadline passes before every rank arrived.
+    void watch(const RunWatchdog* watchdog) { watchdog_ = watchdog; }
+
     int rank() const { return rank_; }
     int size() const { return size_; }
 
   private:
     MPI_Comm comm_;
     int rank_ = 0, size_ = 1;
+    const RunWatchdog* watchdog_ = nullptr;
 };
 
 // "tra: error (rank R): message" (no rank on one site), the one line a failure prints.

@@ -9,6 +9,9 @@
 # have Y") before any work; measured peak <= predicted peak; exchange messages split into pieces
 # (TRA_MAX_MESSAGE_BYTES) move the same bytes and compute the same result, and a limit that is
 # not a number is refused; --threads and the host lines.
+# --timeout (at 2 and 3 ranks, where a rank can wait for another): the last rank hangs
+# (TRA_FAULT=hang@...) in a local operator; the others end the job at the deadline with one
+# message naming the operator and the missing rank, no output and no temporary file left.
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -135,5 +138,19 @@ listed=$(sed -n 's/^host [^:]*: ranks\{0,1\} \([0-9,]*\) .*/\1/p' threads.out | 
 [ "$listed" = "$(seq 0 "$LAST" | tr '\n' ' ')" ] || { cat threads.out >&2; fail "threads: host lines list ranks '$listed'"; }
 run no_threads matmul.yaml --threads 0
 [ "$rc" -eq 2 ] || { cat no_threads.err >&2; fail "no_threads: exited with $rc, expected 2"; }
+
+# 10. The last rank hangs in local_join; the watchdog of the others ends the run at --timeout.
+#     The timeout is generous (planning and the first operators must come before it) yet well
+#     inside run's 60 s: the outcome does not depend on the machine's speed.
+if [ "$RANKS" -eq 2 ] || [ "$RANKS" -eq 3 ]; then
+    TRA_FAULT="hang@$LAST:local_join" run hung matmul.yaml --timeout 10
+    expect_failed hung
+    expect_one_message hung 0 "--timeout of 10 s passed while rank 0 waited in operator #[0-9]* local_join; rank(s) $LAST did not arrive"
+    [ -z "$(find hung -name '*.tmp*')" ] || fail "hung: temporary files left: $(find hung -name '*.tmp*')"
+fi
+# A timeout that is not a positive number is refused before any work.
+run bad_timeout matmul.yaml --timeout 0
+[ "$rc" -eq 2 ] || { cat bad_timeout.err >&2; fail "bad_timeout: exited with $rc, expected 2"; }
+[ ! -e bad_timeout ] || fail "bad_timeout: a refused run made $(find bad_timeout)"
 
 echo "run_failures: ok on $RANKS ranks"

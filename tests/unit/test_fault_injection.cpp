@@ -1,6 +1,7 @@
 // The test-only fault hook TRA_FAULT (lib/runtime/fault_injection.hpp): which rank and operator
-// it fires at, that it fires once, and that a malformed value is bad input. (`kill` is tested
-// end to end by tests/mpi/test_run_failures.sh, since it ends the process.)
+// it fires at, that it fires once, and that a malformed value is bad input. (`kill` and `hang`
+// are tested end to end by tests/mpi/test_run_failures.sh: one ends the process, one never
+// returns.)
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
@@ -47,6 +48,13 @@ TEST_CASE("fault hook: error at the first operator of a kind", "[fault]") {
     FaultInjection f = with("error@0:write");
     CHECK_NOTHROW(f.reach(0, 5, "shuffle"));
     CHECK_THROWS_AS(f.reach(0, 9, "write"), Error);
+}
+
+TEST_CASE("fault hook: hang is read (it fires only end to end, where it never returns)",
+          "[fault]") {
+    FaultInjection f = with("hang@1:local_join");
+    CHECK_NOTHROW(f.reach(0, 3, "local_join"));  // another rank
+    CHECK_NOTHROW(f.reach(1, 2, "shuffle"));     // another operator
 }
 
 TEST_CASE("fault hook: malformed values are bad input naming the variable", "[fault]") {

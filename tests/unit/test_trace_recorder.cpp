@@ -1,0 +1,84 @@
+// The span recorder of `tra run --trace` (lib/runtime/trace_recorder.hpp): off it records and
+// writes nothing; on it writes rank-R.json with an event per span under its operator, renamed
+// into place (no temporary left); a folder that cannot be made is bad input. Tests/mpi/
+// test_trace.sh checks the files of real runs parse as JSON and match the report.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "runtime/trace_recorder.hpp"
+#include "temp_dir.hpp"
+
+using tra::Error;
+using tra::ErrorKind;
+using tra::runtime::TraceRecorder;
+
+namespace {
+
+std::string text_of(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("trace recorder: off records and writes nothing", "[trace]") {
+    TraceRecorder off;
+    CHECK_FALSE(off.on());
+    off.set_operator(0, "read");
+    { auto span = off.span("read"); }
+    off.operator_done(TraceRecorder::now());
+    CHECK_NOTHROW(off.write());
+}
+
+TEST_CASE("trace recorder: spans under their operators, written atomically", "[trace]") {
+    tra::testing::TempDir dir("trace");
+    const std::string folder = dir.path("traces");  // made by the recorder
+    TraceRecorder trace(folder, 3);
+    REQUIRE(trace.on());
+    trace.set_operator(2, "shuffle");
+    const auto start = TraceRecorder::now();
+    {
+        auto pack = trace.span("pack");
+        pack.end();
+        pack.end();  // a second end records nothing
+        auto wait = trace.span("wait");
+    }
+    trace.operator_done(start);
+    trace.write();
+    const std::string text = text_of(folder + "/rank-3.json");
+    CHECK(text.rfind("{\"traceEvents\": [", 0) == 0);
+    CHECK(count(text, "\"ph\": \"X\"") == 3);
+    CHECK(count(text, "\"name\": \"#2 shuffle pack\"") == 1);
+    CHECK(count(text, "\"name\": \"#2 shuffle wait\"") == 1);
+    CHECK(count(text, "\"name\": \"#2 shuffle\", \"cat\": \"operator\"") == 1);
+    CHECK(count(text, "\"pid\": 3") == 6);  // 3 metadata events + 3 spans
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(folder)) {
+        CHECK(e.path().filename() == "rank-3.json");
+        ++files;
+    }
+    CHECK(files == 1);
+}
+
+TEST_CASE("trace recorder: a folder that cannot be made is bad input", "[trace]") {
+    tra::testing::TempDir dir("trace");
+    std::ofstream(dir.path("a_file")) << "x";
+    try {
+        TraceRecorder trace(dir.path("a_file"), 0);
+        FAIL("a file was taken for the trace folder");
+    } catch (const Error& e) {
+        CHECK(e.kind() == ErrorKind::BadInput);
+        CHECK(std::string(e.what()).find("--trace") != std::string::npos);
+    }
+}
