@@ -32,4 +32,7 @@ list(APPEND CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
      /usr/share/man /usr/share/man/man1 /usr/share/bash-completion
      /usr/share/bash-completion/completions /usr/share/doc)
 
+# No /usr/lib/.build-id links: they would clash with any other package built the same way.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
+
 include(CPack)
