@@ -32,4 +32,10 @@ install(FILES ${PROJECT_BINARY_DIR}/completion/tra
 
 install(FILES README.md CHANGES.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY plans data DESTINATION ${CMAKE_INSTALL_DATADIR}/tra)
+# Only what git tracks: a developer's tree may hold run outputs (out/) and generated inputs
+# (plans/**/*.h5, ignored by .gitignore) that do not belong in an install.
+install(DIRECTORY plans DESTINATION ${CMAKE_INSTALL_DATADIR}/tra
+        PATTERN "out" EXCLUDE PATTERN "*.h5" EXCLUDE PATTERN "*.h5.tmp*" EXCLUDE
+        PATTERN "__pycache__" EXCLUDE)
+install(DIRECTORY data DESTINATION ${CMAKE_INSTALL_DATADIR}/tra
+        PATTERN "out" EXCLUDE PATTERN "*.h5.tmp*" EXCLUDE)
