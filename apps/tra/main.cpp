@@ -3,13 +3,14 @@
 
 #include "core/error.hpp"
 #include "verbs.hpp"
+#include "version.hpp"
 
 int main(int argc, char** argv) {
     CLI::App app{
         "tra: tensor relational algebra workflows, planned and run on tiled HDF5 tensors.\n"
         "Exit codes: 0 ok, 1 result differs or run failed, 2 bad input."};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "tra 0.1.0");
+    app.set_version_flag("--version", tra::cli::version_text);
     int exit_code = 0;
     tra::cli::add_validate(app, exit_code);
     tra::cli::add_gen(app, exit_code);
