@@ -30,11 +30,6 @@ if [ "$test_kind" = mpi ]; then
     RANKS=${4:?$usage}
     MPIEXEC=${5:?$usage}
     test_label="$test_name, $RANKS ranks"
-    # Open MPI's session folder of its own per test: mpiruns of tests running side by side under
-    # `ctest -j` shared /tmp/ompi.HOST.UID, and one removed it while another was making its
-    # folder there (orte_init failed: mkdir /tmp/ompi.vm.0/pid.N). Short, for socket paths.
-    export OMPI_MCA_orte_tmpdir_base="/tmp/tra-ompi-$test_name-$RANKS"
-    mkdir -p "$OMPI_MCA_orte_tmpdir_base"
 else
     test_label=$test_name
 fi

@@ -1,0 +1,122 @@
+#include "run_prepare.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "ia/fused_joins.hpp"
+#include "kernels/blas_threads.hpp"
+#include "plan_request.hpp"
+#include "runtime/broadcast_text.hpp"
+#include "workflow/plan_file.hpp"
+#include "workflow/workflow_loader.hpp"
+
+namespace tra::cli {
+
+namespace {
+
+// Which host each rank is on, by the run's real layout: the time model's host_of_site.
+std::vector<int> host_of_site(const runtime::HostLayout& hosts, int size) {
+    std::vector<int> out(static_cast<std::size_t>(size), 0);
+    for (std::size_t h = 0; h < hosts.hosts.size(); ++h)
+        for (int r : hosts.hosts[h].ranks)
+            out.at(static_cast<std::size_t>(r)) = static_cast<int>(h);
+    return out;
+}
+
+// Predicted seconds per IA node, a fused join's moved to the aggregate that computes it: the
+// runtime runs the pair in that aggregate's step, so the two are compared there as one.
+std::vector<double> predicted_per_operator(const ia::Plan& plan, const ia::TimeModel& model) {
+    std::vector<double> out;
+    for (const ia::OperatorTime& t : ia::operator_times(plan, model)) out.push_back(t.seconds());
+    const auto fused = ia::fused_joins(plan);
+    for (std::size_t id = 0; id < fused.size(); ++id)
+        if (fused[id]) {
+            out.at(*fused[id]) += out[id];
+            out[id] = 0;
+        }
+    return out;
+}
+
+}  // namespace
+
+void warn_if_profile_differs(const ia::MachineProfile& profile, int threads) {
+    if (profile.source == "built-in") return;
+    const std::string core = kernels::blas_core_name();
+    if (!profile.blas_core.empty() && !core.empty() && core != profile.blas_core)
+        std::cerr << "tra: warning: machine profile " << profile.source
+                  << " was measured with OpenBLAS core " << profile.blas_core << ", this run uses "
+                  << core << ": its predicted seconds are for another kernel\n";
+    if (profile.blas_threads != threads)
+        std::cerr << "tra: warning: machine profile " << profile.source << " was measured with "
+                  << profile.blas_threads << " BLAS thread(s) per rank, this run uses " << threads
+                  << "\n";
+}
+
+Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
+                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
+    workflow::LoadOptions load;
+    load.output_dir = opt.out_dir;
+    load.max_tuples = opt.max_tuples;
+    Prepared prep;
+    const int rank = agree.rank(), size = agree.size();
+    const bool plan_file = workflow::is_plan_file(opt.workflow);
+
+    // 1. Rank 0 chooses the plan of a workflow.
+    std::string text;
+    ia::TimeModel model;
+    agree.step([&] {
+        if (plan_file && !opt.plan.empty())
+            throw Error("--plan picks among a workflow's plans; " + opt.workflow +
+                        " is a plan file, which is the plan");
+        if (rank != 0) return;
+        model = time_model(opt.time, size, host_of_site(hosts, size));
+        prep.profile = model.profile;
+        if (plan_file) return;
+        // The workflow as written, before any logical rewrite: the --check oracle.
+        prep.original =
+            std::make_unique<const Program>(workflow::load_workflow(opt.workflow, load));
+        optimizer::PlanRequest request;
+        request.sites = size;
+        apply_plan_flag(opt.plan, request);
+        request.cost = opt.cost;
+        request.time = model;
+        request.memory_per_site = plan_memory;
+        const optimizer::RankedPlans ranked = [&] {
+            try {
+                return optimizer::rank_plans(*prep.original, request);
+            } catch (const Error& e) {
+                if (!plan_memory) throw;
+                throw Error(e.message() +
+                            " (no --memory-per-site was given: that is the default budget, "
+                            "printed above; run on more ranks or pass --memory-per-site)");
+            }
+        }();
+        const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
+        std::ostringstream out;
+        workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
+                                  ranked_by(ranked, opt.cost));
+        text = out.str();
+    });
+
+    // 2. Every rank reads the plan: the plan file, or rank 0's text.
+    if (!plan_file) runtime::broadcast_text(text, comm);
+    agree.step([&] {
+        workflow::LoadedPlan loaded =
+            plan_file ? workflow::load_plan_file(opt.workflow, load)
+                      : workflow::read_plan_text(text, "the plan rank 0 chose", load);
+        if (loaded.plan.sites() != size)
+            throw Error("plan file " + opt.workflow + " was made for " +
+                        std::to_string(loaded.plan.sites()) + " sites, but this run has " +
+                        std::to_string(size) + " ranks; run it with mpirun -n " +
+                        std::to_string(loaded.plan.sites()) + " or plan again with --sites " +
+                        std::to_string(size));
+        prep.name = loaded.name;
+        prep.plan.emplace(loaded.plan);
+        prep.program = std::move(loaded.program);
+        prep.totals = ia::annotate_costs(*prep.plan);
+        if (rank == 0) prep.predicted_seconds = predicted_per_operator(*prep.plan, model);
+    });
+    return prep;
+}
+
+}  // namespace tra::cli
