@@ -8,36 +8,17 @@
 #include "tra/box_keys.hpp"
 #include "tra/einsum_lowering.hpp"
 #include "tra/join_keys.hpp"
+#include "tra/program_builder_support.hpp"
 #include "tra/rekey_frontier.hpp"
 #include "tra/tuple_limit.hpp"
 
 namespace tra {
 
+using builder::divisors_near;
+using builder::finish_node;
+using builder::join_list;
+
 namespace {
-
-std::string join_list(const std::vector<std::int64_t>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-    return s;
-}
-
-// Up to four divisors of n closest to the requested tile size, for the divisibility error.
-std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t wanted) {
-    std::vector<std::int64_t> d;
-    for (std::int64_t i = 1; i * i <= n; ++i)
-        if (n % i == 0) {
-            d.push_back(i);
-            if (i != n / i) d.push_back(n / i);
-        }
-    std::sort(d.begin(), d.end(), [&](auto a, auto b) {
-        return std::abs(a - wanted) != std::abs(b - wanted)
-                   ? std::abs(a - wanted) < std::abs(b - wanted)
-                   : a < b;
-    });
-    d.resize(std::min<std::size_t>(d.size(), 4));
-    std::sort(d.begin(), d.end());
-    return d;
-}
 
 std::optional<Error> positions_problem(const KeyPositions& p, std::size_t arity,
                                        const std::string& relation, const SourceLocation& where) {
@@ -81,12 +62,6 @@ std::optional<std::int64_t> checked_tile_bytes(const Shape& bound, DType dtype) 
     for (std::int64_t extent : bound)
         if (bytes) bytes = checked_mul(*bytes, extent);
     return bytes;
-}
-
-// Enumerated keys that fill their box are held as that box, so later steps stay dense.
-void finish_node(Node& n) {
-    n.keys.compact(n.type.key_arity);
-    n.frontier = n.keys.frontier(n.type.key_arity);
 }
 
 }  // namespace
@@ -362,110 +337,6 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
         name,   TransformOp{kernel}, {*in},    RelationType{I.type.key_arity, *bound, I.type.dtype},
         I.keys, I.frontier,          src.step, "",
         false};
-    return append(std::move(n));
-}
-
-Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std::string& input,
-                                             std::size_t dim, std::int64_t size,
-                                             const StepSource& src) {
-    const Checked<NodeId> in = try_lookup(input, src.at("tile"));
-    if (!in) return in.problem();
-    const Node& I = node(*in);
-    if (dim >= I.type.rank())
-        return Error("dimension " + std::to_string(dim) + " is out of range: tiles of " + input +
-                         " have " + std::to_string(I.type.rank()) + " dimensions",
-                     src.at("dim"));
-    const std::int64_t extent = I.type.bound[dim];
-    if (size <= 0 || extent % size != 0)
-        return Error("size " + std::to_string(size) + " does not divide the tile extent " +
-                         std::to_string(extent) + "; sizes that do: " +
-                         join_list(divisors_near(extent, std::max<std::int64_t>(size, 1))),
-                     src.at("size"));
-    Shape bound = I.type.bound;
-    bound[dim] = size;
-    Node n{name,     TileOp{dim, size},
-           {*in},    RelationType{I.type.key_arity + 1, bound, I.type.dtype},
-           {},       {},
-           src.step, "",
-           false};
-    if (I.keys.held_as_box()) {
-        Checked<KeySet> keys =
-            dense_keys(name, tiled_box(I.frontier, extent / size), n.type, src.at("size"));
-        if (!keys) return keys.problem();
-        n.keys = std::move(*keys);
-        finish_node(n);
-        return append(std::move(n));
-    }
-    const std::int64_t count = tuples_times(static_cast<std::int64_t>(I.tuples()), extent / size);
-    if (auto p = too_many_tuples(name, count, max_tuples_, src.at("size"))) return *p;
-    for (const Key& k : I.keys)
-        for (std::int64_t piece = 0; piece < extent / size; ++piece) {
-            Key out = k;
-            out.push_back(piece);
-            n.keys.insert(out);
-        }
-    finish_node(n);
-    return append(std::move(n));
-}
-
-Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const std::string& input,
-                                               std::size_t key_dim, std::size_t array_dim,
-                                               const StepSource& src) {
-    const Checked<NodeId> in = try_lookup(input, src.at("concat"));
-    if (!in) return in.problem();
-    const Node& I = node(*in);
-    if (key_dim >= I.type.key_arity)
-        return Error("key_dim " + std::to_string(key_dim) + " is out of range: " + input +
-                         " has keys of " + std::to_string(I.type.key_arity) + " positions",
-                     src.at("key_dim"));
-    if (array_dim >= I.type.rank())
-        return Error("array_dim " + std::to_string(array_dim) + " is out of range: tiles of " +
-                         input + " have " + std::to_string(I.type.rank()) + " dimensions",
-                     src.at("array_dim"));
-    if (I.keys.held_as_box()) {  // every group of a box is complete
-        Shape bound = I.type.bound;
-        bound[array_dim] *= I.frontier[key_dim];
-        Node n{name,     ConcatOp{key_dim, array_dim},
-               {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
-               {},       {},
-               src.step, "",
-               false};
-        Checked<KeySet> keys =
-            dense_keys(name, concatenated_box(I.frontier, key_dim), n.type, src.at("concat"));
-        if (!keys) return keys.problem();
-        n.keys = std::move(*keys);
-        finish_node(n);
-        return append(std::move(n));
-    }
-    // Every group must hold pieces 0..m-1 for one common m, or the tiles would not line up.
-    std::map<Key, std::vector<std::int64_t>> groups;
-    for (const Key& k : I.keys) {
-        Key g;
-        for (std::size_t i = 0; i < k.size(); ++i)
-            if (i != key_dim) g.push_back(k[i]);
-        groups[g].push_back(k[key_dim]);
-    }
-    std::int64_t pieces =
-        groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
-    for (const auto& [g, members] : groups) {
-        bool complete = static_cast<std::int64_t>(members.size()) == pieces;
-        for (std::size_t i = 0; complete && i < members.size(); ++i)
-            complete = members[i] == static_cast<std::int64_t>(i);
-        if (!complete)
-            return Error("group " + g.str() + " of " + input + " does not hold pieces 0.." +
-                             std::to_string(pieces - 1) + " along key position " +
-                             std::to_string(key_dim) + "; concat needs complete groups",
-                         src.at("concat"));
-    }
-    Shape bound = I.type.bound;
-    bound[array_dim] *= pieces;
-    Node n{name,     ConcatOp{key_dim, array_dim},
-           {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
-           {},       {},
-           src.step, "",
-           false};
-    for (const auto& [g, members] : groups) n.keys.insert(g);
-    finish_node(n);
     return append(std::move(n));
 }
 
