@@ -27,17 +27,18 @@ struct PlaceLimit {
 };
 
 // The limit of an operator the time model predicts `predicted_seconds` for: `factor` x that plus
-// `floor_seconds` (no limit when factor is 0). The floor keeps operators predicted to take
-// microseconds from failing on a slow or oversubscribed machine, where the model is off most.
+// `floor_seconds` (no limit when factor is 0, or the sum is 0). The floor keeps operators predicted
+// to take microseconds from failing on a slow or oversubscribed machine, where the model is off
+// most.
 PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_seconds);
 
 class RunWatchdog {
   public:
     // Off.
     RunWatchdog() = default;
-    // On when timeout_seconds > 0: the deadline is `started` (MPI_Wtime on this rank at the start
-    // of the run) plus the timeout. Collective (duplicates `comm` for the roll call).
-    // On when timeout_seconds > 0 or `operator_limits` (set_place then sets a limit per place).
+    // On when timeout_seconds > 0 (the run's deadline is `started`, MPI_Wtime on this rank at the
+    // start of the run, plus the timeout) or `operator_limits` (set_place gives each operator its
+    // own). Collective (duplicates `comm` for the roll call).
     RunWatchdog(MPI_Comm comm, double started, double timeout_seconds, bool operator_limits);
     RunWatchdog(const RunWatchdog&) = delete;
     RunWatchdog& operator=(const RunWatchdog&) = delete;
