@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "core/error.hpp"
+#include "run_provenance.hpp"
 #include "verbs.hpp"
 #include "version.hpp"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", tra::cli::version_text);
     int exit_code = 0;
+    tra::cli::remember_command_line(argc, argv);
     tra::cli::add_validate(app, exit_code);
     tra::cli::add_gen(app, exit_code);
     tra::cli::add_plan(app, exit_code);

@@ -14,6 +14,7 @@
 #include "run_memory.hpp"
 #include "run_options.hpp"
 #include "run_prepare.hpp"
+#include "run_provenance.hpp"
 #include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/host_layout.hpp"
@@ -56,10 +57,12 @@ double seconds_since(Clock::time_point start) {
 // Rank 0 reports, checks and renames the outputs into place; returns the exit code (throws on
 // failure). Every rank has written its tiles of the outputs into their temporary files.
 int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::ExecutionResult& result,
-                    const runtime::DeviceContext& device, int size, Clock::time_point start) {
+                    const runtime::DeviceContext& device, int size, Clock::time_point start,
+                    const Provenance& provenance) {
     const Program& p = *prep.program;
     RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
                        &device, &prep.predicted_seconds, &prep.profile};
+    summary.provenance = &provenance;
     print_run_table(summary);
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
@@ -145,6 +148,12 @@ int run_distributed(const RunOptions& opt) {
             check_memory(budget, prep.name,
                          prep.totals.peak_per_site.at(static_cast<std::size_t>(rank)), rank);
         });
+        // The inputs as this run reads them: examined (and hashed) before the first operator.
+        Provenance provenance;
+        if (!opt.report.empty())  // the same on every rank
+            agree.step([&] {
+                if (rank == 0) provenance = collect_provenance(opt, prep, hosts, threads);
+            });
         std::vector<std::string> paths;
         agree.step([&] {
             if (rank != 0) return;
@@ -167,6 +176,9 @@ int run_distributed(const RunOptions& opt) {
         exec.trace_dir = opt.trace_dir;
         exec.started = started;
         exec.timeout_seconds = opt.timeout;
+        exec.operator_timeout_factor = opt.operator_timeout_factor;
+        exec.operator_timeout_floor = opt.operator_timeout_floor;
+        exec.predicted_seconds = prep.predicted_seconds;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -189,7 +201,7 @@ int run_distributed(const RunOptions& opt) {
         std::string message;
         if (rank == 0) {
             try {
-                code = finish_on_rank0(opt, prep, result, device, size, start);
+                code = finish_on_rank0(opt, prep, result, device, size, start, provenance);
             } catch (const Error& e) {
                 code = e.exit_code();
                 message = e.what();
@@ -232,6 +244,18 @@ void add_run(CLI::App& app, int& exit_code) {
                     "End the run when it takes longer than SECONDS, naming the ranks that did not "
                     "arrive where the others wait (default: no limit)")
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--operator-timeout-factor", opt->operator_timeout_factor,
+                    "End the run when an operator takes longer than K x its predicted seconds "
+                    "plus --operator-timeout-floor, naming the ranks that did not arrive "
+                    "(default 20; 0: no per-operator limit)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--operator-timeout-floor", opt->operator_timeout_floor,
+                    "Seconds added to every operator's limit, so operators predicted to take "
+                    "milliseconds survive a slow or oversubscribed machine (default 60)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--hash-inputs", opt->hash_inputs,
+                  "Record each input file's content hash (FNV-1a 64, read once more in full) in "
+                  "the --report provenance");
     add_cost_options(cmd, opt->cost, opt->time);
     add_max_tuples_option(cmd, opt->max_tuples);
     cmd->add_flag("--check", opt->check,
@@ -262,11 +286,14 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->callback([opt, cmd, &exit_code] {
         if (cmd->count("--trace") && opt->trace_dir.empty())
             throw Error("--trace needs a folder for the rank-R.json files");
+        if (opt->hash_inputs && opt->report.empty())
+            throw Error("--hash-inputs records the hashes in the run report; add --report FILE");
         if (opt->reference) {
-            if (!opt->trace_dir.empty() || opt->timeout > 0)
+            if (!opt->trace_dir.empty() || opt->timeout > 0 ||
+                cmd->count("--operator-timeout-factor") || cmd->count("--operator-timeout-floor"))
                 throw Error(
-                    "--trace and --timeout watch the distributed runtime; --reference "
-                    "has no ranks to trace or wait for (drop one of them)");
+                    "--trace, --timeout and --operator-timeout-* watch the distributed runtime; "
+                    "--reference has no ranks to trace or wait for (drop one of them)");
             if (opt->device != "cpu")
                 throw Error(
                     "--reference evaluates on the CPU (it is the oracle); drop --device or "

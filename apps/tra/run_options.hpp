@@ -21,6 +21,13 @@ struct RunOptions {
     std::string report;
     std::string trace_dir;  // --trace DIR: each rank writes DIR/rank-R.json
     double timeout = 0;     // --timeout SECONDS for the whole run; 0: none
+    // Per-operator limit (--operator-timeout-factor K, --operator-timeout-floor F; K 0: none):
+    // K x the operator's predicted seconds + F. On by default, so it must never end a legitimate
+    // run: K = 20 covers a time model off by 20x on the operators that take long (an
+    // uncalibrated profile, 2 ranks per core); F = 60 s covers the operators predicted to take
+    // milliseconds, whose time a slow, oversubscribed or sanitized machine (3-10x) dominates.
+    double operator_timeout_factor = 20, operator_timeout_floor = 60;
+    bool hash_inputs = false;  // --hash-inputs: the report's provenance hashes every input file
     std::optional<std::int64_t>
         memory_per_site;  // else the default budget (runtime/memory_limits.hpp)
     std::optional<int> threads;                   // BLAS threads per rank
@@ -37,6 +44,8 @@ struct RunOptions {
 // Evaluates the workflow on one process with the reference evaluator and writes its outputs.
 void run_reference(const RunOptions& opt);
 
+struct Provenance;
+
 // What rank 0 reports after a run: the table on stdout, and the JSON report when asked.
 struct RunSummary {
     int sites = 1;
@@ -50,6 +59,7 @@ struct RunSummary {
     // the machine profile that predicted them.
     const std::vector<double>* predicted_seconds = nullptr;
     const ia::MachineProfile* profile = nullptr;
+    const Provenance* provenance = nullptr;  // with --report (run_provenance.hpp)
 };
 
 // Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.

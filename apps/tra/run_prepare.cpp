@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/content_hash.hpp"
 #include "ia/fused_joins.hpp"
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
@@ -111,11 +112,15 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
                         std::to_string(loaded.plan.sites()) + " or plan again with --sites " +
                         std::to_string(size));
         prep.name = loaded.name;
+        if (rank == 0)
+            prep.plan_hash = plan_file ? file_content_hash(opt.workflow) : content_hash(text);
         prep.plan.emplace(loaded.plan);
         prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
         if (rank == 0) prep.predicted_seconds = predicted_per_operator(*prep.plan, model);
     });
+    // Every rank's per-operator limit (--operator-timeout-factor) needs rank 0's prediction.
+    runtime::broadcast_numbers(prep.predicted_seconds, comm);
     return prep;
 }
 

@@ -23,10 +23,12 @@ struct Prepared {
     std::unique_ptr<const Program> original;  // the workflow as loaded: the --check oracle
     std::optional<ia::Plan> plan;
     std::string name;
+    std::string plan_hash;  // rank 0: content hash of the plan-file text (run_provenance)
     ia::PlanTotals totals;
     std::unique_ptr<runtime::OutputFiles> files;  // rank 0
     ia::MachineProfile profile;                   // rank 0: the time model's
-    std::vector<double> predicted_seconds;        // rank 0: per IA node (run_report)
+    // Per IA node (run_report, per-operator limits): rank 0's time model's, on every rank.
+    std::vector<double> predicted_seconds;
 };
 
 // A profile measured with another BLAS core or thread count predicts another machine: warns.

@@ -4,6 +4,7 @@
 
 #include "json_writer.hpp"
 #include "run_options.hpp"
+#include "run_provenance.hpp"
 #include "runtime/tensor_diff.hpp"
 
 namespace tra::cli {
@@ -134,6 +135,7 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);
     j.field("reserved_bytes", result.reserved_bytes)
         .field("reserve_seconds", result.reserve_seconds);
+    if (run.provenance) write_provenance_json(j.key("provenance"), *run.provenance);
     j.end_object();
     out << "\n";
     if (!out) throw Error("cannot write the report " + path, {}, ErrorKind::Failed);

@@ -9,15 +9,23 @@
 
 namespace tra::cli {
 
+VersionInfo version_info() {
+    return {TRA_VERSION,
+            TRA_GIT_COMMIT,
+            kernels::blas_description(),
+            runtime::mpi_library_version(),
+            storage::hdf5_library_version(),
+            kernels::cuda_description()};
+}
+
 std::string version_text() {
-    std::string text = "tra " TRA_VERSION "\n";
-    text += "commit " TRA_GIT_COMMIT "\n";
-    text += "BLAS " + kernels::blas_description() + "\n";
-    text += "MPI " + runtime::mpi_library_version() + "\n";
-    text += "HDF5 " + storage::hdf5_library_version();
-    if (const std::string cuda = kernels::cuda_description(); !cuda.empty()) {
-        text += "\n" + cuda;
-    }
+    const VersionInfo v = version_info();
+    std::string text = "tra " + v.tra + "\n";
+    text += "commit " + v.commit + "\n";
+    text += "BLAS " + v.blas + "\n";
+    text += "MPI " + v.mpi + "\n";
+    text += "HDF5 " + v.hdf5;
+    if (!v.cuda.empty()) text += "\n" + v.cuda;
     return text;
 }
 

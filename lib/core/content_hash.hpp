@@ -12,13 +12,19 @@
 
 namespace tra {
 
-// FNV-1a 64 of `bytes` (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
-std::uint64_t fnv1a64(std::string_view bytes);
+inline constexpr std::uint64_t kFnv1a64Basis = 0xcbf29ce484222325ULL;
+
+// FNV-1a 64 of `bytes` (offset basis 0xcbf29ce484222325, prime 0x100000001b3). A hash of bytes
+// that come in pieces continues from the previous piece's result: fnv1a64(b, fnv1a64(a)) is the
+// hash of a followed by b.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t state = kFnv1a64Basis);
 
 // "fnv1a64:" followed by the 16 lower-case hex digits of fnv1a64(bytes), zero-padded.
 std::string content_hash(std::string_view bytes);
 
-// content_hash of the file's bytes. Throws Error (BadInput) when the file cannot be read.
+// content_hash of the file's bytes, read in pieces (memory stays bounded for a file of any size:
+// `tra run --hash-inputs` hashes whole HDF5 inputs). Throws Error (BadInput) when the file cannot
+// be read.
 std::string file_content_hash(const std::string& path);
 
 }  // namespace tra

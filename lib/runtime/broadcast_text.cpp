@@ -17,4 +17,12 @@ void broadcast_text(std::string& text, MPI_Comm comm) {
     }
 }
 
+void broadcast_numbers(std::vector<double>& values, MPI_Comm comm) {
+    // A plan's operator count is far below INT_MAX (--max-tuples bounds the plan long before).
+    int n = static_cast<int>(values.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    values.resize(static_cast<std::size_t>(n));
+    if (n > 0) MPI_Bcast(values.data(), n, MPI_DOUBLE, 0, comm);
+}
+
 }  // namespace tra::runtime

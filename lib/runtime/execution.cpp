@@ -63,7 +63,8 @@ Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& 
       options_(options),
       sites_(sites_of(plan, comm)),
       agree_(comm),
-      watchdog_(comm, options.started, options.timeout_seconds) {
+      watchdog_(comm, options.started, options.timeout_seconds,
+                options.operator_timeout_factor > 0) {
     me_ = agree_.rank();
     agree_.watch(&watchdog_);
     agree_.step([&] {
@@ -94,8 +95,13 @@ void Execution::run_operator(const ia::IaNode& n) {
     step.run.predicted_overhead = n.cost.transfer.overhead_bytes;
     const double started = MPI_Wtime();
     trace_.set_operator(step.run.id, step.run.op);  // trace
-    if (watchdog_.on())
-        watchdog_.set_place("operator #" + std::to_string(n.id) + " " + step.run.op);
+    if (watchdog_.on()) {
+        const auto& predicted = options_.predicted_seconds;
+        watchdog_.set_place(
+            "operator #" + std::to_string(n.id) + " " + step.run.op,
+            operator_limit(options_.operator_timeout_factor, options_.operator_timeout_floor,
+                           n.id < predicted.size() ? predicted[n.id] : 0.0));
+    }
     const auto traced = TraceRecorder::now();  // trace
     if (ia::is_enforcer(n.op)) run_enforcer(n, step);
     run_local(n, step);

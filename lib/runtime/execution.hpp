@@ -75,7 +75,7 @@ class Execution {
     ia::Site me_ = 0;
     int sites_ = 0;
     RankAgreement agree_;
-    RunWatchdog watchdog_;  // off unless options_.timeout_seconds > 0
+    RunWatchdog watchdog_;  // off without --timeout and per-operator limits
     FaultInjection faults_;
     TraceRecorder trace_;             // off unless options_.trace_dir is set
     std::vector<ia::SiteMap> where_;  // trace_sites: where every node's tuples are

@@ -63,6 +63,13 @@ struct ExecuteOptions {
     // `--timeout`: the run ends with one message naming the ranks that did not arrive when a
     // wait passes MPI_Wtime `started` + `timeout_seconds` (run_watchdog.hpp); 0: no deadline.
     double started = 0, timeout_seconds = 0;
+    // Per-operator limits (--operator-timeout-factor, --operator-timeout-floor): a wait in
+    // operator N ends the run the same way once operator_limit(factor, floor,
+    // predicted_seconds[N]) seconds passed since this rank began it (run_watchdog.hpp); factor
+    // 0: none. predicted_seconds is by IA node id and the same on every rank (rank 0's time
+    // model, broadcast); a node past its end counts as predicted 0 s (the floor alone).
+    double operator_timeout_factor = 0, operator_timeout_floor = 0;
+    std::vector<double> predicted_seconds;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the

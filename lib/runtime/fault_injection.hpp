@@ -9,7 +9,7 @@
 //   error  throw a tra::Error (Failed) "injected fault", as a kernel failure or bad tile would;
 //   kill   raise SIGKILL on itself, as `kill -9` would;
 //   hang   sleep until the job is ended, as a rank stuck in a kernel or a file system would
-//          (`tra run --timeout` is what ends it: run_watchdog.hpp).
+//          (`tra run --timeout` or the per-operator limit ends it: run_watchdog.hpp).
 // An enforcer reaches the hook after posting nothing, just before its exchange: its peers are then
 // waiting for its messages (a rank dying during a shuffle). Unset, the hook does nothing.
 #include <cstdint>

@@ -50,6 +50,8 @@ void Execution::write_outputs() {
     write.id = static_cast<std::int64_t>(plan_.size());
     write.op = "write";
     const double started = MPI_Wtime();
+    // `write` has no prediction, so no operator limit: the last operator's must not carry over.
+    if (watchdog_.on()) watchdog_.set_place("operator #" + std::to_string(write.id) + " write");
     trace_.set_operator(write.id, write.op);   // trace
     const auto traced = TraceRecorder::now();  // trace
     const auto& outputs = plan_.program().outputs;

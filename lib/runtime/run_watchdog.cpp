@@ -31,11 +31,12 @@ std::string number(double seconds) {
 
 }  // namespace
 
-RunWatchdog::RunWatchdog(MPI_Comm comm, double started, double timeout_seconds) {
-    if (timeout_seconds <= 0) return;
+RunWatchdog::RunWatchdog(MPI_Comm comm, double started, double timeout_seconds,
+                         bool operator_limits) {
+    if (timeout_seconds <= 0 && !operator_limits) return;
     on_ = true;
     timeout_ = timeout_seconds;
-    deadline_ = started + timeout_seconds;
+    deadline_ = timeout_seconds > 0 ? started + timeout_seconds : 0;
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
     MPI_Comm_dup(comm, &roll_);
@@ -43,6 +44,19 @@ RunWatchdog::RunWatchdog(MPI_Comm comm, double started, double timeout_seconds) 
 
 RunWatchdog::~RunWatchdog() {
     if (roll_ != MPI_COMM_NULL && !expired_) MPI_Comm_free(&roll_);
+}
+
+PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_seconds) {
+    if (factor <= 0) return {};
+    return {factor * predicted_seconds + floor_seconds, number(factor) + " x predicted " +
+                                                            number(predicted_seconds) + " s + " +
+                                                            number(floor_seconds) + " s floor"};
+}
+
+void RunWatchdog::set_place(std::string place, PlaceLimit limit) {
+    place_ = std::move(place);
+    limit_ = std::move(limit);
+    place_deadline_ = on_ && limit_.seconds > 0 ? MPI_Wtime() + limit_.seconds : 0;
 }
 
 int RunWatchdog::wait_all(std::vector<MPI_Request>& requests,
@@ -53,7 +67,9 @@ int RunWatchdog::wait_all(std::vector<MPI_Request>& requests,
     for (int done = 0;;) {
         const int rc = MPI_Testall(n, requests.data(), &done, statuses.data());
         if (rc != MPI_SUCCESS || done) return rc;
-        if (MPI_Wtime() > deadline_) expire();
+        const double now = MPI_Wtime();
+        if ((deadline_ > 0 && now > deadline_) || (place_deadline_ > 0 && now > place_deadline_))
+            expire();
         // Polling, as MPI's own waits do; a short sleep would add itself to every step.
         std::this_thread::yield();
     }
@@ -91,9 +107,15 @@ void RunWatchdog::expire() const {
             missing += (missing.empty() ? "" : ",") + std::to_string(r);
         }
     }
+    // Whichever deadline came first is the one that passed (both may have by now).
+    const bool by_place = place_deadline_ > 0 && (deadline_ <= 0 || place_deadline_ < deadline_);
+    const std::string what =
+        by_place ? place_ + " passed its limit of " + number(limit_.seconds) + " s (" +
+                       limit_.reason + ") while rank " + std::to_string(rank_) + " waited in it"
+                 : "--timeout of " + number(timeout_) + " s passed while rank " +
+                       std::to_string(rank_) + " waited in " + place_;
     if (lowest == rank_)
-        throw Error("--timeout of " + number(timeout_) + " s passed while rank " +
-                        std::to_string(rank_) + " waited in " + place_ + "; " +
+        throw Error(what + "; " +
                         (missing.empty() ? std::string("every rank is waiting (in different steps)")
                                          : "rank(s) " + missing + " did not arrive"),
                     {}, ErrorKind::Failed);

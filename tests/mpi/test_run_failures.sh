@@ -12,6 +12,8 @@
 # --timeout (at 2 and 3 ranks, where a rank can wait for another): the last rank hangs
 # (TRA_FAULT=hang@...) in a local operator; the others end the job at the deadline with one
 # message naming the operator and the missing rank, no output and no temporary file left.
+# The per-operator limit (on by default; 2-4 ranks): the same hang ends without --timeout once
+# the hung operator passes 20 x its predicted seconds + --operator-timeout-floor.
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -147,6 +149,22 @@ if [ "$RANKS" -eq 2 ] || [ "$RANKS" -eq 3 ]; then
     expect_failed hung
     expect_one_message hung 0 "--timeout of 10 s passed while rank 0 waited in operator #[0-9]* local_join; rank(s) $LAST did not arrive"
     [ -z "$(find hung -name '*.tmp*')" ] || fail "hung: temporary files left: $(find hung -name '*.tmp*')"
+fi
+# 10b. The per-operator limit is on by default (K = 20 x predicted + a floor): with a floor of
+#     5 s instead of 60 and no --timeout, the same hang ends after about 5 s (every operator before
+#     it takes milliseconds, even sanitized on 4 ranks per 2 cores) with one message naming the
+#     operator, its limit and the missing rank. At 2 ranks also: factor 0 turns the limit off, so
+#     only --timeout ends the hang, with its own message.
+if [ "$RANKS" -ge 2 ]; then
+    TRA_FAULT="hang@$LAST:local_join" run op_hung matmul.yaml --operator-timeout-floor 5
+    expect_failed op_hung
+    expect_one_message op_hung 0 "operator #[0-9]* local_join passed its limit of [0-9.e+-]* s (20 x predicted [0-9.e+-]* s + 5 s floor) while rank 0 waited in it; rank(s) $LAST did not arrive"
+    [ -z "$(find op_hung -name '*.tmp*')" ] || fail "op_hung: temporary files left: $(find op_hung -name '*.tmp*')"
+fi
+if [ "$RANKS" -eq 2 ]; then
+    TRA_FAULT="hang@$LAST:local_join" run op_off matmul.yaml --operator-timeout-factor 0 --operator-timeout-floor 1 --timeout 8
+    expect_failed op_off
+    expect_one_message op_off 0 "--timeout of 8 s passed while rank 0 waited in operator #[0-9]* local_join; rank(s) $LAST did not arrive"
 fi
 # A timeout that is not a positive number is refused before any work.
 run bad_timeout matmul.yaml --timeout 0

@@ -141,9 +141,14 @@ TEST_CASE("content hash: FNV-1a 64 test vectors and files", "[plan_file]") {
     CHECK(fnv1a64("") == 0xcbf29ce484222325ULL);
     CHECK(fnv1a64("a") == 0xaf63dc4c8601ec8cULL);
     CHECK(fnv1a64("foobar") == 0x85944171f73967e8ULL);
+    CHECK(fnv1a64("bar", fnv1a64("foo")) == fnv1a64("foobar"));  // hashing in pieces
     CHECK(content_hash("") == "fnv1a64:cbf29ce484222325");
     TempDir dir;
     CHECK(file_content_hash(dir.write("f", "foobar")) == "fnv1a64:85944171f73967e8");
+    // A file of several read pieces (1 MiB each) hashes as its bytes in one piece.
+    std::string big(3 * (1 << 20) + 7, '\0');
+    for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 % 251);
+    CHECK(file_content_hash(dir.write("big", big)) == content_hash(big));
     CHECK_THROWS_AS(file_content_hash(dir / "missing"), Error);
 }
 
