@@ -22,24 +22,41 @@ std::vector<double> sign_vector(std::uint64_t seed, std::size_t length) {
 
 namespace {
 
-template <class T>
-void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, bool magnitude,
-              Tile& out) {
+// |x| when Magnitude (the bound's side), x otherwise.
+template <bool Magnitude, class T>
+T term(T x) {
+    if constexpr (Magnitude) return std::fabs(x);
+    return x;
+}
+
+template <bool Magnitude, class T>
+void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile& out) {
     const Shape& s = t.shape();
     std::int64_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < dim; ++i) outer *= s[i];
     for (std::size_t i = dim + 1; i < s.size(); ++i) inner *= s[i];
     const std::int64_t extent = s[dim];
+    std::vector<T> w(static_cast<std::size_t>(extent));
+    for (std::int64_t j = 0; j < extent; ++j)
+        w[static_cast<std::size_t>(j)] = static_cast<T>(term<Magnitude>(r[static_cast<std::size_t>(j)]));
     const T* in = t.data<T>();
     T* o = out.data<T>();
+    if (inner == 1) {  // the last dimension: one dot product per row, which vectorizes
+        for (std::int64_t a = 0; a < outer; ++a) {
+            const T* row = in + a * extent;
+            T sum = 0;
+            for (std::int64_t j = 0; j < extent; ++j)
+                sum += w[static_cast<std::size_t>(j)] * term<Magnitude>(row[j]);
+            o[a] = sum;
+        }
+        return;
+    }
     for (std::int64_t a = 0; a < outer; ++a)
         for (std::int64_t j = 0; j < extent; ++j) {
-            const T w = static_cast<T>(magnitude ? std::fabs(r[static_cast<std::size_t>(j)])
-                                                 : r[static_cast<std::size_t>(j)]);
+            const T wj = w[static_cast<std::size_t>(j)];
             const T* row = in + (a * extent + j) * inner;
             T* dst = o + a * inner;
-            for (std::int64_t b = 0; b < inner; ++b)
-                dst[b] += w * (magnitude ? std::fabs(row[b]) : row[b]);
+            for (std::int64_t b = 0; b < inner; ++b) dst[b] += wj * term<Magnitude>(row[b]);
         }
 }
 
@@ -52,29 +69,37 @@ Tile contract_dim(const Tile& t, std::size_t dim, const std::vector<double>& r, 
     Shape shape = t.shape();
     shape[dim] = 1;
     Tile out(t.dtype(), shape);
-    if (t.dtype() == DType::F32)
-        contract<float>(t, dim, r, magnitude, out);
+    const bool f32 = t.dtype() == DType::F32;
+    if (magnitude)
+        f32 ? contract<true, float>(t, dim, r, out) : contract<true, double>(t, dim, r, out);
     else
-        contract<double>(t, dim, r, magnitude, out);
+        f32 ? contract<false, float>(t, dim, r, out) : contract<false, double>(t, dim, r, out);
     return out;
 }
 
 namespace {
 
 template <class T>
-void absolute_in_place(Tile& t) {
-    T* p = t.data<T>();
-    for (std::int64_t i = 0; i < t.elements(); ++i) p[i] = std::fabs(p[i]);
+void absolute_copy(const Tile& from, Tile& to) {
+    const T* p = from.data<T>();
+    T* q = to.data<T>();
+    for (std::int64_t i = 0; i < from.elements(); ++i) q[i] = std::fabs(p[i]);
 }
 
 }  // namespace
 
-Tile absolute(const Tile& t) {
-    Tile out = t;
-    if (out.dtype() == DType::F32)
-        absolute_in_place<float>(out);
+void absolute_into(const Tile& t, Tile& out) {
+    if (out.dtype() != t.dtype() || out.shape() != t.shape())
+        throw Error("freivalds: |t| needs a tile of t's shape", {}, ErrorKind::Failed);
+    if (t.dtype() == DType::F32)
+        absolute_copy<float>(t, out);
     else
-        absolute_in_place<double>(out);
+        absolute_copy<double>(t, out);
+}
+
+Tile absolute(const Tile& t) {
+    Tile out = Tile::uninitialized(t.dtype(), t.shape());
+    absolute_into(t, out);
     return out;
 }
 

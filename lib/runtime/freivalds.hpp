@@ -21,8 +21,9 @@ std::vector<double> sign_vector(std::uint64_t seed, std::size_t length);
 // contraction is of |t| with |r| instead (for the bound). Host tiles only.
 Tile contract_dim(const Tile& t, std::size_t dim, const std::vector<double>& r, bool magnitude);
 
-// |t| element-wise (host tiles only).
+// |t| element-wise (host tiles only), new or into `out` (of t's dtype and shape).
 Tile absolute(const Tile& t);
+void absolute_into(const Tile& t, Tile& out);
 
 // Whether `lhs` (O r) and `rhs` (the contraction with r applied first) agree within the bound
 //     |lhs - rhs| <= c * eps * n * magnitude,   c = 8,

@@ -6,13 +6,16 @@
 #include <variant>
 
 #include "core/error.hpp"
-#include "runtime/freivalds.hpp"
-#include "runtime/join_aggregate.hpp"
+#include "ia/operator_spec.hpp"
 #include "runtime/local_step.hpp"
 
 namespace tra::runtime {
 
 namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
 
 // The dimension of the right operand that becomes the last dimension of K(L, R) and appears in
 // no other operand, so that K(L, R) r == K(L, R r) with r contracted there; nullopt when the
@@ -26,49 +29,86 @@ std::optional<std::size_t> freivalds_dim(const kernels::KernelCall& k) {
     const auto comma = p.spec.find(','), arrow = p.spec.find("->");
     if (comma == std::string::npos || arrow == std::string::npos || arrow + 2 >= p.spec.size())
         return std::nullopt;
-    const std::string left = p.spec.substr(0, comma), right = p.spec.substr(comma + 1, arrow - comma - 1);
+    const std::string left = p.spec.substr(0, comma);
+    const std::string right = p.spec.substr(comma + 1, arrow - comma - 1);
     const char last = p.spec.back();
     if (left.find(last) != std::string::npos) return std::nullopt;
     if (std::count(right.begin(), right.end(), last) != 1) return std::nullopt;
     return right.find(last);
 }
 
-// A copy in host memory where the tile lives on the GPU (the check runs on the CPU).
-Tile on_host(const Tile& t) { return t.on_device() ? t.to(Residence::Host) : Tile(t); }
-
-std::string where(const std::string& output, const Key& k) {
-    return "output " + output + " failed verification at tile " + k.str();
+// The first element where the run's tile and the recomputed one differ beyond rounding. The
+// same code on the same operands: equal up to a threaded BLAS's summation order.
+template <class T>
+std::optional<std::int64_t> first_difference(const Tile& a, const Tile& b) {
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    const double eps = std::numeric_limits<T>::epsilon();
+    for (std::int64_t i = 0; i < a.elements(); ++i) {
+        if (x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) continue;
+        const double scale = std::max(std::fabs(double(x[i])), std::fabs(double(y[i])));
+        if (std::fabs(double(x[i]) - double(y[i])) <= 64 * eps * scale) continue;
+        return i;
+    }
+    return std::nullopt;
 }
+
+Tile on_host(const Tile& t) { return t.to(Residence::Host); }
 
 }  // namespace
 
 OutputVerification::OutputVerification(const ia::Plan& plan,
-                                       const std::vector<std::optional<ia::IaNodeId>>& fused)
-    : plan_(&plan), fused_(&fused) {
+                                       const std::vector<std::optional<ia::IaNodeId>>& fused,
+                                       const std::vector<ia::SiteMap>& where)
+    : plan_(&plan), fused_(&fused), where_(&where) {
+    auto add_kept = [&](ia::IaNodeId id) {
+        for (auto in : plan.node(id).inputs) kept_.push_back(in);
+    };
     for (const Output& o : plan.program().outputs) {
         Check c;
         c.output = plan.program().node(o.node).name;
         const auto r = plan.result(o.node);
-        if (!r) throw Error("the plan has no result for output " + c.output, {}, ErrorKind::Failed);
+        if (!r) fail("the plan has no result for output " + c.output);
         c.node = *r;
         const ia::IaNode& n = plan.node(c.node);
         if (n.op == ia::IaOp::Input || ia::is_enforcer(n.op)) {
             c.reason = "its last operator #" + std::to_string(n.id) + " " + ia::op_name(n.op) +
                        " computes nothing to check";
-        } else if (!n.inputs.empty() && fused[n.inputs[0]]) {
-            c.join = n.inputs[0];
+            checks_.push_back(std::move(c));
+            continue;
+        }
+        // The node folding a contraction's products: the output's aggregate itself (its join
+        // fused into it), or a partial aggregate the exchanges before it bring partials from.
+        std::optional<ia::IaNodeId> folds;
+        const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.node));
+        if (agg && agg->kernel.name() == "add" && !n.replicated && !n.inputs.empty()) {
+            if (fused[n.inputs[0]]) {
+                folds = c.node;
+            } else if (plan.holds_partials(n.inputs[0])) {
+                ia::IaNodeId m = n.inputs[0];
+                while (ia::is_enforcer(plan.node(m).op)) m = plan.node(m).inputs.at(0);
+                if (ia::operator_spec(plan.node(m).op).makes_partials && fused[plan.node(m).inputs.at(0)])
+                    folds = m;
+            }
+        }
+        if (folds) {
+            const ia::IaNodeId j = plan.node(*folds).inputs.at(0);
+            const auto* join = std::get_if<JoinOp>(&plan.logical(j));
+            const auto* fold = std::get_if<AggregateOp>(&plan.logical(*folds));
+            const auto d = join ? freivalds_dim(join->kernel) : std::nullopt;
+            if (fold && fold->kernel.name() == "add" && d) {
+                c.method = Method::Freivalds;
+                c.join = j;
+                c.partials = *folds != c.node;
+                c.right_dim = *d;
+                add_kept(j);
+            }
+        }
+        if (c.method == Method::None) {
             c.method = Method::Recompute;
-            const auto* join = std::get_if<JoinOp>(&plan.logical(*c.join));
-            const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.node));
-            if (join && agg && agg->kernel.name() == "add" && !n.replicated)
-                if (const auto d = freivalds_dim(join->kernel)) {
-                    c.method = Method::Freivalds;
-                    c.right_dim = *d;
-                }
-            for (auto in : plan.node(*c.join).inputs) kept_.push_back(in);
-        } else {
-            c.method = Method::Recompute;
-            for (auto in : n.inputs) kept_.push_back(in);
+            // A fused join computes its aggregate's tuples: recomputing reads the join's inputs.
+            if (fused[n.inputs.at(0)]) c.join = n.inputs[0];
+            add_kept(c.join ? *c.join : c.node);
         }
         checks_.push_back(std::move(c));
     }
@@ -76,106 +116,53 @@ OutputVerification::OutputVerification(const ia::Plan& plan,
     kept_.erase(std::unique(kept_.begin(), kept_.end()), kept_.end());
 }
 
-std::string OutputVerification::check(std::vector<HeldTuples>& held, ia::Site me,
-                                      std::uint64_t seed) const {
+void OutputVerification::run(std::vector<HeldTuples>& held, ia::Site me, std::uint64_t seed,
+                             const RankAgreement& agree, MPI_Comm comm) const {
     for (const Check& c : checks_) {
-        std::string problem;
-        if (c.method == Method::Freivalds) problem = freivalds(c, held, seed);
-        if (c.method == Method::Recompute) problem = recompute(c, held, me);
-        if (!problem.empty()) return problem;
+        if (c.method == Method::Recompute)
+            agree.step([&] {
+                const std::string problem = recompute(c, held, me);
+                if (!problem.empty()) fail("verify: " + problem);
+            });
+        if (c.method != Method::Freivalds) continue;
+        Sides sides;
+        agree.step([&] { sides = contraction_sides(c, held, seed); });
+        // Every rank got here (the step was agreed): the reduction cannot leave one waiting.
+        if (c.partials) sum_over_ranks(c, held, sides, comm);
+        const std::int64_t terms = (sides.left_tiles + 1) * sides.left_elements + sides.width;
+        agree.step([&] {
+            const std::string problem = compare(c, held, sides, terms, seed);
+            if (!problem.empty()) fail("verify: " + problem);
+        });
     }
-    return "";
-}
-
-std::string OutputVerification::freivalds(const Check& c, std::vector<HeldTuples>& held,
-                                          std::uint64_t seed) const {
-    const ia::IaNode& j = plan_->node(*c.join);
-    const auto& join = std::get<JoinOp>(plan_->logical(j.id));
-    const auto& agg = std::get<AggregateOp>(plan_->logical(c.node));
-    const Tuples& out = held.at(c.node).tuples;
-    // r spans the widest tile; its prefix serves narrower (edge) tiles.
-    std::size_t width = 0;
-    for (const auto& [k, t] : held.at(j.inputs[1]).tuples)
-        if (c.right_dim < t.rank())
-            width = std::max(width, static_cast<std::size_t>(t.shape()[c.right_dim]));
-    const std::vector<double> r = freivalds::sign_vector(seed, width);
-    // The right operand with r applied first, and |L|, |R| |r| for the bound.
-    Tuples left, left_abs, right, right_abs;
-    std::int64_t left_elements = 0;
-    for (const auto& [k, t] : held.at(j.inputs[0]).tuples) {
-        Tile h = on_host(t);
-        left_elements = std::max(left_elements, h.elements());
-        left_abs.emplace(k, freivalds::absolute(h));
-        left.emplace(k, std::move(h));
-    }
-    for (const auto& [k, t] : held.at(j.inputs[1]).tuples) {
-        const Tile h = on_host(t);
-        right.emplace(k, freivalds::contract_dim(h, c.right_dim, r, false));
-        right_abs.emplace(k, freivalds::contract_dim(h, c.right_dim, r, true));
-    }
-    const std::size_t arity = plan_->relation(j.inputs[1]).type.key_arity;
-    const Node& jn = plan_->origin(j.id);
-    const Node& an = plan_->origin(c.node);
-    const Tuples rhs = join_aggregate_tuples(jn, join, an, agg, left, right, arity);
-    const Tuples mag = join_aggregate_tuples(jn, join, an, agg, left_abs, right_abs, arity);
-    if (rhs.size() != out.size())
-        return "output " + c.output + " failed verification: " + std::to_string(out.size()) +
-               " tiles on this rank, its operands make " + std::to_string(rhs.size());
-    // Terms summed into one element, counted generously: every product's inner extent is at
-    // most a left tile's elements, a group has at most as many products as left tiles.
-    const auto n = static_cast<std::int64_t>(left.size() + 1) * left_elements +
-                   static_cast<std::int64_t>(width);
-    for (const auto& [k, t] : out) {
-        const auto it = rhs.find(k);
-        if (it == rhs.end()) return where(c.output, k) + ": its operands make no such tile";
-        const Tile o = on_host(t);
-        const std::size_t last = o.rank() - 1;
-        const Tile lhs = freivalds::contract_dim(o, last, r, false);
-        const Tile lhs_abs = freivalds::contract_dim(o, last, r, true);
-        const Tile& m = mag.at(k);
-        if (lhs.elements() != it->second.elements())
-            return where(c.output, k) + ": its shape differs from its operands'";
-        for (std::int64_t i = 0; i < lhs.elements(); ++i) {
-            const double a = lhs.get(i), b = it->second.get(i);
-            const double bound = m.get(i) + lhs_abs.get(i);
-            if (!freivalds::within_bound(a, b, bound, n, o.dtype()))
-                return where(c.output, k) + " (Freivalds check of #" + std::to_string(c.node) +
-                       ": |O r - L (R r)| = " + std::to_string(std::fabs(a - b)) +
-                       " at element " + std::to_string(i) + ")";
-        }
-    }
-    return "";
 }
 
 std::string OutputVerification::recompute(const Check& c, std::vector<HeldTuples>& held,
                                           ia::Site me) const {
-    // A fused join computes its aggregate's tuples; otherwise the node itself runs again.
     HeldTuples again;
-    const ia::IaNode& n = plan_->node(c.join ? *c.join : c.node);
-    compute_locally(*plan_, n, held, me, *fused_, again);
+    compute_locally(*plan_, plan_->node(c.join ? *c.join : c.node), held, me, *fused_, again);
     const Tuples& out = held.at(c.node).tuples;
+    const std::string failed = "output " + c.output + " failed verification";
     if (again.tuples.size() != out.size())
-        return "output " + c.output + " failed verification: " + std::to_string(out.size()) +
-               " tiles on this rank, recomputing #" + std::to_string(c.node) + " makes " +
-               std::to_string(again.tuples.size());
+        return failed + ": " + std::to_string(out.size()) + " tiles on this rank, recomputing #" +
+               std::to_string(c.node) + " makes " + std::to_string(again.tuples.size());
     for (const auto& [k, t] : out) {
         const auto it = again.tuples.find(k);
-        if (it == again.tuples.end()) return where(c.output, k) + ": recomputing makes no such tile";
-        const Tile a = on_host(t), b = on_host(it->second);
-        if (a.elements() != b.elements())
-            return where(c.output, k) + ": its shape differs from the recomputed tile's";
-        // The same code on the same operands: equal up to a threaded BLAS's summation order.
-        const double eps = a.dtype() == DType::F32 ? std::numeric_limits<float>::epsilon()
-                                                   : std::numeric_limits<double>::epsilon();
-        for (std::int64_t i = 0; i < a.elements(); ++i) {
-            const double x = a.get(i), y = b.get(i);
-            if (x == y || (std::isnan(x) && std::isnan(y))) continue;
-            if (std::fabs(x - y) <= 64 * eps * std::max(std::fabs(x), std::fabs(y))) continue;
-            return where(c.output, k) + " (recomputing #" + std::to_string(c.node) + " " +
-                   ia::op_name(plan_->node(c.node).op) + " gives " + std::to_string(y) +
-                   " at element " + std::to_string(i) + ", the run holds " + std::to_string(x) +
-                   ")";
-        }
+        if (it == again.tuples.end())
+            return failed + " at tile " + k.str() + ": recomputing makes no such tile";
+        const Tile a = t.on_device() ? on_host(t) : Tile();
+        const Tile b = it->second.on_device() ? on_host(it->second) : Tile();
+        const Tile& x = t.on_device() ? a : t;
+        const Tile& y = it->second.on_device() ? b : it->second;
+        if (x.shape() != y.shape())
+            return failed + " at tile " + k.str() + ": its shape differs from the recomputed one";
+        const auto i = x.dtype() == DType::F32 ? first_difference<float>(x, y)
+                                               : first_difference<double>(x, y);
+        if (i)
+            return failed + " at tile " + k.str() + " (recomputing #" + std::to_string(c.node) +
+                   " " + ia::op_name(plan_->node(c.node).op) + " gives " +
+                   std::to_string(y.get(*i)) + " at element " + std::to_string(*i) +
+                   ", the run holds " + std::to_string(x.get(*i)) + ")";
     }
     return "";
 }
@@ -184,12 +171,13 @@ std::string OutputVerification::summary() const {
     std::string line = "verify: passed:";
     bool first = true;
     for (const Check& c : checks_) {
-        const std::string op = "#" + std::to_string(c.node) + " " +
-                               ia::op_name(plan_->node(c.node).op);
-        std::string item;
-        if (c.method == Method::Freivalds) item = c.output + " (Freivalds check of " + op + ")";
+        const std::string op =
+            "#" + std::to_string(c.node) + " " + ia::op_name(plan_->node(c.node).op);
+        std::string item = c.output + " not verified: " + c.reason;
+        if (c.method == Method::Freivalds)
+            item = c.output + " (Freivalds check of " + op + " and its contraction #" +
+                   std::to_string(*c.join) + ")";
         if (c.method == Method::Recompute) item = c.output + " (recomputed " + op + ")";
-        if (c.method == Method::None) item = c.output + " not verified: " + c.reason;
         line += (first ? " " : "; ") + item;
         first = false;
     }
