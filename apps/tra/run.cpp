@@ -61,8 +61,7 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
     RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
                        &device, &prep.predicted_seconds, &prep.profile};
     print_run_table(summary);
-    if (opt.verify)
-        std::cout << result.verification << " (" << result.verify_seconds << " s)\n";
+    if (opt.verify) std::cout << result.verification << " (" << result.verify_seconds << " s)\n";
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
     // --check reads back what the ranks wrote and compares it with the reference evaluator's.

@@ -25,8 +25,9 @@ const Tile& host_view(const Tile& t, Tile& copy) {
 
 }  // namespace
 
-OutputVerification::Sides OutputVerification::contraction_sides(
-    const Check& c, const std::vector<HeldTuples>& held, std::uint64_t seed) const {
+OutputVerification::Sides OutputVerification::contraction_sides(const Check& c,
+                                                                const std::vector<HeldTuples>& held,
+                                                                std::uint64_t seed) const {
     const ia::IaNode& j = plan_->node(*c.join);
     const ia::IaNodeId folds = *(*fused_)[*c.join];  // the aggregate (partial or not) it runs in
     const auto& join = std::get<JoinOp>(plan_->logical(j.id));
@@ -51,18 +52,21 @@ OutputVerification::Sides OutputVerification::contraction_sides(
     std::vector<bool> joined(arity, false);
     for (auto p : join.right_keys) joined[p] = true;
     std::map<Key, std::vector<const std::pair<const Key, Tile>*>> by_join;
-    for (const auto& entry : right) by_join[project(entry.first, join.right_keys)].push_back(&entry);
+    for (const auto& entry : right)
+        by_join[project(entry.first, join.right_keys)].push_back(&entry);
     const Frontier& frontier = plan_->origin(j.id).frontier;
     // acc += product, in place where the kernel can (gemm with beta = 1).
     auto add_product = [&](Tuples& sums, const Key& g, const Key& k, const Tile* args[2]) {
         auto it = sums.find(g);
         if (it == sums.end()) {
-            sums.emplace(g, join.kernel.apply(std::span<const Tile* const>(args, 2), {k, frontier}));
+            sums.emplace(g,
+                         join.kernel.apply(std::span<const Tile* const>(args, 2), {k, frontier}));
             return;
         }
         if (join.kernel.accumulate(it->second, std::span<const Tile* const>(args, 2))) return;
         const Tile p = join.kernel.apply(std::span<const Tile* const>(args, 2), {k, frontier});
-        for (std::int64_t i = 0; i < p.elements(); ++i) it->second.set(i, it->second.get(i) + p.get(i));
+        for (std::int64_t i = 0; i < p.elements(); ++i)
+            it->second.set(i, it->second.get(i) + p.get(i));
     };
     Tile left_abs;
     for (const auto& [lk, lt] : held.at(j.inputs[0]).tuples) {
@@ -165,8 +169,9 @@ std::string OutputVerification::compare(const Check& c, const std::vector<HeldTu
             // |O| |r| joins the magnitude: the rounding of O r itself.
             if (!freivalds::within_bound(a, b, m.get(i) + lhs_abs.get(i), terms, o.dtype()))
                 return failed + " at tile " + k.str() + " (Freivalds check of #" +
-                       std::to_string(c.node) + ": |O r - L (R r)| = " +
-                       std::to_string(std::fabs(a - b)) + " in row " + std::to_string(i) + ")";
+                       std::to_string(c.node) +
+                       ": |O r - L (R r)| = " + std::to_string(std::fabs(a - b)) + " in row " +
+                       std::to_string(i) + ")";
         }
     }
     return "";

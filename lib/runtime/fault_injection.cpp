@@ -17,9 +17,10 @@ FaultInjection FaultInjection::from_environment() {
     static const std::regex form(R"((error|kill|hang|corrupt)@([0-9]+):([0-9]+|[a-z_]+))");
     std::cmatch m;
     if (!std::regex_match(text, m, form))
-        throw Error("TRA_FAULT='" + std::string(text) +
-                    "' is not ACTION@RANK:OPERATOR (ACTION error, kill, hang or corrupt, OPERATOR an id or "
-                    "op name)");
+        throw Error(
+            "TRA_FAULT='" + std::string(text) +
+            "' is not ACTION@RANK:OPERATOR (ACTION error, kill, hang or corrupt, OPERATOR an id or "
+            "op name)");
     const Action action = m[1] == "kill"      ? Action::Kill
                           : m[1] == "hang"    ? Action::Hang
                           : m[1] == "corrupt" ? Action::Corrupt

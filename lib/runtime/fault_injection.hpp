@@ -35,14 +35,14 @@ public:
     // The corrupt action, after a local operator computed `out` on this rank.
     void corrupt(int rank, std::int64_t node_id, const std::string& op_name, HeldTuples& out);
 
-private:
-  enum class Action { Error, Kill, Hang, Corrupt };
-  bool matches(int rank, std::int64_t node_id, const std::string& op_name) const;
-  struct Fault {
-      Action action;
-      int rank;
-      std::optional<std::int64_t> node_id;  // else the first operator named op_name
-      std::string op_name;
+  private:
+    enum class Action { Error, Kill, Hang, Corrupt };
+    bool matches(int rank, std::int64_t node_id, const std::string& op_name) const;
+    struct Fault {
+        Action action;
+        int rank;
+        std::optional<std::int64_t> node_id;  // else the first operator named op_name
+        std::string op_name;
   };
     std::optional<Fault> fault_;
 };

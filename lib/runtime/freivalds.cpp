@@ -38,7 +38,8 @@ void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile
     const std::int64_t extent = s[dim];
     std::vector<T> w(static_cast<std::size_t>(extent));
     for (std::int64_t j = 0; j < extent; ++j)
-        w[static_cast<std::size_t>(j)] = static_cast<T>(term<Magnitude>(r[static_cast<std::size_t>(j)]));
+        w[static_cast<std::size_t>(j)] =
+            static_cast<T>(term<Magnitude>(r[static_cast<std::size_t>(j)]));
     const T* in = t.data<T>();
     T* o = out.data<T>();
     if (inner == 1) {  // the last dimension: one dot product per row, which vectorizes

@@ -4,8 +4,8 @@
 // vector r, which costs one tile-vector product per operand instead of a tile product. The two
 // sides differ only by rounding unless O is wrong; the bound below (ScaLAPACK's residual test,
 // element-wise) tells rounding from a wrong element.
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/dtype.hpp"

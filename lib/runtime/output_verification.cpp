@@ -53,7 +53,9 @@ std::optional<std::int64_t> first_difference(const Tile& a, const Tile& b) {
     return std::nullopt;
 }
 
-Tile on_host(const Tile& t) { return t.to(Residence::Host); }
+Tile on_host(const Tile& t) {
+    return t.to(Residence::Host);
+}
 
 }  // namespace
 
@@ -87,7 +89,8 @@ OutputVerification::OutputVerification(const ia::Plan& plan,
             } else if (plan.holds_partials(n.inputs[0])) {
                 ia::IaNodeId m = n.inputs[0];
                 while (ia::is_enforcer(plan.node(m).op)) m = plan.node(m).inputs.at(0);
-                if (ia::operator_spec(plan.node(m).op).makes_partials && fused[plan.node(m).inputs.at(0)])
+                if (ia::operator_spec(plan.node(m).op).makes_partials &&
+                    fused[plan.node(m).inputs.at(0)])
                     folds = m;
             }
         }

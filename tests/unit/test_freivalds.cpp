@@ -24,7 +24,8 @@ Tile tile_2x3() {  // [[1, -2, 3], [4, 5, -6]]
 }  // namespace
 
 TEST_CASE("freivalds: the sign vector is +-1, fixed by the seed", "[freivalds]") {
-    const auto a = fv::sign_vector(42, 64), b = fv::sign_vector(42, 64), c = fv::sign_vector(43, 64);
+    const auto a = fv::sign_vector(42, 64), b = fv::sign_vector(42, 64),
+               c = fv::sign_vector(43, 64);
     CHECK(a == b);
     CHECK(a != c);
     int plus = 0;
@@ -63,7 +64,8 @@ TEST_CASE("freivalds: a wrong product element is caught, rounding is not", "[fre
     const double o_r[] = {19 - 22, 43 - 50};
     const double r_first[] = {1 * (5 - 6) + 2 * (7 - 8), 3 * (5 - 6) + 4 * (7 - 8)};
     const double magnitude[] = {1 * 11 + 2 * 15, 3 * 11 + 4 * 15};  // |L| (|R| |r|)
-    for (int i = 0; i < 2; ++i) CHECK(fv::within_bound(o_r[i], r_first[i], magnitude[i], 4, DType::F64));
+    for (int i = 0; i < 2; ++i)
+        CHECK(fv::within_bound(o_r[i], r_first[i], magnitude[i], 4, DType::F64));
     // One element of O off by 1 (the corrupt hook changes an element by at least 1).
     CHECK_FALSE(fv::within_bound(o_r[0] + 1, r_first[0], magnitude[0], 4, DType::F64));
     // Rounding: a few ulps of the magnitude pass in f64 and in f32, a relative 1e-6 fails in f64.
