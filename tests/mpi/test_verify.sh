@@ -49,6 +49,13 @@ run() {
         --out-dir "$name" > "$name.out" 2> "$name.err" || rc=$?
 }
 
+# --verify checks a distributed run: with the reference evaluator it is bad input (exit 2).
+rc=0
+"$TRA" run "$SRC/plans/examples/diag.yaml" --reference --verify --out-dir refused > refused.out 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--verify checks a distributed run" refused.out ||
+    fail "--reference --verify: exit $rc, expected 2 with a message: $(cat refused.out)"
+[ ! -e refused ] || fail "--reference --verify wrote something"
+
 checked=0
 for wf in "$SRC"/plans/examples/*.yaml "$SRC"/plans/paper/scaled/*.yaml; do
     name=$(basename "$wf" .yaml)
