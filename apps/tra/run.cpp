@@ -64,6 +64,7 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
                        &device, &prep.predicted_seconds, &prep.profile};
     summary.provenance = &provenance;
     print_run_table(summary);
+    if (opt.verify) std::cout << result.verification << " (" << result.verify_seconds << " s)\n";
     if (!opt.report.empty()) write_run_report(summary, opt.report);
 
     // --check reads back what the ranks wrote and compares it with the reference evaluator's.
@@ -179,6 +180,7 @@ int run_distributed(const RunOptions& opt) {
         exec.operator_timeout_factor = opt.operator_timeout_factor;
         exec.operator_timeout_floor = opt.operator_timeout_floor;
         exec.predicted_seconds = prep.predicted_seconds;
+        exec.verify = opt.verify;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -261,6 +263,10 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_flag("--check", opt->check,
                   "Also evaluate with the reference evaluator and compare every output; exit 1 "
                   "if they differ or if any operator's measured bytes differ from the prediction");
+    cmd->add_flag("--verify", opt->verify,
+                  "Check every output against the inputs of the operator that produced it "
+                  "before writing it (a randomized Freivalds check for contractions, a "
+                  "recomputation otherwise); exit 1, writing nothing, if one fails");
     cmd->add_flag("--reference", opt->reference,
                   "Evaluate with the single-process reference evaluator (the oracle)");
     cmd->add_option("--out-dir", opt->out_dir,
@@ -294,6 +300,10 @@ void add_run(CLI::App& app, int& exit_code) {
                 throw Error(
                     "--trace, --timeout and --operator-timeout-* watch the distributed runtime; "
                     "--reference has no ranks to trace or wait for (drop one of them)");
+            if (opt->verify)
+                throw Error(
+                    "--verify checks a distributed run; --reference is the oracle itself "
+                    "(drop one of them)");
             if (opt->device != "cpu")
                 throw Error(
                     "--reference evaluates on the CPU (it is the oracle); drop --device or "

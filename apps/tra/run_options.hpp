@@ -36,6 +36,7 @@ struct RunOptions {
     bool force = false;
     bool progress = false;
     bool check = false;
+    bool verify = false;  // --verify (runtime/output_verification.hpp)
     optimizer::CostModel cost = optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
     TimeFlags time;
     std::int64_t max_tuples = kDefaultMaxTuples;  // --max-tuples

@@ -1,6 +1,7 @@
 #include "runtime/execution.hpp"
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 #include "core/device_memory.hpp"
@@ -75,6 +76,27 @@ Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& 
     last_use_ = ia::last_uses(plan_);
     fused_ = ia::fused_joins(plan_);
     held_.resize(plan_.size());
+    if (options_.verify) {
+        agree_.step([&] { verification_ = OutputVerification(plan_, fused_, where_); });
+        // The check reads its operands after the last operator: none is freed or moved before.
+        for (auto k : verification_.kept()) last_use_[k] = plan_.size();
+        if (me_ == 0) verify_seed_ = std::random_device{}();
+        MPI_Bcast(&verify_seed_, 1, MPI_UINT64_T, 0, comm_);
+    }
+}
+
+void Execution::verify_outputs() {
+    if (!options_.verify) return;
+    const double start = MPI_Wtime();
+    verification_.run(held_, me_, verify_seed_, agree_, comm_);
+    const double mine = MPI_Wtime() - start;
+    MPI_Allreduce(&mine, &verify_seconds_, 1, MPI_DOUBLE, MPI_MAX, comm_);
+}
+
+void Execution::report_verification(ExecutionResult& result) const {
+    if (!options_.verify) return;
+    result.verification = verification_.summary();
+    result.verify_seconds = verify_seconds_;
 }
 
 void Execution::reserve_tiles() {
@@ -132,6 +154,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
             auto span = trace_.span("compute");  // trace
             compute_locally(plan_, n, held_, me_, fused_, out);
         }
+        if (!ia::is_enforcer(n.op)) faults_.corrupt(me_, step.run.id, step.run.op, out);
         // GPU kernels run asynchronously: waiting here puts a kernel's fault in the operator
         // that launched it (not in a later exchange) and its time in this operator's seconds.
         if (options_.memory.tiles == Residence::Device) device_memory().synchronize();

@@ -17,6 +17,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/held_tuples.hpp"
+#include "runtime/output_verification.hpp"
 #include "runtime/rank_agreement.hpp"
 #include "runtime/run_watchdog.hpp"
 #include "runtime/trace_recorder.hpp"
@@ -53,6 +54,10 @@ class Execution {
     void reserve_tiles();
     // Runs one IA node: its exchange if it is an enforcer, then its local part, then the account.
     void run_operator(const ia::IaNode& n);
+    // --verify: checks every output on every rank (agreed; does nothing without --verify).
+    void verify_outputs();
+    // Puts the verification line and seconds into the report (after reduce_over_ranks).
+    void report_verification(ExecutionResult& result) const;
     // The `write` operator: every rank writes the output tuples it is the lowest holder of.
     void write_outputs();
     // The report: on rank 0 reduced over ranks, elsewhere this rank's own. Collective.
@@ -81,6 +86,10 @@ class Execution {
     std::vector<ia::SiteMap> where_;  // trace_sites: where every node's tuples are
     std::vector<ia::IaNodeId> last_use_;
     std::vector<std::optional<ia::IaNodeId>> fused_;
+
+    OutputVerification verification_;  // --verify only
+    std::uint64_t verify_seed_ = 0;    // rank 0's, broadcast: every rank draws the same vectors
+    double verify_seconds_ = 0;
 
     std::vector<HeldTuples> held_;  // by IA node
     std::int64_t resident_ = 0;     // bytes of the tuples held now

@@ -13,9 +13,12 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     Execution run(plan, comm, options);
     run.reserve_tiles();
     for (const ia::IaNode& n : plan.nodes()) run.run_operator(n);
+    run.verify_outputs();
     run.write_outputs();
     run.write_trace();
-    return run.reduce_over_ranks();
+    ExecutionResult result = run.reduce_over_ranks();
+    run.report_verification(result);
+    return result;
 }
 
 }  // namespace tra::runtime

@@ -42,6 +42,10 @@ struct ExecutionResult {
     // time it took: max over ranks on rank 0.
     std::int64_t reserved_bytes = 0;
     double reserve_seconds = 0;
+    // --verify: rank 0's one line saying how each output was checked (output_verification.hpp)
+    // and the check's seconds (max over ranks); "" when the run did not verify.
+    std::string verification;
+    double verify_seconds = 0;
 };
 
 struct ExecuteOptions {
@@ -70,6 +74,9 @@ struct ExecuteOptions {
     // model, broadcast); a node past its end counts as predicted 0 s (the floor alone).
     double operator_timeout_factor = 0, operator_timeout_floor = 0;
     std::vector<double> predicted_seconds;
+    // `--verify`: check every output against its producing operator's inputs before writing it
+    // (output_verification.hpp); a failed check fails the run (agreed, exit 1).
+    bool verify = false;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the

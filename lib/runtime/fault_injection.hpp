@@ -9,12 +9,19 @@
 //   error  throw a tra::Error (Failed) "injected fault", as a kernel failure or bad tile would;
 //   kill   raise SIGKILL on itself, as `kill -9` would;
 //   hang   sleep until the job is ended, as a rank stuck in a kernel or a file system would
-//          (`tra run --timeout` or the per-operator limit ends it: run_watchdog.hpp).
+//          (`tra run --timeout` or the per-operator limit ends it: run_watchdog.hpp);
+//   corrupt  change one element of the first tile (in key order) the operator produces on that
+//          rank, x -> -x - sign(x) (off by at least 1), as silent data corruption would, and
+//          go on: only `tra run --verify` notices (output_verification.hpp). A rank that
+//          produces no tile of that operator fails, saying so, so a test learns to pick
+//          another rank rather than pass unnoticed. Enforcers are not corrupted.
 // An enforcer reaches the hook after posting nothing, just before its exchange: its peers are then
 // waiting for its messages (a rank dying during a shuffle). Unset, the hook does nothing.
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "runtime/held_tuples.hpp"
 
 namespace tra::runtime {
 
@@ -25,14 +32,17 @@ public:
 
     // Fires the fault if this is its rank and operator (and it has not fired yet).
     void reach(int rank, std::int64_t node_id, const std::string& op_name);
+    // The corrupt action, after a local operator computed `out` on this rank.
+    void corrupt(int rank, std::int64_t node_id, const std::string& op_name, HeldTuples& out);
 
-private:
-  enum class Action { Error, Kill, Hang };
-  struct Fault {
-      Action action;
-      int rank;
-      std::optional<std::int64_t> node_id;  // else the first operator named op_name
-      std::string op_name;
+  private:
+    enum class Action { Error, Kill, Hang, Corrupt };
+    bool matches(int rank, std::int64_t node_id, const std::string& op_name) const;
+    struct Fault {
+        Action action;
+        int rank;
+        std::optional<std::int64_t> node_id;  // else the first operator named op_name
+        std::string op_name;
   };
     std::optional<Fault> fault_;
 };

@@ -71,3 +71,29 @@ TEST_CASE("fault hook: malformed values are bad input naming the variable", "[fa
     }
     ::unsetenv("TRA_FAULT");
 }
+
+TEST_CASE("fault hook: corrupt changes one element of the first tile, once", "[fault]") {
+    FaultInjection f = with("corrupt@1:4");
+    tra::runtime::HeldTuples out;
+    tra::Tile a(tra::DType::F64, tra::Shape{2, 2}), b(tra::DType::F64, tra::Shape{2, 2});
+    a.set(0, 2.5);
+    out.tuples.emplace(tra::Key{0}, a);
+    out.tuples.emplace(tra::Key{1}, b);
+    CHECK_NOTHROW(f.reach(1, 4, "local_join"));  // corrupt is not an error
+    f.corrupt(0, 4, "local_join", out);          // another rank
+    f.corrupt(1, 3, "local_join", out);          // another operator
+    CHECK(out.tuples.at(tra::Key{0}).get(0) == 2.5);
+    f.corrupt(1, 4, "local_join", out);
+    CHECK(out.tuples.at(tra::Key{0}).get(0) == -3.5);  // -x - 1: off by 2|x| + 1
+    for (int i = 1; i < 4; ++i) CHECK(out.tuples.at(tra::Key{0}).get(i) == 0);
+    CHECK(out.tuples.at(tra::Key{1}).get(0) == 0);
+    f.corrupt(1, 4, "local_join", out);  // fired already
+    CHECK(out.tuples.at(tra::Key{0}).get(0) == -3.5);
+}
+
+TEST_CASE("fault hook: corrupt on a rank with no tile of the operator fails", "[fault]") {
+    FaultInjection f = with("corrupt@0:local_aggregate");
+    tra::runtime::HeldTuples none;
+    CHECK_THROWS_WITH(f.corrupt(0, 7, "local_aggregate", none),
+                      Catch::Contains("produces no tile") && Catch::Contains("another rank"));
+}

@@ -1,0 +1,84 @@
+#pragma once
+// `tra run --verify` (docs/reliability.md, "Verifying outputs"): after the last operator and
+// before the outputs are written, every rank checks the tiles it holds of every output against
+// the inputs of the operator that produced them (the output's producing IA node, as `tra
+// explain` lists it: "output C <- #N"), which the run keeps until then:
+//   - a contraction (an add aggregate over a join whose kernel is bilinear with the output's
+//     last dimension taken from the right operand alone: matmul, matmul_tn, matmul_nt, einsum
+//     with join=mul, agg=add) by Freivalds' check (freivalds.hpp): O r against the join and
+//     aggregate applied to L and R r, within an element-wise residual bound. Where the join is
+//     fused into the output's aggregate, each rank checks its groups alone; where it is fused
+//     into a partial aggregate whose partials an exchange brings to the output's aggregate, each
+//     rank sums its products' L (R r) and one MPI_Allreduce adds them up (vectors of the
+//     output's rows, never tiles), so the join, the partials, their exchange and the final sum
+//     are all covered;
+//   - any other local operator by recomputing it from its inputs and comparing every tile;
+//   - an output whose last operator is an exchange or a read is not verified, and says so.
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ia/plan.hpp"
+#include "ia/transfer.hpp"
+#include "runtime/held_tuples.hpp"
+#include "runtime/rank_agreement.hpp"
+
+namespace tra::runtime {
+
+class OutputVerification {
+  public:
+    OutputVerification() = default;
+    // `where`: every node's key -> sites (trace_sites), the same on every rank.
+    OutputVerification(const ia::Plan& plan, const std::vector<std::optional<ia::IaNodeId>>& fused,
+                       const std::vector<ia::SiteMap>& where);
+
+    // The nodes whose tuples the check reads: the run must keep them until run().
+    const std::vector<ia::IaNodeId>& kept() const { return kept_; }
+
+    // Checks this rank's tiles of every output. Collective: a failed check throws AgreedFailure
+    // on every rank, after the lowest failing rank printed "verify: output C failed ...".
+    // `held` is indexed by IA node; recomputation writes only temporaries.
+    void run(std::vector<HeldTuples>& held, ia::Site me, std::uint64_t seed,
+             const RankAgreement& agree, MPI_Comm comm) const;
+
+    // One line per run: how each output was verified ("C (Freivalds check of #4 ...)").
+    std::string summary() const;
+
+  private:
+    enum class Method { Freivalds, Recompute, None };
+    struct Check {
+        std::string output;     // the output's name
+        ia::IaNodeId node = 0;  // its producing IA node
+        Method method = Method::None;
+        std::string reason;                // Method::None: why not
+        std::optional<ia::IaNodeId> join;  // the fused join computing the node's (partial) tuples
+        bool partials = false;             // Freivalds: the join makes partials, summed over ranks
+        std::size_t right_dim = 0;         // Freivalds: R's dimension r contracts
+    };
+    // Freivalds: this rank's sum over its products of K(L, R r) (`rhs`) and K(|L|, |R| |r|)
+    // (`magnitude`), by group, and the count of terms for the bound.
+    struct Sides {
+        Tuples rhs, magnitude;
+        std::int64_t left_tiles = 0, left_elements = 0, width = 0;
+    };
+    Sides contraction_sides(const Check& c, const std::vector<HeldTuples>& held,
+                            std::uint64_t seed) const;
+    // Compares O r with the sides for every group this rank holds; "" or the problem.
+    std::string compare(const Check& c, const std::vector<HeldTuples>& held, const Sides& sides,
+                        std::int64_t terms, std::uint64_t seed) const;
+    // Adds the sides of a partial contraction over the ranks (one MPI_Allreduce).
+    void sum_over_ranks(const Check& c, const std::vector<HeldTuples>& held, Sides& sides,
+                        MPI_Comm comm) const;
+    std::string recompute(const Check& c, std::vector<HeldTuples>& held, ia::Site me) const;
+
+    const ia::Plan* plan_ = nullptr;
+    const std::vector<std::optional<ia::IaNodeId>>* fused_ = nullptr;
+    const std::vector<ia::SiteMap>* where_ = nullptr;
+    std::vector<Check> checks_;
+    std::vector<ia::IaNodeId> kept_;
+};
+
+}  // namespace tra::runtime

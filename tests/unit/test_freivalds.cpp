@@ -1,0 +1,80 @@
+// The arithmetic of `tra run --verify`'s Freivalds check (lib/runtime/freivalds.hpp): the sign
+// vector, contracting one dimension of a tile with it, and the residual bound that tells rounding
+// from a wrong element. Expected values are computed by hand here, never by tra's kernels.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "runtime/freivalds.hpp"
+
+using tra::DType;
+using tra::Shape;
+using tra::Tile;
+namespace fv = tra::runtime::freivalds;
+
+namespace {
+
+Tile tile_2x3() {  // [[1, -2, 3], [4, 5, -6]]
+    Tile t(DType::F64, Shape{2, 3});
+    const double v[] = {1, -2, 3, 4, 5, -6};
+    for (int i = 0; i < 6; ++i) t.set(i, v[i]);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("freivalds: the sign vector is +-1, fixed by the seed", "[freivalds]") {
+    const auto a = fv::sign_vector(42, 64), b = fv::sign_vector(42, 64),
+               c = fv::sign_vector(43, 64);
+    CHECK(a == b);
+    CHECK(a != c);
+    int plus = 0;
+    for (double x : a) {
+        CHECK((x == 1.0 || x == -1.0));
+        plus += x > 0;
+    }
+    CHECK(plus > 8);  // both signs occur (64 fair draws)
+    CHECK(plus < 56);
+    // A prefix of a longer vector: narrower edge tiles use the same signs.
+    const auto longer = fv::sign_vector(42, 100);
+    CHECK(std::equal(a.begin(), a.end(), longer.begin()));
+}
+
+TEST_CASE("freivalds: contracting the last or the first dimension", "[freivalds]") {
+    const Tile t = tile_2x3();
+    const std::vector<double> r = {1, -1, 1, 1};  // one longer than needed: its prefix is used
+    const Tile last = fv::contract_dim(t, 1, r, false);
+    REQUIRE(last.shape() == Shape{2, 1});
+    CHECK(last.get(0) == 1 + 2 + 3);
+    CHECK(last.get(1) == 4 - 5 - 6);
+    const Tile first = fv::contract_dim(t, 0, r, false);
+    REQUIRE(first.shape() == Shape{1, 3});
+    CHECK(first.get(0) == 1 - 4);
+    CHECK(first.get(1) == -2 - 5);
+    CHECK(first.get(2) == 3 + 6);
+    const Tile mag = fv::contract_dim(t, 1, r, true);  // |t| |r|
+    CHECK(mag.get(0) == 6);
+    CHECK(mag.get(1) == 15);
+    CHECK(fv::absolute(t).get(5) == 6);
+}
+
+TEST_CASE("freivalds: a wrong product element is caught, rounding is not", "[freivalds]") {
+    // O = L R by hand for L = [[1, 2], [3, 4]], R = [[5, 6], [7, 8]]: [[19, 22], [43, 50]].
+    const std::vector<double> r = {1, -1};
+    const double o_r[] = {19 - 22, 43 - 50};
+    const double r_first[] = {1 * (5 - 6) + 2 * (7 - 8), 3 * (5 - 6) + 4 * (7 - 8)};
+    const double magnitude[] = {1 * 11 + 2 * 15, 3 * 11 + 4 * 15};  // |L| (|R| |r|)
+    for (int i = 0; i < 2; ++i)
+        CHECK(fv::within_bound(o_r[i], r_first[i], magnitude[i], 4, DType::F64));
+    // One element of O off by 1 (the corrupt hook changes an element by at least 1).
+    CHECK_FALSE(fv::within_bound(o_r[0] + 1, r_first[0], magnitude[0], 4, DType::F64));
+    // Rounding: a few ulps of the magnitude pass in f64 and in f32, a relative 1e-6 fails in f64.
+    const double eps = std::numeric_limits<double>::epsilon();
+    CHECK(fv::within_bound(1000.0, 1000.0 + 4 * eps * 1000, 1000, 4, DType::F64));
+    CHECK_FALSE(fv::within_bound(1000.0, 1000.0 * (1 + 1e-6), 1000, 4, DType::F64));
+    CHECK(fv::within_bound(1000.0, 1000.0 * (1 + 1e-6), 1000, 4, DType::F32));
+    // NaN never passes; equal infinities do.
+    CHECK_FALSE(fv::within_bound(std::nan(""), 1, 1, 4, DType::F64));
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(fv::within_bound(inf, inf, inf, 4, DType::F64));
+}
