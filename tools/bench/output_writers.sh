@@ -6,7 +6,8 @@
 # are interleaved (every writer once per repetition, 3 repetitions) and the median is printed.
 # Outputs go to a folder on disk (the page cache takes them: this measures the writers' cost
 # up to the kernel, not the disk). Ranks beyond the machine's cores are oversubscribed.
-# Usage: tools/bench/output_writers.sh [build-dir] [ranks...]   (default: build 1 2 3 4)
+# Usage: [MIB="64 256 512"] tools/bench/output_writers.sh [build-dir] [ranks...]
+#   (default: build 1 2 3 4; MIB picks among the three sizes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tra=$PWD/${1:-build}/apps/tra
@@ -20,8 +21,13 @@ cd "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 writers=(turns collective independent)
 printf '%-8s %5s %12s %12s %12s\n' MiB ranks "${writers[@]}"
-for shape in "4096, 2048" "8192, 4096" "8192, 8192"; do
-    mib=$(($(echo "$shape" | tr -d ' ' | tr ',' '*') * 8 / 1048576))
+for mib in ${MIB:-64 256 512}; do
+    case $mib in
+        64) shape="4096, 2048" ;;
+        256) shape="8192, 4096" ;;
+        512) shape="8192, 8192" ;;
+        *) echo "MIB is 64, 256 or 512, not $mib" >&2; exit 1 ;;
+    esac
     cat > w.yaml <<YAML
 name: writers
 dtype: f64
