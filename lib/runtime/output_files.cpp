@@ -72,12 +72,14 @@ void OutputFiles::commit() {
 }
 
 OutputWriter output_writer(MPI_Comm comm) {
-    int rank = 0;
+    int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     // Rank 0 decides for all: a rank choosing differently would wait in another collective.
-    // -1: an unknown name, which every rank then refuses.
-    int choice = TRA_PARALLEL_HDF5 ? static_cast<int>(OutputWriter::Independent)
-                                   : static_cast<int>(OutputWriter::Turns);
+    // -1: an unknown name, which every rank then refuses. One rank has no one to write with, and
+    // the serial driver is cheaper than MPI-IO's (tools/bench/output_writers.sh).
+    int choice = TRA_PARALLEL_HDF5 && size > 1 ? static_cast<int>(OutputWriter::Independent)
+                                               : static_cast<int>(OutputWriter::Turns);
     std::string named;
     if (rank == 0)
         if (const char* v = std::getenv("TRA_OUTPUT_WRITER"); v && *v) {

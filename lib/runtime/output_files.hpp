@@ -50,10 +50,10 @@ private:
 // at once, with collective or independent MPI-IO transfers; Turns one rank after another.
 enum class OutputWriter { Turns, Collective, Independent };
 
-// The writer this build uses: Independent with a parallel HDF5, else Turns. TRA_OUTPUT_WRITER
-// (turns, collective, independent; rank 0's value) overrides it, for the benchmark
-// (tools/bench/output_writers.sh) and the byte-identity test; an unknown or unavailable value is
-// an error. Collective.
+// The writer this run uses: Independent with a parallel HDF5 and several ranks, else Turns.
+// TRA_OUTPUT_WRITER (turns, collective, independent; rank 0's value) overrides it, for the
+// benchmark (tools/bench/output_writers.sh) and the byte-identity test; an unknown or unavailable
+// value is an error. Collective.
 OutputWriter output_writer(MPI_Comm comm);
 
 // Runs `write_mine` on each rank in turn (rank 0 first), each rank starting when the one before
