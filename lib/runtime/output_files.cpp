@@ -1,5 +1,8 @@
 #include "runtime/output_files.hpp"
 
+#include <cstdlib>
+
+#include "core/error.hpp"
 #include "runtime/rank_agreement.hpp"
 #include "storage/tensor_file.hpp"
 
@@ -42,7 +45,8 @@ void OutputFiles::create_datasets(const Program& program) {
         const Node& node = program.node(o.node);
         const auto layout = output_layout(node);
         storage::DatasetWriter(files_.at(o.file)->temp_path(), o.dataset, node.type.dtype,
-                               layout.dataset_shape, layout.chunk)
+                               layout.dataset_shape, layout.chunk,
+                               storage::DatasetWriter::Allocation::Reproducible)
             .close();
     }
 }
@@ -65,6 +69,37 @@ TensorRelation OutputFiles::read(const Output& output, const Node& node) const {
 
 void OutputFiles::commit() {
     for (auto& [path, file] : files_) file->commit();
+}
+
+OutputWriter output_writer(MPI_Comm comm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    // Rank 0 decides for all: a rank choosing differently would wait in another collective.
+    // -1: an unknown name, which every rank then refuses. One rank has no one to write with, and
+    // the serial driver is cheaper than MPI-IO's (tools/bench/output_writers.sh).
+    int choice = TRA_PARALLEL_HDF5 && size > 1 ? static_cast<int>(OutputWriter::Independent)
+                                               : static_cast<int>(OutputWriter::Turns);
+    std::string named;
+    if (rank == 0)
+        if (const char* v = std::getenv("TRA_OUTPUT_WRITER"); v && *v) {
+            named = v;
+            if (named == "turns")
+                choice = static_cast<int>(OutputWriter::Turns);
+            else if (TRA_PARALLEL_HDF5 && named == "collective")
+                choice = static_cast<int>(OutputWriter::Collective);
+            else if (TRA_PARALLEL_HDF5 && named == "independent")
+                choice = static_cast<int>(OutputWriter::Independent);
+            else
+                choice = -1;
+        }
+    MPI_Bcast(&choice, 1, MPI_INT, 0, comm);
+    if (choice < 0)
+        throw Error(
+            std::string("TRA_OUTPUT_WRITER is turns") +
+            (TRA_PARALLEL_HDF5 ? ", collective or independent" : " (this tra has a serial HDF5)") +
+            (rank == 0 ? ", not '" + named + "'" : ""));
+    return static_cast<OutputWriter>(choice);
 }
 
 void write_in_turns(MPI_Comm comm, const std::function<void()>& write_mine) {

@@ -4,9 +4,10 @@
 // run fails before commit, nothing appears at any final name.
 //
 // A distributed run (docs/runtime.md, "Writing outputs") has rank 0 claim the files and create
-// every output's empty dataset in its temporary file (create_datasets); every rank then writes
-// the tiles it holds, tile by tile, one rank at a time (write_in_turns), and rank 0 renames the
-// files into place after every rank has finished.
+// every output's empty dataset, its chunks allocated, in its temporary file (create_datasets);
+// every rank then writes the tiles it holds: all ranks at once through parallel HDF5
+// (storage/collective_writer.hpp), or, with a serial HDF5, one rank at a time (write_in_turns).
+// Rank 0 renames the files into place after every rank has finished.
 #include <mpi.h>
 
 #include <functional>
@@ -44,6 +45,16 @@ public:
 private:
     std::map<std::string, std::unique_ptr<storage::AtomicOutput>> files_;
 };
+
+// How the ranks write their output tiles. Collective and Independent (parallel HDF5 only) write
+// at once, with collective or independent MPI-IO transfers; Turns one rank after another.
+enum class OutputWriter { Turns, Collective, Independent };
+
+// The writer this run uses: Independent with a parallel HDF5 and several ranks, else Turns.
+// TRA_OUTPUT_WRITER (turns, collective, independent; rank 0's value) overrides it, for the
+// benchmark (tools/bench/output_writers.sh) and the byte-identity test; an unknown or unavailable
+// value is an error. Collective.
+OutputWriter output_writer(MPI_Comm comm);
 
 // Runs `write_mine` on each rank in turn (rank 0 first), each rank starting when the one before
 // it has finished (and closed its files). A failure on one rank ends the turns: the ranks agree

@@ -1,14 +1,16 @@
 // The `write` operator (Execution::write_outputs): each output tuple once, by the lowest site
-// holding it, tile by tile into the output's temporary file, one rank at a time
-// (output_files.hpp).
+// holding it, into the output's temporary file: every rank at once through parallel HDF5
+// (storage/collective_writer.hpp), or one rank at a time (output_files.hpp, write_in_turns).
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/host_mappings.hpp"
 #include "runtime/execution.hpp"
 #include "runtime/output_files.hpp"
+#include "storage/collective_writer.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
@@ -19,15 +21,25 @@ namespace {
     throw Error(message, {}, ErrorKind::Failed);
 }
 
-// Writes the tuples of `held` that this rank is the lowest holder of (by `where`) into the
-// dataset of `output` in the file at `path`; opens the file only when there is one.
-void write_lowest_held(const Node& node, const Output& output, const std::string& path,
-                       const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
+// The tuples of `held` that this rank is the lowest holder of (by `where`), in key order.
+std::vector<const Tuples::value_type*> lowest_held(const HeldTuples& held, const ia::SiteMap& where,
+                                                   ia::Site me) {
+    std::vector<const Tuples::value_type*> mine;
+    for (const auto& kt : held.tuples) {
+        const auto& had = where.at(kt.first);
+        if (*std::min_element(had.begin(), had.end()) == me) mine.push_back(&kt);
+    }
+    return mine;
+}
+
+// Writes this rank's tuples of `held` into the dataset of `output` in the file at `path`, in its
+// turn: opens the file only when there is one.
+void write_in_my_turn(const Node& node, const Output& output, const std::string& path,
+                      const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
     const auto layout = output_layout(node);
     std::optional<storage::DatasetWriter> writer;
-    for (const auto& [k, t] : held.tuples) {
-        const auto& had = where.at(k);
-        if (*std::min_element(had.begin(), had.end()) != me) continue;
+    for (const auto* kt : lowest_held(held, where, me)) {
+        const auto& [k, t] = *kt;
         if (!writer)
             writer.emplace(storage::DatasetWriter::reopen(path, output.dataset, node.type.dtype,
                                                           layout.dataset_shape));
@@ -38,6 +50,27 @@ void write_lowest_held(const Node& node, const Output& output, const std::string
     }
     if (writer) writer->close();
 }
+
+#if TRA_PARALLEL_HDF5
+// Writes this rank's tuples of `held` with every other rank at once; every rank calls it, also
+// one without tuples (the file's opening, writes and closing are collective).
+void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
+                    const Output& output, const std::string& path, const HeldTuples& held,
+                    const ia::SiteMap& where, ia::Site me) {
+    const auto layout = output_layout(node);
+    const auto mine = lowest_held(held, where, me);
+    storage::CollectiveWriter writer(comm, path, output.dataset, node.type.dtype,
+                                     layout.dataset_shape, transfer);
+    writer.write(mine.size(), [&](std::size_t i, Shape& origin, Tile& host) -> const Tile& {
+        const auto& [k, t] = *mine[i];
+        origin = layout.origin(k);
+        if (!t.on_device()) return t;
+        host = t.to(Residence::Host);
+        return host;
+    });
+    writer.close();
+}
+#endif
 
 }  // namespace
 
@@ -58,18 +91,41 @@ void Execution::write_outputs() {
     if (options_.output_paths.size() != outputs.size())
         fail("the run has " + std::to_string(options_.output_paths.size()) + " output files for " +
              std::to_string(outputs.size()) + " outputs");
-    write_in_turns(comm_, [&] {
-        faults_.reach(me_, write.id, write.op);
-        auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
-        for (std::size_t i = 0; i < outputs.size(); ++i) {
-            const auto r = plan_.result(outputs[i].node);
-            if (!r)
-                fail("the plan has no result for output " +
-                     plan_.program().node(outputs[i].node).name);
-            write_lowest_held(plan_.program().node(outputs[i].node), outputs[i],
-                              options_.output_paths[i], held_[*r], where_[*r], me_);
+    OutputWriter how = OutputWriter::Turns;
+    std::vector<std::size_t> results;
+    agree_.step([&] {
+        how = output_writer(comm_);
+        for (const auto& o : outputs) {
+            const auto r = plan_.result(o.node);
+            if (!r) fail("the plan has no result for output " + plan_.program().node(o.node).name);
+            results.push_back(*r);
         }
     });
+    if (how == OutputWriter::Turns) {
+        write_in_turns(comm_, [&] {
+            faults_.reach(me_, write.id, write.op);
+            auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
+            for (std::size_t i = 0; i < outputs.size(); ++i)
+                write_in_my_turn(plan_.program().node(outputs[i].node), outputs[i],
+                                 options_.output_paths[i], held_[results[i]], where_[results[i]],
+                                 me_);
+        });
+    } else {
+#if TRA_PARALLEL_HDF5
+        // The injected fault is agreed on before the collective writes begin, so no rank is left
+        // in one of them; a failure inside one reaches every rank (CollectiveWriter) and is agreed.
+        agree_.step([&] { faults_.reach(me_, write.id, write.op); });
+        const auto transfer = how == OutputWriter::Collective ? storage::Transfer::Collective
+                                                              : storage::Transfer::Independent;
+        agree_.step([&] {
+            auto span = trace_.span("write");  // trace
+            for (std::size_t i = 0; i < outputs.size(); ++i)
+                write_together(comm_, transfer, plan_.program().node(outputs[i].node), outputs[i],
+                               options_.output_paths[i], held_[results[i]], where_[results[i]],
+                               me_);
+        });
+#endif
+    }
     write.peak_bytes = resident_;
     write.seconds = MPI_Wtime() - started;
     trace_.operator_done(traced);  // trace

@@ -270,7 +270,7 @@ struct DatasetWriter::Handles {
 };
 
 DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset, DType dtype,
-                             const Shape& shape, const Shape& chunk)
+                             const Shape& shape, const Shape& chunk, Allocation allocation)
     : h_(std::make_unique<Handles>()) {
     detail::silence_hdf5_errors();
     h_->path = path;
@@ -303,6 +303,10 @@ DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset
     if (!shape.empty() && shape.product() > 0) {
         const auto cdims = chunk_dims(shape, chunk, dtype);
         H5Pset_chunk(dcpl.get(), static_cast<int>(cdims.size()), cdims.data());
+    }
+    if (allocation == Allocation::Reproducible) {
+        H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+        H5Pset_obj_track_times(dcpl.get(), false);
     }
     h_->dataset = detail::dataset_id(H5Dcreate2(h_->file.get(), h_->name.c_str(), file_type(dtype),
                                                 space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));

@@ -48,8 +48,16 @@ private:
 // is an error (BadInput): outputs go to fresh files (AtomicOutput), never overwrite in place.
 class DatasetWriter {
 public:
+    // Incremental: HDF5's defaults, a chunk gets its place in the file on its first write.
+    // Reproducible (the distributed run's outputs): every chunk is placed at creation, in chunk
+    // order, and the dataset has no timestamps, so the file's bytes depend on its contents alone,
+    // not on which rank writes which tile when, nor on the second it was made; parallel HDF5 also
+    // needs the chunks placed before ranks write them independently.
+    enum class Allocation { Incremental, Reproducible };
+
     DatasetWriter(const std::string& path, const std::string& dataset, DType dtype,
-                  const Shape& shape, const Shape& chunk);
+                  const Shape& shape, const Shape& chunk,
+                  Allocation allocation = Allocation::Incremental);
     ~DatasetWriter();
     DatasetWriter(DatasetWriter&&) noexcept;
     DatasetWriter& operator=(DatasetWriter&&) noexcept;

@@ -1,0 +1,52 @@
+#pragma once
+// Every rank writes its own blocks of one dataset at once, through parallel HDF5's MPI-IO driver
+// (docs/runtime.md, "Writing outputs"). Built only with a parallel HDF5 (TRA_PARALLEL_HDF5);
+// a serial build writes in rank turns instead (runtime/output_files.hpp).
+//
+// The dataset must exist with its storage allocated (DatasetWriter, Allocation::Reproducible): the
+// blocks then go into chunks that already have their place in the file, so no rank changes the
+// file's metadata, and the file's bytes do not depend on which rank wrote what, or in which
+// order. Every call here is collective over the communicator, also on a rank with no blocks.
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/index_vector.hpp"
+#include "core/tile.hpp"
+
+namespace tra::storage {
+
+// How the ranks' blocks reach the file: one collective MPI-IO write per round of blocks (the
+// ranks' i-th blocks together), or each block written alone as soon as it is ready.
+enum class Transfer { Collective, Independent };
+
+// The i-th block of this rank: sets `origin` and returns the tile, a host tile. `host` is room
+// for a copy when the tile lives elsewhere (GPU memory), so one copy at a time exists.
+using BlockAt = std::function<const Tile&(std::size_t i, Shape& origin, Tile& host)>;
+
+class CollectiveWriter {
+  public:
+    // Opens `dataset` in the file at `path` on every rank of `comm`. Errors (no such dataset, a
+    // different shape) are BadInput, on every rank.
+    CollectiveWriter(MPI_Comm comm, const std::string& path, const std::string& dataset,
+                     DType dtype, const Shape& shape, Transfer transfer);
+    ~CollectiveWriter();
+    CollectiveWriter(const CollectiveWriter&) = delete;
+    CollectiveWriter& operator=(const CollectiveWriter&) = delete;
+
+    // Writes this rank's `count` blocks (none is fine). A failure on any rank is a tra::Error on
+    // every rank, after every rank has finished its part, so no rank is left in a collective.
+    void write(std::size_t count, const BlockAt& block_at);
+    // Closes the dataset and the file (collective); errors are reported on every rank.
+    void close();
+
+  private:
+    struct Handles;
+    std::unique_ptr<Handles> h_;
+};
+
+}  // namespace tra::storage
