@@ -13,17 +13,16 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "storage/hdf5_names.hpp"
 #include "storage/kept_objects.hpp"
 
 namespace tra::storage {
 
+using detail::in_quotes;
+
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string in_quotes(const std::string& s) {
-    return "'" + s + "'";
-}
 
 std::string host_name() {
     char name[HOST_NAME_MAX + 1] = {};

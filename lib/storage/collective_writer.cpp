@@ -9,28 +9,17 @@
 
 #include "core/error.hpp"
 #include "storage/hdf5_handle.hpp"
+#include "storage/hdf5_names.hpp"
 
 namespace tra::storage {
 
+using detail::absolute_name;
+using detail::hdims;
 using detail::Hid;
+using detail::in_quotes;
+using detail::memory_type;
 
 namespace {
-
-std::string in_quotes(const std::string& s) {
-    return "'" + s + "'";
-}
-
-std::string absolute_name(const std::string& dataset) {
-    return !dataset.empty() && dataset.front() == '/' ? dataset : "/" + dataset;
-}
-
-std::vector<hsize_t> hdims(const Shape& s) {
-    return std::vector<hsize_t>(s.begin(), s.end());
-}
-
-hid_t memory_type(DType d) {
-    return d == DType::F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-}
 
 // The dataset's extent for a tile of shape `bound`: leading 1s up to the dataset's rank (a tile
 // of a relation layout), as DatasetWriter::write_block.

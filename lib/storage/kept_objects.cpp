@@ -4,20 +4,15 @@
 
 #include "core/error.hpp"
 #include "storage/hdf5_handle.hpp"
+#include "storage/hdf5_names.hpp"
 
 namespace tra::storage {
 
+using detail::absolute_name;
 using detail::Hid;
+using detail::in_quotes;
 
 namespace {
-
-std::string in_quotes(const std::string& s) {
-    return "'" + s + "'";
-}
-
-std::string absolute_name(const std::string& dataset) {
-    return !dataset.empty() && dataset.front() == '/' ? dataset : "/" + dataset;
-}
 
 Hid group_id(hid_t id) {
     return {id, H5Gclose};

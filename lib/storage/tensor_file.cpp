@@ -7,32 +7,21 @@
 
 #include "core/error.hpp"
 #include "storage/hdf5_handle.hpp"
+#include "storage/hdf5_names.hpp"
 
 namespace tra::storage {
 
+using detail::absolute_name;
+using detail::hdims;
 using detail::Hid;
+using detail::in_quotes;
+using detail::memory_type;
 
 namespace {
 
 // HDF5 limits a chunk to 4 GiB.
 constexpr std::uint64_t kMaxChunkBytes = (std::uint64_t{1} << 32) - 1;
 
-std::string in_quotes(const std::string& s) {
-    return "'" + s + "'";
-}
-
-// Users may write "B" or "/B"; messages and listings always use the absolute form.
-std::string absolute_name(const std::string& dataset) {
-    return !dataset.empty() && dataset.front() == '/' ? dataset : "/" + dataset;
-}
-
-std::vector<hsize_t> hdims(const Shape& s) {
-    return std::vector<hsize_t>(s.begin(), s.end());
-}
-
-hid_t memory_type(DType d) {
-    return d == DType::F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-}
 hid_t file_type(DType d) {
     return d == DType::F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
 }
