@@ -22,6 +22,36 @@ if(MPI_C_INCLUDE_DIRS MATCHES "openmpi")
   set(CPACK_RPM_PACKAGE_REQUIRES "openmpi")
 endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "hdf5-tools, python3-h5py")
+# No /usr/lib/.build-id links: they would clash with any other package built the same way.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
+
+# A -DTRA_CUDA=ON build is its own package, tra-cuda (docs/install.md): both install
+# /usr/bin/tra, so each conflicts with the other. The CUDA runtime and cuBLAS come from NVIDIA's
+# toolkit or redistributables, which no Debian package provides, so the package does not depend
+# on them and says what it needs at run time; dpkg-shlibdeps finds them in the toolkit's folder
+# (where an installed binary, without the build's RPATH, would not look) and CPack's
+# --ignore-missing-info lets it skip them; rpmbuild's automatic requirements leave them out.
+if(TRA_CUDA)
+  set(CPACK_PACKAGE_NAME tra-cuda)
+  set(cuda_runtime_needs
+      "Needs at run time an NVIDIA driver for CUDA ${CUDAToolkit_VERSION_MAJOR} and the CUDA "
+      "runtime and cuBLAS libraries (libcudart.so.${CUDAToolkit_VERSION_MAJOR}, "
+      "libcublas.so.${CUDAToolkit_VERSION_MAJOR}, libcublasLt.so.${CUDAToolkit_VERSION_MAJOR}: "
+      "the CUDA toolkit or its redistributables) on the library path (ld.so.conf or "
+      "LD_LIBRARY_PATH).")
+  string(JOIN "" cuda_runtime_needs ${cuda_runtime_needs})
+  set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}, GPU build")
+  set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${cuda_runtime_needs}")
+  set(CPACK_RPM_PACKAGE_DESCRIPTION "${cuda_runtime_needs}")
+  set(CPACK_DEBIAN_PACKAGE_CONFLICTS tra)
+  set(CPACK_RPM_PACKAGE_CONFLICTS tra)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CUDAToolkit_LIBRARY_DIR})
+  string(APPEND CPACK_RPM_SPEC_MORE_DEFINE
+         "\n%global __requires_exclude ^lib(cudart|cublas|cublasLt)[.]so.*$")
+else()
+  set(CPACK_DEBIAN_PACKAGE_CONFLICTS tra-cuda)
+  set(CPACK_RPM_PACKAGE_CONFLICTS tra-cuda)
+endif()
 
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_LICENSE "unknown")
@@ -31,8 +61,5 @@ set(CPACK_RPM_PACKAGE_GROUP "Applications/Engineering")
 list(APPEND CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
      /usr/share/man /usr/share/man/man1 /usr/share/bash-completion
      /usr/share/bash-completion/completions /usr/share/doc)
-
-# No /usr/lib/.build-id links: they would clash with any other package built the same way.
-set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
 
 include(CPack)
