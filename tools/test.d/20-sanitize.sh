@@ -30,6 +30,26 @@ rc=0
 skip='^mpi\..*\.n[34]$|^mpi\.(paper_plans|run_plans|repeat_and_plan_files)\.n1$'
 export PLAN_RUNS_TOP=3 EINSUM_COVERAGE_RANKS="1 3"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$skip") || rc=$?
+# LeakSanitizer's own tracer thread, which stops a process's threads for the leak check at exit,
+# sometimes crashes ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error";
+# seen once in about 400 tests, in mpi.exchange_cpp.n1 after all its cases had passed). That is
+# the tool failing, not a finding: such a report, when it says nothing else, is shown and set
+# aside, and the failed tests run once more; any other report still fails the stage.
+set_aside=0
+for f in $(grep -l 'Tracer caught signal' "$logs"/* 2>/dev/null || true); do
+    other=$(grep -v -e 'Tracer caught signal' -e 'LeakSanitizer has encountered a fatal error' \
+        -e '==HINT:' "$f" || true)
+    [ -z "$other" ] || continue
+    echo "== LeakSanitizer's tracer crashed (not a finding), set aside: $f"
+    cat "$f"
+    rm "$f"
+    set_aside=1
+done
+if [ "$set_aside" = 1 ] && [ "$rc" -ne 0 ]; then
+    echo "== running the failed tests once more"
+    rc=0
+    (cd "$build" && ctest --output-on-failure --rerun-failed) || rc=$?
+fi
 reports=$(find "$logs" -type f)
 if [ -n "$reports" ]; then
     for f in $reports; do echo "== sanitizer report $f"; cat "$f"; done
