@@ -3,9 +3,10 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer (-DTRA_SANITIZE=ON, plus -DTRA_FUZZ=ON
 # so that stage 30 reuses this build). Fails on any failing test and on any sanitizer report,
 # even one from a process that was expected to exit non-zero. Only leaks inside MPI and HDF5
-# are suppressed (tools/sanitize/lsan.supp). The three slowest plan-sweep tests run at 2 ranks
-# only here: at 1 rank they run the same operators minus the exchanges (the main suite runs
-# them at 1-4 ranks), and under the sanitizers they cost about 12 minutes of CI. For the same
+# are suppressed (tools/sanitize/lsan.supp). The three slowest plan-sweep tests, `verify` and
+# `output_writers` run at 2 ranks only here: at 1 rank they run the same operators minus the
+# exchanges (the main suite runs them at 1-4 ranks), and under the sanitizers they cost about
+# 14 minutes of CI. For the same
 # reason the plan sweeps run each workflow's 3 cheapest plans, not 10 (PLAN_RUNS_TOP), and the
 # 65 einsum expressions run at 1 and 3 ranks (EINSUM_COVERAGE_RANKS): every plan and rank count
 # still runs in the main suite; here the point is the code paths, which these cover.
@@ -27,7 +28,7 @@ source tools/sanitize/env.sh "$logs"
 cmake --build "$build" -j "$(nproc)"
 echo "== built in $((SECONDS - start)) s; testing (MPI tests at 1 and 2 ranks)"
 rc=0
-skip='^mpi\..*\.n[34]$|^mpi\.(paper_plans|run_plans|repeat_and_plan_files)\.n1$'
+skip='^mpi\..*\.n[34]$|^mpi\.(paper_plans|run_plans|repeat_and_plan_files|verify|output_writers)\.n1$'
 export PLAN_RUNS_TOP=3 EINSUM_COVERAGE_RANKS="1 3"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$skip") || rc=$?
 # LeakSanitizer's own tracer thread, which stops a process's threads for the leak check at exit,
