@@ -14,28 +14,14 @@
 namespace tra::storage {
 
 using detail::absolute_name;
+using detail::block_extent;
+using detail::block_fits;
 using detail::hdims;
 using detail::Hid;
 using detail::in_quotes;
 using detail::memory_type;
 
 namespace {
-
-// The dataset's extent for a tile of shape `bound`: leading 1s up to the dataset's rank (a tile
-// of a relation layout), as DatasetWriter::write_block.
-Shape block_extent(const Shape& bound, std::size_t rank) {
-    Shape extent;
-    for (std::size_t i = bound.size(); i < rank; ++i) extent.push_back(1);
-    for (auto b : bound) extent.push_back(b);
-    return extent;
-}
-
-bool fits(const Shape& origin, const Shape& extent, const Shape& shape) {
-    bool ok = origin.size() == shape.size() && extent.size() == shape.size();
-    for (std::size_t i = 0; ok && i < shape.size(); ++i)
-        ok = origin[i] >= 0 && extent[i] >= 0 && origin[i] + extent[i] <= shape[i];
-    return ok;
-}
 
 // The lowest rank whose `failed` is set, or -1: every rank learns it in one MPI_Allreduce.
 int lowest_failed(MPI_Comm comm, bool failed) {
@@ -142,7 +128,7 @@ void CollectiveWriter::write(std::size_t count, const BlockAt& block_at) {
         Hid mem_space;
         if (tile && tile->elements() > 0) {
             const Shape extent = block_extent(tile->shape(), h_->shape.size());
-            if (tile->dtype() != h_->dtype || !fits(origin, extent, h_->shape)) {
+            if (tile->dtype() != h_->dtype || !block_fits(origin, extent, h_->shape)) {
                 error = "block at " + origin.str() + " of extent " + extent.str() +
                         " does not fit dataset " + in_quotes(h_->name) + " of shape " +
                         h_->shape.str() + " in " + in_quotes(h_->path);

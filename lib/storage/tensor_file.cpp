@@ -12,6 +12,8 @@
 namespace tra::storage {
 
 using detail::absolute_name;
+using detail::block_extent;
+using detail::block_fits;
 using detail::hdims;
 using detail::Hid;
 using detail::in_quotes;
@@ -113,21 +115,10 @@ std::string describe_type(hid_t type) {
 // Checks that the block [origin, origin + extent) lies inside `shape`.
 void check_block(const Shape& origin, const Shape& extent, const Shape& shape,
                  const std::string& name, const std::string& path) {
-    bool ok = origin.size() == shape.size() && extent.size() == shape.size();
-    for (std::size_t i = 0; ok && i < shape.size(); ++i)
-        ok = origin[i] >= 0 && extent[i] >= 0 && origin[i] + extent[i] <= shape[i];
-    if (!ok)
+    if (!block_fits(origin, extent, shape))
         throw Error("block at " + origin.str() + " of extent " + extent.str() +
                     " does not fit dataset " + in_quotes(name) + " of shape " + shape.str() +
                     " in " + in_quotes(path));
-}
-
-// The dataset's extent for a tile of shape `bound`: leading 1s up to the dataset's rank.
-Shape block_extent(const Shape& bound, std::size_t rank) {
-    Shape extent;
-    for (std::size_t i = bound.size(); i < rank; ++i) extent.push_back(1);
-    for (auto b : bound) extent.push_back(b);
-    return extent;
 }
 
 // Selects the block in the file and describes the tile's buffer; a scalar dataset takes
