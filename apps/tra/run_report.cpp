@@ -135,6 +135,12 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);
     j.field("reserved_bytes", result.reserved_bytes)
         .field("reserve_seconds", result.reserve_seconds);
+    if (!result.verification.empty())  // --verify
+        j.key("verify")
+            .begin_object()
+            .field("result", result.verification)
+            .field("seconds", result.verify_seconds)
+            .end_object();
     if (run.provenance) write_provenance_json(j.key("provenance"), *run.provenance);
     j.end_object();
     out << "\n";

@@ -46,7 +46,7 @@ run() {
     shift 2
     rc=0
     env "$@" timeout 60 "$MPIEXEC" -n "$RANKS" "$TRA" run "$wf" --verify --plan 1 \
-        --out-dir "$name" > "$name.out" 2> "$name.err" || rc=$?
+        --out-dir "$name" --report "$name.report.json" > "$name.out" 2> "$name.err" || rc=$?
 }
 
 # --verify checks a distributed run: with the reference evaluator it is bad input (exit 2).
@@ -74,6 +74,14 @@ for wf in "$SRC"/plans/examples/*.yaml "$SRC"/plans/paper/scaled/*.yaml; do
     fi
     lines=$(grep -c '^verify: passed: ' "$name.ok.out" || true)
     [ "$lines" -eq 1 ] || fail "$name: $lines 'verify: passed' lines, expected one"
+    # The report's `verify`: the printed line and the check's seconds.
+    /usr/bin/python3 - "$name.ok.report.json" "$name.ok.out" << 'PY' || fail "$name: the report's verify differs from the printed line"
+import json, sys
+v = json.load(open(sys.argv[1]))["verify"]
+line = next(l for l in open(sys.argv[2]) if l.startswith("verify: passed: "))
+assert line.startswith(v["result"] + " ("), (v, line)
+assert 0 <= v["seconds"] < 60, v
+PY
     for entry in "${produced[@]}"; do
         out=${entry% *}
         grep -q "^wrote $out to " "$name.ok.out" || fail "$name: output $out was not written"

@@ -70,12 +70,13 @@ class Runner:
                            threads).strip().splitlines()[-1]
         return json.loads(line)
 
-    def tra_run(self, ranks, workflow, work, plan=1, options=()):
-        """One `tra run`; its report (the JSON of docs/runtime.md)."""
+    def tra_run(self, ranks, workflow, work, plan=1, options=(), extra=()):
+        """One `tra run` (with `extra` arguments; `options` go to mpirun); its report (the JSON
+        of docs/runtime.md)."""
         report = work / "report.json"
         self.mpirun(ranks, [self.build / "apps/tra", "run", workflow, "--plan", plan] +
                     self.cost_flags() +
-                    ["--report", report, "--out-dir", work / "out", "--force"],
+                    ["--report", report, "--out-dir", work / "out", "--force"] + list(extra),
                     options=options)
         return json.loads(report.read_text())
 
