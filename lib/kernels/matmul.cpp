@@ -117,6 +117,27 @@ void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64
     CBLAS_TRANSPOSE tb = trans_b ? CblasTrans : CblasNoTrans;
     blasint lda = trans_a ? bm : bk;
     blasint ldb = trans_b ? bk : bn;
+    if (n == 1 || m == 1) {
+        // A matrix times a vector: gemv reads the matrix once at memory speed, where gemm packs
+        // it first (OpenBLAS forwards such gemm calls to gemv itself only from 0.3.27 on).
+        // C[m, 1] = op(A) b, or C[1, n] = a op(B) = (op(B)^T a^T)^T; the vector is contiguous
+        // either way (its other extent is 1), and so is C.
+        if (!accumulate) std::fill(c, c + m * n, T(0));  // beta = 0 need not clear NaN garbage
+        const bool column = n == 1;
+        const T* matrix = column ? a : b;
+        const T* vector = column ? b : a;
+        // The matrix as stored (row-major rows x cols) and whether gemv transposes it.
+        const bool stored_t = column ? trans_a : trans_b;
+        const blasint rows = column ? (trans_a ? bk : bm) : (trans_b ? bn : bk);
+        const blasint cols = column ? (trans_a ? bm : bk) : (trans_b ? bk : bn);
+        const CBLAS_TRANSPOSE t = column == stored_t ? CblasTrans : CblasNoTrans;
+        const blasint ld = column ? lda : ldb;
+        if constexpr (std::is_same_v<T, float>)
+            cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, matrix, ld, vector, 1, 1.0f, c, 1);
+        else
+            cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, matrix, ld, vector, 1, 1.0, c, 1);
+        return;
+    }
     if constexpr (std::is_same_v<T, float>)
         cblas_sgemm(CblasRowMajor, ta, tb, bm, bn, bk, 1.0f, a, lda, b, ldb,
                     accumulate ? 1.0f : 0.0f, c, bn);

@@ -6,6 +6,7 @@
 // element-wise) tells rounding from a wrong element.
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -16,10 +17,17 @@ namespace tra::runtime::freivalds {
 // `length` signs (+1 or -1) drawn from `seed`: the same on every rank for the same seed.
 std::vector<double> sign_vector(std::uint64_t seed, std::size_t length);
 
-// `t` with dimension `dim` contracted with the first t.shape()[dim] entries of `r` and kept with
-// extent 1 (a [k, n] tile contracted on dim 1 is the [k, 1] tile t r). When `magnitude`, the
-// contraction is of |t| with |r| instead (for the bound). Host tiles only.
-Tile contract_dim(const Tile& t, std::size_t dim, const std::vector<double>& r, bool magnitude);
+// `t` with dimension `dim` contracted with the first t.shape()[dim] entries of `r`, kept with
+// extent 1 (a [k, n] tile contracted on dim 1 gives the [k, 1] tile t r), and the same of |t|
+// with |r|, which bounds the first's rounding: {t r, |t| |r|}, in one pass over t. Host tiles.
+std::pair<Tile, Tile> contract_dim_both(const Tile& t, std::size_t dim,
+                                        const std::vector<double>& r);
+
+// {L u, |L| w} as [m, 1] f64 tiles, in one pass over L, for a matrix L contracted on its
+// dimension `dim` (1: L is [m, k]; 0: L is [k, m]) and vectors u, w of k elements (tiles of any
+// shape with k elements, as R r is). Summed in f64 whatever L's dtype. Host tiles.
+std::pair<Tile, Tile> matrix_vector_both(const Tile& l, std::size_t dim, const Tile& u,
+                                         const Tile& w);
 
 // |t| element-wise (host tiles only), new or into `out` (of t's dtype and shape).
 Tile absolute(const Tile& t);

@@ -37,6 +37,30 @@ std::optional<std::size_t> freivalds_dim(const kernels::KernelCall& k) {
     return right.find(last);
 }
 
+// Where K(L, v) is a plain matrix-vector product: L's contracted dimension when L is a matrix
+// multiplied with R as matmul does (matmul, matmul_nt: 1; matmul_tn: 0; an einsum of the same
+// form, "ik,kj->ij", "ki,kj->ij", "ik,jk->ij", in any letters); nullopt otherwise.
+std::optional<std::size_t> matrix_left_dim(const kernels::KernelCall& k) {
+    if (k.name() == "matmul" || k.name() == "matmul_nt") return 1;
+    if (k.name() == "matmul_tn") return 0;
+    if (k.name() != "einsum" || k.params().join_op != "mul" || k.params().agg_op != "add")
+        return std::nullopt;
+    const std::string& spec = k.params().spec;
+    const auto comma = spec.find(','), arrow = spec.find("->");
+    if (comma != 2 || arrow != 5 || spec.size() != 9) return std::nullopt;
+    const std::string left = spec.substr(0, 2), right = spec.substr(3, 2), out = spec.substr(7);
+    if (left[0] == left[1] || right[0] == right[1] || out[0] == out[1]) return std::nullopt;
+    // The contracted label: in L and R, not in the output; L's other one is the output's first.
+    for (std::size_t d = 0; d < 2; ++d) {
+        const char contracted = left[d], free = left[1 - d];
+        if (right.find(contracted) != std::string::npos &&
+            out.find(contracted) == std::string::npos && out[0] == free &&
+            right.find(free) == std::string::npos && right.find(out[1]) != std::string::npos)
+            return d;
+    }
+    return std::nullopt;
+}
+
 // The first element where the run's tile and the recomputed one differ beyond rounding. The
 // same code on the same operands: equal up to a threaded BLAS's summation order.
 template <class T>
@@ -102,8 +126,8 @@ OutputVerification::OutputVerification(const ia::Plan& plan,
             if (fold && fold->kernel.name() == "add" && d) {
                 c.method = Method::Freivalds;
                 c.join = j;
-                c.partials = *folds != c.node;
                 c.right_dim = *d;
+                c.left_dim = matrix_left_dim(join->kernel);
                 add_kept(j);
             }
         }
@@ -131,10 +155,9 @@ void OutputVerification::run(std::vector<HeldTuples>& held, ia::Site me, std::ui
         Sides sides;
         agree.step([&] { sides = contraction_sides(c, held, seed); });
         // Every rank got here (the step was agreed): the reduction cannot leave one waiting.
-        if (c.partials) sum_over_ranks(c, held, sides, comm);
-        const std::int64_t terms = (sides.left_tiles + 1) * sides.left_elements + sides.width;
+        sum_over_ranks(sides, comm);
         agree.step([&] {
-            const std::string problem = compare(c, held, sides, terms, seed);
+            const std::string problem = compare(c, sides);
             if (!problem.empty()) fail("verify: " + problem);
         });
     }

@@ -6,17 +6,17 @@
 //   - a contraction (an add aggregate over a join whose kernel is bilinear with the output's
 //     last dimension taken from the right operand alone: matmul, matmul_tn, matmul_nt, einsum
 //     with join=mul, agg=add) by Freivalds' check (freivalds.hpp): O r against the join and
-//     aggregate applied to L and R r, within an element-wise residual bound. Where the join is
-//     fused into the output's aggregate, each rank checks its groups alone; where it is fused
-//     into a partial aggregate whose partials an exchange brings to the output's aggregate, each
-//     rank sums its products' L (R r) and one MPI_Allreduce adds them up (vectors of the
-//     output's rows, never tiles), so the join, the partials, their exchange and the final sum
-//     are all covered;
+//     aggregate applied to L and R r, within an element-wise residual bound. The output tiles
+//     that share rows are checked as one matrix, each with signs of its own, so a left tile
+//     meets one vector however many right tiles it is joined with; every rank sums its share of
+//     both sides and one MPI_Allreduce adds them up (vectors of the output's rows, never
+//     tiles), so the join, any partials, their exchange and the final sum are all covered;
 //   - any other local operator by recomputing it from its inputs and comparing every tile;
 //   - an output whose last operator is an exchange or a read is not verified, and says so.
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,23 +55,28 @@ class OutputVerification {
         Method method = Method::None;
         std::string reason;                // Method::None: why not
         std::optional<ia::IaNodeId> join;  // the fused join computing the node's (partial) tuples
-        bool partials = false;             // Freivalds: the join makes partials, summed over ranks
         std::size_t right_dim = 0;         // Freivalds: R's dimension r contracts
+        // Freivalds: L's contracted dimension where K(L, v) is a matrix-vector product (then
+        // computed in one pass over L for both sides, freivalds::matrix_vector_both).
+        std::optional<std::size_t> left_dim;
     };
-    // Freivalds: this rank's sum over its products of K(L, R r) (`rhs`) and K(|L|, |R| |r|)
-    // (`magnitude`), by group, and the count of terms for the bound.
+    // Freivalds: the check's row vectors (contraction_check.cpp), one slot per row group of
+    // the output (an output key without its column positions), laid out as the output's tile
+    // bound with the last dimension 1; four blocks of slots: O r, |O| |r|, K(L, R r) and
+    // K(|L|, |R| |r|). This rank's share until sum_over_ranks.
     struct Sides {
-        Tuples rhs, magnitude;
-        std::int64_t left_tiles = 0, left_elements = 0, width = 0;
+        std::map<Key, std::size_t> rows;  // row group -> slot
+        Shape slot_shape;
+        std::vector<double> values;          // 4 x rows x slot
+        std::vector<std::int64_t> products;  // per row group: products summed into it
+        std::int64_t left_elements = 0, width = 0;
     };
     Sides contraction_sides(const Check& c, const std::vector<HeldTuples>& held,
                             std::uint64_t seed) const;
-    // Compares O r with the sides for every group this rank holds; "" or the problem.
-    std::string compare(const Check& c, const std::vector<HeldTuples>& held, const Sides& sides,
-                        std::int64_t terms, std::uint64_t seed) const;
-    // Adds the sides of a partial contraction over the ranks (one MPI_Allreduce).
-    void sum_over_ranks(const Check& c, const std::vector<HeldTuples>& held, Sides& sides,
-                        MPI_Comm comm) const;
+    // Adds the sides up over the ranks (one MPI_Allreduce of the row vectors).
+    void sum_over_ranks(Sides& sides, MPI_Comm comm) const;
+    // Compares both sides of every row group; "" or the problem (the same on every rank).
+    std::string compare(const Check& c, const Sides& sides) const;
     std::string recompute(const Check& c, std::vector<HeldTuples>& held, ia::Site me) const;
 
     const ia::Plan* plan_ = nullptr;

@@ -43,19 +43,49 @@ TEST_CASE("freivalds: the sign vector is +-1, fixed by the seed", "[freivalds]")
 TEST_CASE("freivalds: contracting the last or the first dimension", "[freivalds]") {
     const Tile t = tile_2x3();
     const std::vector<double> r = {1, -1, 1, 1};  // one longer than needed: its prefix is used
-    const Tile last = fv::contract_dim(t, 1, r, false);
+    const auto [last, mag] = fv::contract_dim_both(t, 1, r);  // t r and |t| |r|
     REQUIRE(last.shape() == Shape{2, 1});
     CHECK(last.get(0) == 1 + 2 + 3);
     CHECK(last.get(1) == 4 - 5 - 6);
-    const Tile first = fv::contract_dim(t, 0, r, false);
+    CHECK(mag.get(0) == 6);
+    CHECK(mag.get(1) == 15);
+    const auto [first, first_mag] = fv::contract_dim_both(t, 0, r);
     REQUIRE(first.shape() == Shape{1, 3});
     CHECK(first.get(0) == 1 - 4);
     CHECK(first.get(1) == -2 - 5);
     CHECK(first.get(2) == 3 + 6);
-    const Tile mag = fv::contract_dim(t, 1, r, true);  // |t| |r|
-    CHECK(mag.get(0) == 6);
-    CHECK(mag.get(1) == 15);
+    CHECK(first_mag.get(0) == 5);
+    CHECK(first_mag.get(1) == 7);
+    CHECK(first_mag.get(2) == 9);
     CHECK(fv::absolute(t).get(5) == 6);
+}
+
+TEST_CASE("freivalds: a matrix times a vector and |matrix| times another, in one pass",
+          "[freivalds]") {
+    for (DType d : {DType::F64, DType::F32}) {
+        // L = [[1, -2, 3], [4, 5, -6]] as [m, k] = [2, 3], and its transpose as [k, m].
+        Tile l(d, Shape{2, 3}), lt(d, Shape{3, 2});
+        const double v[] = {1, -2, 3, 4, 5, -6};
+        for (int i = 0; i < 6; ++i) {
+            l.set(i, v[i]);
+            lt.set((i % 3) * 2 + i / 3, v[i]);
+        }
+        Tile u(d, Shape{3, 1}), w(d, Shape{1, 3});  // any shape of k elements
+        const double uv[] = {2, -1, 1}, wv[] = {1, 2, 3};
+        for (int i = 0; i < 3; ++i) {
+            u.set(i, uv[i]);
+            w.set(i, wv[i]);
+        }
+        for (const auto& [matrix, dim] : {std::pair<const Tile*, std::size_t>{&l, 1}, {&lt, 0}}) {
+            const auto [y, ym] = fv::matrix_vector_both(*matrix, dim, u, w);
+            REQUIRE(y.shape() == Shape{2, 1});
+            CHECK(y.get(0) == 2 + 2 + 3);
+            CHECK(y.get(1) == 8 - 5 - 6);
+            CHECK(ym.get(0) == 1 + 4 + 9);
+            CHECK(ym.get(1) == 4 + 10 + 18);
+        }
+        CHECK_THROWS(fv::matrix_vector_both(l, 0, u, w));  // k = 2 rows, 3-element vectors
+    }
 }
 
 TEST_CASE("freivalds: a wrong product element is caught, rounding is not", "[freivalds]") {

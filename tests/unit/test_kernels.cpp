@@ -1,4 +1,6 @@
 // Kernel registry and calls, matmul variants and accumulation, tile copies and splits.
+#include <array>
+
 #include "kernel_fixtures.hpp"
 
 using namespace tra;
@@ -89,22 +91,26 @@ TEST_CASE("matmul variants match a naive product") {
         std::string name;
         bool ta, tb;
     };
-    const std::int64_t m = 5, k = 3, n = 4;
-    for (DType d : kDtypes)
-        for (const Case& c : {Case{"matmul", false, false}, Case{"matmul_tn", true, false},
-                              Case{"matmul_nt", false, true}, Case{"matmul_tt", true, true}}) {
-            INFO(c.name << " " << name_of(d));
-            Tile a = random_tile(d, c.ta ? Shape{k, m} : Shape{m, k}, -2, 2, 3);
-            Tile b = random_tile(d, c.tb ? Shape{n, k} : Shape{k, n}, -2, 2, 4);
-            Tile want = generate(d, {m, n}, [&](const Shape& i) {
-                double s = 0;
-                for (std::int64_t x = 0; x < k; ++x)
-                    s += (c.ta ? at(a, {x, i[0]}) : at(a, {i[0], x})) *
-                         (c.tb ? at(b, {i[1], x}) : at(b, {x, i[1]}));
-                return s;
-            });
-            require_close(run(c.name, {&a, &b}), want);
-        }
+    // One column or one row: BLAS's gemv (lib/kernels/matmul.cpp) instead of gemm.
+    using Extents = std::array<std::int64_t, 3>;  // m, k, n
+    for (const Extents& e :
+         {Extents{5, 3, 4}, Extents{5, 3, 1}, Extents{1, 3, 4}, Extents{1, 3, 1}})
+        for (DType d : kDtypes)
+            for (const Case& c : {Case{"matmul", false, false}, Case{"matmul_tn", true, false},
+                                  Case{"matmul_nt", false, true}, Case{"matmul_tt", true, true}}) {
+                const std::int64_t m = e[0], k = e[1], n = e[2];
+                INFO(c.name << " " << name_of(d) << " " << m << " x " << k << " x " << n);
+                Tile a = random_tile(d, c.ta ? Shape{k, m} : Shape{m, k}, -2, 2, 3);
+                Tile b = random_tile(d, c.tb ? Shape{n, k} : Shape{k, n}, -2, 2, 4);
+                Tile want = generate(d, {m, n}, [&](const Shape& i) {
+                    double s = 0;
+                    for (std::int64_t x = 0; x < k; ++x)
+                        s += (c.ta ? at(a, {x, i[0]}) : at(a, {i[0], x})) *
+                             (c.tb ? at(b, {i[1], x}) : at(b, {x, i[1]}));
+                    return s;
+                });
+                require_close(run(c.name, {&a, &b}), want);
+            }
     const Tile e0 = Tile(DType::F64, {3, 0}), e1 = Tile(DType::F64, {0, 2});
     require_close(run("matmul", {&e0, &e1}), Tile(DType::F64, {3, 2}));
 
@@ -132,45 +138,48 @@ TEST_CASE("matmul variants match a naive product") {
 }
 
 TEST_CASE("accumulate adds a product into the accumulator, or declines and leaves it alone") {
-    const std::int64_t m = 5, k = 3, n = 4;
-    for (DType d : kDtypes) {
-        INFO(name_of(d));
-        const Tile a = random_tile(d, {m, k}, -2, 2, 3), b = random_tile(d, {k, n}, -2, 2, 4);
-        const Tile bt = random_tile(d, {n, k}, -2, 2, 5), c = random_tile(d, {m, n}, -2, 2, 6);
-        const Tile* ab[] = {&a, &b};
-        const Tile* abt[] = {&a, &bt};
-        struct Case {
-            KernelCall call;
-            std::span<const Tile* const> operands;
-        };
-        KernelParams gemm_nt;
-        gemm_nt.spec = "ik,jk->ij";
-        for (const Case& cs : {Case{KernelCall("matmul"), ab}, Case{KernelCall("matmul_nt"), abt},
-                               Case{KernelCall("einsum", gemm_nt), abt}}) {
-            INFO(cs.call.str());
-            Tile acc = c;
-            REQUIRE(cs.call.accumulate(acc, cs.operands));
-            const Tile product = cs.call.apply(cs.operands);
-            const Tile* sum[] = {&c, &product};
-            require_close(acc, KernelCall("add").apply(sum));
+    using Extents = std::array<std::int64_t, 3>;  // m, k, n; one column or row: gemv
+    for (const Extents& e : {Extents{5, 3, 4}, Extents{5, 3, 1}, Extents{1, 3, 4}})
+        for (DType d : kDtypes) {
+            const std::int64_t m = e[0], k = e[1], n = e[2];
+            INFO(name_of(d) << " " << m << " x " << k << " x " << n);
+            const Tile a = random_tile(d, {m, k}, -2, 2, 3), b = random_tile(d, {k, n}, -2, 2, 4);
+            const Tile bt = random_tile(d, {n, k}, -2, 2, 5), c = random_tile(d, {m, n}, -2, 2, 6);
+            const Tile* ab[] = {&a, &b};
+            const Tile* abt[] = {&a, &bt};
+            struct Case {
+                KernelCall call;
+                std::span<const Tile* const> operands;
+            };
+            KernelParams gemm_nt;
+            gemm_nt.spec = "ik,jk->ij";
+            for (const Case& cs :
+                 {Case{KernelCall("matmul"), ab}, Case{KernelCall("matmul_nt"), abt},
+                  Case{KernelCall("einsum", gemm_nt), abt}}) {
+                INFO(cs.call.str());
+                Tile acc = c;
+                REQUIRE(cs.call.accumulate(acc, cs.operands));
+                const Tile product = cs.call.apply(cs.operands);
+                const Tile* sum[] = {&c, &product};
+                require_close(acc, KernelCall("add").apply(sum));
+            }
+            // Not a matrix product (join max), a kernel without accumulate, a wrong-shaped acc.
+            KernelParams max_plus;
+            max_plus.spec = "ik,kj->ij";
+            max_plus.join_op = "add";
+            max_plus.agg_op = "max";
+            const Tile* cc[] = {&c, &c};
+            const Tile wrong = random_tile(d, {n, m}, -2, 2, 7);
+            for (auto [call, operands, target] :
+                 {std::tuple{KernelCall("einsum", max_plus), std::span<const Tile* const>(ab), &c},
+                  std::tuple{KernelCall("add"), std::span<const Tile* const>(cc), &c},
+                  std::tuple{KernelCall("matmul"), std::span<const Tile* const>(ab), &wrong}}) {
+                INFO(call.str());
+                Tile acc = *target;
+                CHECK_FALSE(call.accumulate(acc, operands));
+                require_close(acc, *target);
+            }
         }
-        // Not a matrix product (join max), a kernel without accumulate, a wrong-shaped acc.
-        KernelParams max_plus;
-        max_plus.spec = "ik,kj->ij";
-        max_plus.join_op = "add";
-        max_plus.agg_op = "max";
-        const Tile* cc[] = {&c, &c};
-        const Tile wrong = random_tile(d, {n, m}, -2, 2, 7);
-        for (auto [call, operands, target] :
-             {std::tuple{KernelCall("einsum", max_plus), std::span<const Tile* const>(ab), &c},
-              std::tuple{KernelCall("add"), std::span<const Tile* const>(cc), &c},
-              std::tuple{KernelCall("matmul"), std::span<const Tile* const>(ab), &wrong}}) {
-            INFO(call.str());
-            Tile acc = *target;
-            CHECK_FALSE(call.accumulate(acc, operands));
-            require_close(acc, *target);
-        }
-    }
 }
 
 TEST_CASE("an uninitialized tile has its dtype and shape, and copies keep every element") {
