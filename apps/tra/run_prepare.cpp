@@ -1,10 +1,13 @@
 #include "run_prepare.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "core/content_hash.hpp"
 #include "ia/fused_joins.hpp"
+#include "ia/peak_memory.hpp"
+#include "ia/verification_plan.hpp"
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
 #include "runtime/broadcast_text.hpp"
@@ -117,6 +120,12 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         prep.plan.emplace(loaded.plan);
         prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
+        if (opt.verify) {  // its operands stay until the end, and the check has scratch
+            const ia::VerificationPlan v = ia::plan_verification(*prep.plan);
+            prep.totals.peak_per_site = ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site);
+            prep.totals.peak_bytes = *std::max_element(prep.totals.peak_per_site.begin(),
+                                                       prep.totals.peak_per_site.end());
+        }
         if (rank == 0) prep.predicted_seconds = predicted_per_operator(*prep.plan, model);
     });
     // Every rank's per-operator limit (--operator-timeout-factor) needs rank 0's prediction.

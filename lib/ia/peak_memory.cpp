@@ -23,9 +23,12 @@ std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
     return out;
 }
 
-std::vector<std::int64_t> peak_per_site(const Plan& plan) {
+std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNodeId>& kept,
+                                        const std::vector<std::int64_t>& at_end) {
     const auto S = static_cast<std::size_t>(plan.sites());
-    const std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan);
+    std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan);
+    for (IaNodeId k : kept)
+        if (k < lifetimes.size() && lifetimes[k]) lifetimes[k]->last = plan.size();
 
     std::vector<std::int64_t> peak(S, 0);
     for (IaNodeId t = 0; t < plan.size(); ++t) {
@@ -34,6 +37,15 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan) {
             if (lifetimes[i] && lifetimes[i]->alive_at(t))
                 for (std::size_t s = 0; s < S; ++s) live[s] += at(plan.node(i).cost.resident, s);
         for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], live[s]);
+    }
+    if (!at_end.empty()) {  // after the last node
+        for (std::size_t s = 0; s < S; ++s) {
+            std::int64_t live = at(at_end, s);
+            for (IaNodeId i = 0; i < plan.size(); ++i)
+                if (lifetimes[i] && lifetimes[i]->alive_at(plan.size()))
+                    live += at(plan.node(i).cost.resident, s);
+            peak[s] = std::max(peak[s], live);
+        }
     }
     return peak;
 }

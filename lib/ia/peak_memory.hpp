@@ -9,6 +9,8 @@
 //               + the exchange buffers of node t, if it is an enforcer: one send buffer per
 //                 receiver and one receive buffer per sender, held together, each
 //                 [8-byte count][per tuple: key values, tile] (exchange_buffers)
+// and, with `tra run --verify`, after the last node: what is alive then (the outputs and the
+// operands the checks kept) plus the checks' own scratch.
 //
 // This is what the runtime measures (lib/runtime/executor.cpp), so measured <= predicted.
 #include <cstdint>
@@ -23,6 +25,10 @@ namespace tra::ia {
 std::vector<std::int64_t> exchange_buffers(const Transfer& transfer, int sites);
 
 // The peak per site of a plan whose nodes carry their costs (NodeCost::resident, ::transfer).
-std::vector<std::int64_t> peak_per_site(const Plan& plan);
+// For a run that verifies its outputs (verification_plan.hpp): `kept` nodes' tiles stay until
+// the end, and `at_end` (bytes per site) is allocated after the last node, beside what is alive
+// then.
+std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNodeId>& kept = {},
+                                        const std::vector<std::int64_t>& at_end = {});
 
 }  // namespace tra::ia

@@ -69,7 +69,7 @@ void add_tile(Tile& a, const Tile& b) {
 
 }  // namespace
 
-OutputVerification::Sides OutputVerification::contraction_sides(const Check& c,
+OutputVerification::Sides OutputVerification::contraction_sides(const ia::OutputCheck& c,
                                                                 const std::vector<HeldTuples>& held,
                                                                 std::uint64_t seed) const {
     const ia::IaNode& j = plan_->node(*c.join);
@@ -221,7 +221,7 @@ void OutputVerification::sum_over_ranks(Sides& s, MPI_Comm comm) const {
     s.width = widest[1];
 }
 
-std::string OutputVerification::compare(const Check& c, const Sides& s) const {
+std::string OutputVerification::compare(const ia::OutputCheck& c, const Sides& s) const {
     const DType dtype = plan_->relation(c.node).type.dtype;
     const std::size_t n = s.rows.size();
     const auto slot = static_cast<std::size_t>(s.slot_shape.product());

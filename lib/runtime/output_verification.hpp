@@ -2,17 +2,15 @@
 // `tra run --verify` (docs/reliability.md, "Verifying outputs"): after the last operator and
 // before the outputs are written, every rank checks the tiles it holds of every output against
 // the inputs of the operator that produced them (the output's producing IA node, as `tra
-// explain` lists it: "output C <- #N"), which the run keeps until then:
-//   - a contraction (an add aggregate over a join whose kernel is bilinear with the output's
-//     last dimension taken from the right operand alone: matmul, matmul_tn, matmul_nt, einsum
-//     with join=mul, agg=add) by Freivalds' check (freivalds.hpp): O r against the join and
-//     aggregate applied to L and R r, within an element-wise residual bound. The output tiles
-//     that share rows are checked as one matrix, each with signs of its own, so a left tile
-//     meets one vector however many right tiles it is joined with; every rank sums its share of
-//     both sides and one MPI_Allreduce adds them up (vectors of the output's rows, never
-//     tiles), so the join, any partials, their exchange and the final sum are all covered;
-//   - any other local operator by recomputing it from its inputs and comparing every tile;
-//   - an output whose last operator is an exchange or a read is not verified, and says so.
+// explain` lists it: "output C <- #N"), which the run keeps until then. What each check is
+// (Freivalds' for contractions, recomputation for the other local operators, none after an
+// exchange or a read) is decided from the plan by ia::plan_verification; here the checks run.
+// Freivalds' check (freivalds.hpp, contraction_check.cpp): O r against the join and aggregate
+// applied to L and R r, within an element-wise residual bound. The output tiles that share
+// rows are checked as one matrix, each with signs of its own, so a left tile meets one vector
+// however many right tiles it is joined with; every rank sums its share of both sides and one
+// MPI_Allreduce adds them up (vectors of the output's rows, never tiles), so the join, any
+// partials, their exchange and the final sum are all covered.
 #include <mpi.h>
 
 #include <cstdint>
@@ -23,6 +21,7 @@
 
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
+#include "ia/verification_plan.hpp"
 #include "runtime/held_tuples.hpp"
 #include "runtime/rank_agreement.hpp"
 
@@ -48,18 +47,6 @@ class OutputVerification {
     std::string summary() const;
 
   private:
-    enum class Method { Freivalds, Recompute, None };
-    struct Check {
-        std::string output;     // the output's name
-        ia::IaNodeId node = 0;  // its producing IA node
-        Method method = Method::None;
-        std::string reason;                // Method::None: why not
-        std::optional<ia::IaNodeId> join;  // the fused join computing the node's (partial) tuples
-        std::size_t right_dim = 0;         // Freivalds: R's dimension r contracts
-        // Freivalds: L's contracted dimension where K(L, v) is a matrix-vector product (then
-        // computed in one pass over L for both sides, freivalds::matrix_vector_both).
-        std::optional<std::size_t> left_dim;
-    };
     // Freivalds: the check's row vectors (contraction_check.cpp), one slot per row group of
     // the output (an output key without its column positions), laid out as the output's tile
     // bound with the last dimension 1; four blocks of slots: O r, |O| |r|, K(L, R r) and
@@ -71,18 +58,19 @@ class OutputVerification {
         std::vector<std::int64_t> products;  // per row group: products summed into it
         std::int64_t left_elements = 0, width = 0;
     };
-    Sides contraction_sides(const Check& c, const std::vector<HeldTuples>& held,
+    Sides contraction_sides(const ia::OutputCheck& c, const std::vector<HeldTuples>& held,
                             std::uint64_t seed) const;
     // Adds the sides up over the ranks (one MPI_Allreduce of the row vectors).
     void sum_over_ranks(Sides& sides, MPI_Comm comm) const;
     // Compares both sides of every row group; "" or the problem (the same on every rank).
-    std::string compare(const Check& c, const Sides& sides) const;
-    std::string recompute(const Check& c, std::vector<HeldTuples>& held, ia::Site me) const;
+    std::string compare(const ia::OutputCheck& c, const Sides& sides) const;
+    std::string recompute(const ia::OutputCheck& c, std::vector<HeldTuples>& held,
+                          ia::Site me) const;
 
     const ia::Plan* plan_ = nullptr;
     const std::vector<std::optional<ia::IaNodeId>>* fused_ = nullptr;
     const std::vector<ia::SiteMap>* where_ = nullptr;
-    std::vector<Check> checks_;
+    std::vector<ia::OutputCheck> checks_;
     std::vector<ia::IaNodeId> kept_;
 };
 
