@@ -21,6 +21,7 @@
 #include "runtime/output_files.hpp"
 #include "runtime/rank_agreement.hpp"
 #include "runtime/reference_evaluator.hpp"
+#include "runtime/run_backstop.hpp"
 #include "verbs.hpp"
 
 namespace tra::cli {
@@ -105,6 +106,10 @@ int run_distributed(const RunOptions& opt) {
     const int rank = agree.rank(), size = agree.size();
     const Clock::time_point start = Clock::now();
     const double started = MPI_Wtime();  // --timeout counts from here on every rank
+    // --timeout where no rank waits for another (one rank, planning, the report): each rank's
+    // own timer (runtime/run_backstop.hpp); the execution's waits have the roll call.
+    runtime::RunBackstop backstop(rank, size, opt.timeout, opt.timeout);
+    backstop.set_place("planning (before the first operator)");
     Prepared prep;
     try {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
@@ -161,6 +166,7 @@ int run_distributed(const RunOptions& opt) {
             prep.files = std::make_unique<runtime::OutputFiles>(*prep.program, opt.force);
             prep.files->create_datasets(*prep.program);
             paths = prep.files->temp_paths(*prep.program);
+            backstop.remove_on_expiry(paths);
         });
 
         // Execute. Agreed failures end every rank in order; any other failure happened while
@@ -177,6 +183,7 @@ int run_distributed(const RunOptions& opt) {
         exec.trace_dir = opt.trace_dir;
         exec.started = started;
         exec.timeout_seconds = opt.timeout;
+        exec.backstop = &backstop;
         exec.operator_timeout_factor = opt.operator_timeout_factor;
         exec.operator_timeout_floor = opt.operator_timeout_floor;
         exec.predicted_seconds = prep.predicted_seconds;
@@ -199,6 +206,8 @@ int run_distributed(const RunOptions& opt) {
         }
 
         // 4. Rank 0 writes, reports and checks; the others wait for its exit code.
+        backstop.set_place(rank == 0 ? "the report and checks after the operators"
+                                     : "the end of the run, waiting for rank 0");
         int code = 0;
         std::string message;
         if (rank == 0) {

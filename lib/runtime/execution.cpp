@@ -64,8 +64,8 @@ Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& 
       options_(options),
       sites_(sites_of(plan, comm)),
       agree_(comm),
-      watchdog_(comm, options.started, options.timeout_seconds,
-                options.operator_timeout_factor > 0) {
+      watchdog_(comm, options.started, options.timeout_seconds, options.operator_timeout_factor > 0,
+                options.backstop) {
     me_ = agree_.rank();
     agree_.watch(&watchdog_);
     agree_.step([&] {

@@ -17,6 +17,7 @@
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
 #include "runtime/exchange.hpp"
+#include "runtime/run_backstop.hpp"
 
 namespace tra::runtime {
 
@@ -67,6 +68,8 @@ struct ExecuteOptions {
     // `--timeout`: the run ends with one message naming the ranks that did not arrive when a
     // wait passes MPI_Wtime `started` + `timeout_seconds` (run_watchdog.hpp); 0: no deadline.
     double started = 0, timeout_seconds = 0;
+    // --timeout where no rank waits (run_backstop.hpp): told where this rank is; may be null.
+    RunBackstop* backstop = nullptr;
     // Per-operator limits (--operator-timeout-factor, --operator-timeout-floor): a wait in
     // operator N ends the run the same way once operator_limit(factor, floor,
     // predicted_seconds[N]) seconds passed since this rank began it (run_watchdog.hpp); factor

@@ -32,7 +32,8 @@ std::string number(double seconds) {
 }  // namespace
 
 RunWatchdog::RunWatchdog(MPI_Comm comm, double started, double timeout_seconds,
-                         bool operator_limits) {
+                         bool operator_limits, RunBackstop* backstop)
+    : backstop_(backstop) {
     if (timeout_seconds <= 0 && !operator_limits) return;
     on_ = true;
     timeout_ = timeout_seconds;
@@ -54,6 +55,7 @@ PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_
 }
 
 void RunWatchdog::set_place(std::string place, PlaceLimit limit) {
+    if (backstop_) backstop_->set_place(place);
     place_ = std::move(place);
     limit_ = std::move(limit);
     place_deadline_ = on_ && limit_.seconds > 0 ? MPI_Wtime() + limit_.seconds : 0;
@@ -77,6 +79,7 @@ int RunWatchdog::wait_all(std::vector<MPI_Request>& requests,
 
 void RunWatchdog::expire() const {
     expired_ = true;
+    if (backstop_) backstop_->stand_down();  // this roll call ends the run, or another rank's
     // The roll call: everyone who is waiting too says so.
     std::vector<MPI_Request> said(static_cast<std::size_t>(size_), MPI_REQUEST_NULL);
     for (int r = 0; r < size_; ++r)

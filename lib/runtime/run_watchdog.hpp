@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/run_backstop.hpp"
+
 namespace tra::runtime {
 
 // How long a place may take, and where that came from, for the message.
@@ -38,8 +40,10 @@ class RunWatchdog {
     RunWatchdog() = default;
     // On when timeout_seconds > 0 (the run's deadline is `started`, MPI_Wtime on this rank at the
     // start of the run, plus the timeout) or `operator_limits` (set_place gives each operator its
-    // own). Collective (duplicates `comm` for the roll call).
-    RunWatchdog(MPI_Comm comm, double started, double timeout_seconds, bool operator_limits);
+    // own). Collective (duplicates `comm` for the roll call). `backstop` (may be null) learns
+    // every place, and stands down when the roll call ends the run.
+    RunWatchdog(MPI_Comm comm, double started, double timeout_seconds, bool operator_limits,
+                RunBackstop* backstop = nullptr);
     RunWatchdog(const RunWatchdog&) = delete;
     RunWatchdog& operator=(const RunWatchdog&) = delete;
     ~RunWatchdog();
@@ -66,6 +70,7 @@ class RunWatchdog {
     // The place's own limit: MPI_Wtime deadline (0: none), its seconds and where they came from.
     double place_deadline_ = 0;
     PlaceLimit limit_;
+    RunBackstop* backstop_ = nullptr;
 };
 
 }  // namespace tra::runtime

@@ -11,7 +11,8 @@
 # not a number is refused; --threads and the host lines.
 # --timeout (at 2 and 3 ranks, where a rank can wait for another): the last rank hangs
 # (TRA_FAULT=hang@...) in a local operator; the others end the job at the deadline with one
-# message naming the operator and the missing rank, no output and no temporary file left.
+# message naming the operator and the missing rank, no output and no temporary file left. On
+# one rank the rank's own timer ends the same hang.
 # The per-operator limit (on by default; 2-4 ranks): the same hang ends without --timeout once
 # the hung operator passes 20 x its predicted seconds + --operator-timeout-floor.
 # Usage: bash test_run_failures.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
@@ -149,6 +150,16 @@ if [ "$RANKS" -eq 2 ] || [ "$RANKS" -eq 3 ]; then
     expect_failed hung
     expect_one_message hung 0 "--timeout of 10 s passed while rank 0 waited in operator #[0-9]* local_join; rank(s) $LAST did not arrive"
     [ -z "$(find hung -name '*.tmp*')" ] || fail "hung: temporary files left: $(find hung -name '*.tmp*')"
+fi
+# 10a. On one rank nobody waits to call the roll: the rank's own timer (run_backstop.hpp) ends
+#     the hang a few seconds after the deadline, with one message naming the operator, and
+#     removes the temporary outputs.
+if [ "$RANKS" -eq 1 ]; then
+    TRA_FAULT="hang@0:local_join" run hung_alone matmul.yaml --timeout 3
+    expect_failed hung_alone
+    [ "$rc" -eq 1 ] || { cat hung_alone.err >&2; fail "hung_alone: exited with $rc, expected 1"; }
+    expect_one_message hung_alone 0 "--timeout of 3 s passed while rank 0 was in operator #[0-9]* local_join (ended by this rank's own timer"
+    [ -z "$(find hung_alone -name '*.tmp*')" ] || fail "hung_alone: temporary files left: $(find hung_alone -name '*.tmp*')"
 fi
 # 10b. The per-operator limit is on by default (K = 20 x predicted + a floor): with a floor of
 #     5 s instead of 60 and no --timeout, the same hang ends after about 5 s (every operator before
