@@ -63,8 +63,18 @@ void add_into(double* slot, const Shape& slot_shape, const Tile& t) {
 }
 
 // a += b, element-wise (same dtype and shape).
+template <class T>
+void add_elements(Tile& a, const Tile& b) {
+    T* x = a.data<T>();
+    const T* y = b.data<T>();
+    for (std::int64_t i = 0; i < a.elements(); ++i) x[i] += y[i];
+}
+
 void add_tile(Tile& a, const Tile& b) {
-    for (std::int64_t i = 0; i < a.elements(); ++i) a.set(i, a.get(i) + b.get(i));
+    if (a.dtype() == DType::F32)
+        add_elements<float>(a, b);
+    else
+        add_elements<double>(a, b);
 }
 
 }  // namespace
