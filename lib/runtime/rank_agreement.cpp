@@ -1,7 +1,9 @@
 #include "runtime/rank_agreement.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -54,6 +56,13 @@ void RankAgreement::settle(int code, const std::string& message) const {
     throw AgreedFailure{code};
 }
 
+namespace {
+
+// How long an aborting rank waits for the launcher to forward its error line.
+constexpr int kForwardMilliseconds = 500;
+
+}  // namespace
+
 std::string error_line(int rank, int size, const std::string& message) {
     return "tra: error" + (size > 1 ? " (rank " + std::to_string(rank) + ")" : std::string()) +
            ": " + message;
@@ -66,6 +75,10 @@ void abort_job(MPI_Comm comm, const std::string& message, int code) {
     std::cerr << error_line(rank, size, message)
               << "\ntra: run aborted; no output was written at its final name\n";
     std::cerr.flush();
+    // The line is in the pipe to the launcher, which forwards it when it next reads there; an
+    // abort can tear the launcher down first (MPICH's Hydra lost the whole message that way, a
+    // few times in CI), so give it a moment to read.
+    std::this_thread::sleep_for(std::chrono::milliseconds(kForwardMilliseconds));
     MPI_Abort(comm, code);
     std::_Exit(code);
 }

@@ -11,11 +11,11 @@
 #   workflows and of repeated plan files (`paper_plans`, `repeat_and_plan_files`, the slowest:
 #   3 minutes each under MPICH's busy-polling waits on 2 cores) do not run, as their exchanges
 #   are the ones `run_plans`, `rmm_plans` and `random_programs` already run here;
-# - the shell tests (whole `tra run`s) at 1 and 2 ranks: 3 ranks on 2 cores under MPICH's
-#   busy-polling waits (UCX), beside another test's ranks, is 3 spinning processes per core, where
-#   the failure tests' deadlines (a 10 s --timeout, a 5 s operator floor) measure the scheduler
-#   rather than tra (CI failed once in mpi.run_failures.n3 here; it passed in every run on this
-#   machine, also under load). 2 ranks move every kind of message; the C++ tests still run at 3.
+# - the shell tests (whole `tra run`s) at 1 and 2 ranks; 2 ranks move every kind of message, and
+#   the C++ tests still run at 3. (CI failed in mpi.run_failures here twice, at 3 ranks and then
+#   at 2, with a job that ended non-zero but printed nothing: Hydra tore its stdio forwarding
+#   down on MPI_Abort before reading the aborting rank's error line. abort_job now waits half a
+#   second for the launcher to read it before aborting; it never failed on this machine.)
 # - only tra and the MPI test programs are built (the unit and CLI tests do not touch MPI's
 #   messaging).
 # Runs last: installing MPICH leaves Debian's mpirun/mpicc alternatives on Open MPI, but no
