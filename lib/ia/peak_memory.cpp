@@ -30,22 +30,17 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
     for (IaNodeId k : kept)
         if (k < lifetimes.size() && lifetimes[k]) lifetimes[k]->last = plan.size();
 
+    // Step t runs node t, with its exchange buffers; step plan.size() is after the last node,
+    // with `at_end` (what a verifying run allocates then).
     std::vector<std::int64_t> peak(S, 0);
-    for (IaNodeId t = 0; t < plan.size(); ++t) {
-        std::vector<std::int64_t> live = exchange_buffers(plan.node(t).cost.transfer, plan.sites());
+    for (IaNodeId t = 0; t <= plan.size(); ++t) {
+        std::vector<std::int64_t> live =
+            t < plan.size() ? exchange_buffers(plan.node(t).cost.transfer, plan.sites()) : at_end;
+        live.resize(S, 0);
         for (IaNodeId i = 0; i < plan.size(); ++i)
             if (lifetimes[i] && lifetimes[i]->alive_at(t))
                 for (std::size_t s = 0; s < S; ++s) live[s] += at(plan.node(i).cost.resident, s);
         for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], live[s]);
-    }
-    if (!at_end.empty()) {  // after the last node
-        for (std::size_t s = 0; s < S; ++s) {
-            std::int64_t live = at(at_end, s);
-            for (IaNodeId i = 0; i < plan.size(); ++i)
-                if (lifetimes[i] && lifetimes[i]->alive_at(plan.size()))
-                    live += at(plan.node(i).cost.resident, s);
-            peak[s] = std::max(peak[s], live);
-        }
     }
     return peak;
 }

@@ -6,10 +6,21 @@
 #include "core/error.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/operator_spec.hpp"
+#include "tra/einsum_lowering.hpp"
 
 namespace tra::ia {
 
 namespace {
+
+// A two-operand sum of products (join mul, agg add) as an einsum spec; nullopt for any other
+// kernel. The kernel's spec was checked when the program was built.
+std::optional<EinsumSpec> sum_of_products(const kernels::KernelCall& k) {
+    const kernels::KernelParams& p = k.params();
+    if (k.name() != "einsum" || p.join_op != "mul" || p.agg_op != "add") return std::nullopt;
+    EinsumSpec spec = EinsumSpec::parse(p.spec);
+    if (spec.operands.size() != 2 || spec.output.empty()) return std::nullopt;
+    return spec;
+}
 
 // The dimension of the right operand that becomes the last dimension of K(L, R) and appears in
 // no other operand, so that K(L, R) r == K(L, R r) with r contracted there; nullopt when the
@@ -17,15 +28,10 @@ namespace {
 std::optional<std::size_t> freivalds_dim(const kernels::KernelCall& k) {
     if (k.name() == "matmul" || k.name() == "matmul_tn") return 1;
     if (k.name() == "matmul_nt") return 0;
-    if (k.name() != "einsum") return std::nullopt;
-    const kernels::KernelParams& p = k.params();
-    if (p.join_op != "mul" || p.agg_op != "add") return std::nullopt;  // not a sum of products
-    const auto comma = p.spec.find(','), arrow = p.spec.find("->");
-    if (comma == std::string::npos || arrow == std::string::npos || arrow + 2 >= p.spec.size())
-        return std::nullopt;
-    const std::string left = p.spec.substr(0, comma);
-    const std::string right = p.spec.substr(comma + 1, arrow - comma - 1);
-    const char last = p.spec.back();
+    const auto spec = sum_of_products(k);
+    if (!spec) return std::nullopt;
+    const std::string &left = spec->operands[0], &right = spec->operands[1];
+    const char last = spec->output.back();
     if (left.find(last) != std::string::npos) return std::nullopt;
     if (std::count(right.begin(), right.end(), last) != 1) return std::nullopt;
     return right.find(last);
@@ -37,13 +43,11 @@ std::optional<std::size_t> freivalds_dim(const kernels::KernelCall& k) {
 std::optional<std::size_t> matrix_left_dim(const kernels::KernelCall& k) {
     if (k.name() == "matmul" || k.name() == "matmul_nt") return 1;
     if (k.name() == "matmul_tn") return 0;
-    if (k.name() != "einsum" || k.params().join_op != "mul" || k.params().agg_op != "add")
-        return std::nullopt;
-    const std::string& spec = k.params().spec;
-    const auto comma = spec.find(','), arrow = spec.find("->");
-    if (comma != 2 || arrow != 5 || spec.size() != 9) return std::nullopt;
-    const std::string left = spec.substr(0, 2), right = spec.substr(3, 2), out = spec.substr(7);
-    if (left[0] == left[1] || right[0] == right[1] || out[0] == out[1]) return std::nullopt;
+    const auto spec = sum_of_products(k);
+    if (!spec) return std::nullopt;
+    const std::string &left = spec->operands[0], &right = spec->operands[1], &out = spec->output;
+    if (left.size() != 2 || right.size() != 2 || out.size() != 2) return std::nullopt;
+    if (left[0] == left[1] || right[0] == right[1]) return std::nullopt;
     // The contracted label: in L and R, not in the output; L's other one is the output's first.
     for (std::size_t d = 0; d < 2; ++d) {
         const char contracted = left[d], free = left[1 - d];

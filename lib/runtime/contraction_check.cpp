@@ -31,14 +31,6 @@ const Tile& host_view(const Tile& t, Tile& copy) {
     return copy;
 }
 
-// Mixes `value` into `h` (splitmix64's finalizer): the signs of one column key.
-std::uint64_t mix(std::uint64_t h, std::int64_t value) {
-    std::uint64_t z = h ^ (static_cast<std::uint64_t>(value) + 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 // slot += t, where the slot is laid out as `slot_shape` and t (no larger in any dimension) fills
 // the same multi-indices.
 void add_into(double* slot, const Shape& slot_shape, const Tile& t) {
@@ -110,13 +102,13 @@ OutputVerification::Sides OutputVerification::contraction_sides(const ia::Output
     auto signs_of_output = [&](const Key& g) {
         std::uint64_t s = seed;
         for (std::size_t q = 0; q < by.size(); ++q)
-            if (by[q] >= left_arity) s = mix(s, g[q]);
+            if (by[q] >= left_arity) s = freivalds::mix(s, g[q]);
         return s;
     };
     auto signs_of_right = [&](const Key& rk) {  // the same seed as its product's output tile
         std::uint64_t s = seed;
         for (auto p : by)
-            if (p >= left_arity) s = mix(s, rk[own.at(p - left_arity)]);
+            if (p >= left_arity) s = freivalds::mix(s, rk[own.at(p - left_arity)]);
         return s;
     };
 

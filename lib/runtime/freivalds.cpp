@@ -6,28 +6,40 @@
 
 namespace tra::runtime::freivalds {
 
+namespace {
+
+constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+
+// splitmix64's output function: a fixed generator, so every rank and platform draws the same.
+std::uint64_t finalize(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+}  // namespace
+
 std::vector<double> sign_vector(std::uint64_t seed, std::size_t length) {
     std::vector<double> r(length);
     std::uint64_t x = seed;
     for (auto& v : r) {
-        // splitmix64: a fixed generator, so every rank and platform draws the same signs.
-        x += 0x9e3779b97f4a7c15ULL;
-        std::uint64_t z = x;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        v = (z >> 63) ? 1.0 : -1.0;
+        x += kGolden;
+        v = (finalize(x) >> 63) ? 1.0 : -1.0;
     }
     return r;
 }
 
+std::uint64_t mix(std::uint64_t seed, std::int64_t value) {
+    return finalize(seed ^ (static_cast<std::uint64_t>(value) + kGolden));
+}
+
 namespace {
 
-// t r contracted on `dim` into `out` and |t| |r| into `magnitude`, in one pass over t; either
-// may be null. Both are zeroed tiles of t's dtype and contracted shape.
+// {t r, |t| |r|} contracted on `dim`, into `out` and `magnitude` (zeroed tiles of t's dtype and
+// contracted shape), in one pass over t.
 template <class T>
-void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile* out,
-              Tile* magnitude) {
+void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile& out,
+              Tile& magnitude) {
     const Shape& s = t.shape();
     std::int64_t outer = 1, inner = 1;
     for (std::size_t i = 0; i < dim; ++i) outer *= s[i];
@@ -37,8 +49,8 @@ void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile
     for (std::int64_t j = 0; j < extent; ++j)
         w[static_cast<std::size_t>(j)] = static_cast<T>(r[static_cast<std::size_t>(j)]);
     const T* in = t.data<T>();
-    T* o = out ? out->data<T>() : nullptr;
-    T* m = magnitude ? magnitude->data<T>() : nullptr;
+    T* o = out.data<T>();
+    T* m = magnitude.data<T>();
     if (inner == 1) {  // the last dimension: a dot product per row, in four partial sums
         for (std::int64_t a = 0; a < outer; ++a) {
             const T* row = in + a * extent;
@@ -55,8 +67,8 @@ void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile
                 sum[0] += x;
                 abs_sum[0] += std::fabs(x);
             }
-            if (o) o[a] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-            if (m) m[a] = (abs_sum[0] + abs_sum[1]) + (abs_sum[2] + abs_sum[3]);
+            o[a] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+            m[a] = (abs_sum[0] + abs_sum[1]) + (abs_sum[2] + abs_sum[3]);
         }
         return;
     }
@@ -64,22 +76,11 @@ void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile
         for (std::int64_t j = 0; j < extent; ++j) {
             const T wj = w[static_cast<std::size_t>(j)];
             const T* row = in + (a * extent + j) * inner;
-            if (o)
-                for (std::int64_t b = 0; b < inner; ++b) o[a * inner + b] += wj * row[b];
-            if (m)
-                for (std::int64_t b = 0; b < inner; ++b) m[a * inner + b] += std::fabs(row[b]);
+            for (std::int64_t b = 0; b < inner; ++b) {
+                o[a * inner + b] += wj * row[b];
+                m[a * inner + b] += std::fabs(row[b]);
+            }
         }
-}
-
-void contract_into(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile* out,
-                   Tile* magnitude) {
-    if (dim >= t.rank() || static_cast<std::size_t>(t.shape()[dim]) > r.size())
-        throw Error("freivalds: cannot contract dimension " + std::to_string(dim), {},
-                    ErrorKind::Failed);
-    if (t.dtype() == DType::F32)
-        contract<float>(t, dim, r, out, magnitude);
-    else
-        contract<double>(t, dim, r, out, magnitude);
 }
 
 Shape contracted_shape(const Tile& t, std::size_t dim) {
@@ -128,9 +129,15 @@ void matrix_vector(const Tile& l, std::size_t dim, const std::vector<double>& u,
 
 std::pair<Tile, Tile> contract_dim_both(const Tile& t, std::size_t dim,
                                         const std::vector<double>& r) {
+    if (dim >= t.rank() || static_cast<std::size_t>(t.shape()[dim]) > r.size())
+        throw Error("freivalds: cannot contract dimension " + std::to_string(dim), {},
+                    ErrorKind::Failed);
     std::pair<Tile, Tile> both{Tile(t.dtype(), contracted_shape(t, dim)),
                                Tile(t.dtype(), contracted_shape(t, dim))};
-    contract_into(t, dim, r, &both.first, &both.second);
+    if (t.dtype() == DType::F32)
+        contract<float>(t, dim, r, both.first, both.second);
+    else
+        contract<double>(t, dim, r, both.first, both.second);
     return both;
 }
 
@@ -177,12 +184,6 @@ void absolute_into(const Tile& t, Tile& out) {
         absolute_copy<float>(t, out);
     else
         absolute_copy<double>(t, out);
-}
-
-Tile absolute(const Tile& t) {
-    Tile out = Tile::uninitialized(t.dtype(), t.shape());
-    absolute_into(t, out);
-    return out;
 }
 
 bool within_bound(double lhs, double rhs, double magnitude, std::int64_t n, DType dtype) {

@@ -17,6 +17,9 @@ namespace tra::runtime::freivalds {
 // `length` signs (+1 or -1) drawn from `seed`: the same on every rank for the same seed.
 std::vector<double> sign_vector(std::uint64_t seed, std::size_t length);
 
+// A seed of its own for `value` under `seed` (an output tile's signs, from its column key).
+std::uint64_t mix(std::uint64_t seed, std::int64_t value);
+
 // `t` with dimension `dim` contracted with the first t.shape()[dim] entries of `r`, kept with
 // extent 1 (a [k, n] tile contracted on dim 1 gives the [k, 1] tile t r), and the same of |t|
 // with |r|, which bounds the first's rounding: {t r, |t| |r|}, in one pass over t. Host tiles.
@@ -29,8 +32,7 @@ std::pair<Tile, Tile> contract_dim_both(const Tile& t, std::size_t dim,
 std::pair<Tile, Tile> matrix_vector_both(const Tile& l, std::size_t dim, const Tile& u,
                                          const Tile& w);
 
-// |t| element-wise (host tiles only), new or into `out` (of t's dtype and shape).
-Tile absolute(const Tile& t);
+// |t| element-wise into `out` (of t's dtype and shape). Host tiles.
 void absolute_into(const Tile& t, Tile& out);
 
 // Whether `lhs` (O r) and `rhs` (the contraction with r applied first) agree within the bound
