@@ -21,6 +21,7 @@ struct KernelParams {
     std::string spec;              // einsum: tile-level contraction, e.g. "ik,kj->ij"
     std::string join_op = "mul";   // einsum: scalar combination of the operands
     std::string agg_op = "add";    // einsum: scalar reduction over summed labels
+    std::string expr;              // expr, expr_join: element-wise expression text ("x * 2")
 
     friend bool operator==(const KernelParams&, const KernelParams&) = default;
 };
@@ -45,6 +46,10 @@ struct KernelProperties {
     bool requires_whole_rows = false;
     // The kernel reads where its tile sits in the relation (argmin's global index).
     bool reads_tile_position = false;
+    // f(0, ..., 0) == 0 element by element: tiles of zeros give a tile of zeros, so a relation's
+    // absent (all-zero) tiles may stay absent through it. Every kernel declares it; false when
+    // not (or not for every parameter), which is always safe.
+    bool zero_preserving = false;
 
     // May fold a group's tiles in any order: the kernels an aggregation accepts.
     bool aggregation() const { return associative && commutative; }
@@ -64,6 +69,9 @@ struct Kernel {
     // KernelCall::operand_count() for a call's real count.
     int arity = 1;
     KernelProperties properties;
+    // The properties of a call with these parameters, where they depend on them (an
+    // expression's f(0) = 0, einsum's join). Empty: every call has `properties`.
+    std::function<KernelProperties(const KernelParams&)> properties_of;
     std::string summary;  // one line for `tra kernels` and docs
 
     // How many operands a call with these parameters takes, after checking the parameters
@@ -118,7 +126,8 @@ class KernelCall {
     const Kernel& kernel() const { return *kernel_; }
     const std::string& name() const { return kernel_->name; }
     const KernelParams& params() const { return params_; }
-    const KernelProperties& properties() const { return kernel_->properties; }
+    // Kernel::properties_of for this call's params where declared, Kernel::properties otherwise.
+    const KernelProperties& properties() const { return properties_; }
     // The registry's arity; einsum's is 2 whatever its spec. Prefer operand_count().
     int arity() const { return kernel_->arity; }
     // How many operands this call takes: Kernel::operand_count of the params where declared
@@ -156,7 +165,9 @@ class KernelCall {
   private:
     const Kernel* kernel_ = nullptr;
     KernelParams params_;
-    int operand_count_ = 0;  // derived from kernel_ and params_, so not part of equality
+    // Derived from kernel_ and params_, so not part of equality.
+    int operand_count_ = 0;
+    KernelProperties properties_;
 };
 
 }  // namespace tra::kernels

@@ -30,6 +30,7 @@ KernelCall::KernelCall(const std::string& name, KernelParams params)
         throw Error("unknown kernel '" + name + "'; known kernels: " + known);
     }
     operand_count_ = kernel_->operand_count ? kernel_->operand_count(params_) : kernel_->arity;
+    properties_ = kernel_->properties_of ? kernel_->properties_of(params_) : kernel_->properties;
 }
 
 int KernelCall::operand_count() const {
@@ -82,12 +83,13 @@ std::optional<std::int64_t> KernelCall::gemm_calls(std::span<const Shape> operan
 
 bool KernelCall::can_accumulate_into(const KernelCall& aggregate) const {
     const Kernel& k = checked(kernel_);
-    return k.accumulate && !k.properties.accumulates_with.empty() &&
-           checked(aggregate.kernel_).name == k.properties.accumulates_with;
+    return k.accumulate && !properties_.accumulates_with.empty() &&
+           checked(aggregate.kernel_).name == properties_.accumulates_with;
 }
 
 bool KernelCall::distributes_over(const KernelCall& g) const {
-    const std::vector<std::string>& over = checked(kernel_).properties.distributes_over;
+    checked(kernel_);
+    const std::vector<std::string>& over = properties_.distributes_over;
     return std::find(over.begin(), over.end(), checked(g.kernel_).name) != over.end();
 }
 
