@@ -135,14 +135,14 @@ struct TakeFirst {
     }
 };
 
-// out[o] = agg(out[o], join(a[..], b[..])) over every label assignment (for one operand, b = a
-// and join takes the first). Labels are walked largest strides first, so the innermost loop is
-// the one over the label with the smallest strides (contiguous where some operand allows), and
-// a summed innermost label accumulates in a register.
-template <class T, class Join, class Agg>
-void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
-              const std::vector<std::int64_t>& sb, T* out, const std::vector<std::int64_t>& so,
-              Join join, Agg agg) {
+// Calls row(oa, ob, oo, n, ia, ib, io) once per assignment of every label but the innermost,
+// where the row is the n elements a[oa + i*ia], b[ob + i*ib], out[oo + i*io] (i < n) along the
+// innermost label. Labels are walked largest strides first, so the innermost is the one with
+// the smallest strides (contiguous where some operand allows), and a summed innermost label
+// (io == 0) can accumulate in a register.
+template <class Row>
+void walk_rows(const Labels& l, const std::vector<std::int64_t>& sa,
+               const std::vector<std::int64_t>& sb, const std::vector<std::int64_t>& so, Row row) {
     for (std::int64_t e : l.extents)
         if (e == 0) return;  // nothing to visit; out already holds the agg identity
     std::vector<std::size_t> order;
@@ -152,7 +152,7 @@ void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, 
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t x, std::size_t y) { return weight(x) > weight(y); });
     if (order.empty()) {
-        out[0] = agg(out[0], join(a[0], b[0]));
+        row(0, 0, 0, 1, 0, 0, 0);
         return;
     }
     const std::size_t in = order.back();
@@ -161,15 +161,7 @@ void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, 
     std::vector<std::int64_t> idx(order.size(), 0);
     std::int64_t oa = 0, ob = 0, oo = 0;
     for (;;) {
-        if (io == 0) {
-            T acc = out[oo];
-            for (std::int64_t i = 0; i < ne; ++i)
-                acc = agg(acc, join(a[oa + i * ia], b[ob + i * ib]));
-            out[oo] = acc;
-        } else {
-            for (std::int64_t i = 0; i < ne; ++i)
-                out[oo + i * io] = agg(out[oo + i * io], join(a[oa + i * ia], b[ob + i * ib]));
-        }
+        row(oa, ob, oo, ne, ia, ib, io);
         std::size_t k = order.size();
         for (; k-- > 0;) {
             const std::size_t d = order[k];
@@ -182,14 +174,37 @@ void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, 
     }
 }
 
-// contract on kernel_threads() threads: the output label of largest extent is split among them,
-// so each output element is aggregated by one thread, in the order contract takes alone (the
-// summed labels' order does not change with the split label's extent): results do not depend on
-// the thread count.
+// out[o] = agg(out[o], join(a[..], b[..])) over every label assignment (for one operand, b = a
+// and join takes the first).
 template <class T, class Join, class Agg>
+void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
+              const std::vector<std::int64_t>& sb, T* out, const std::vector<std::int64_t>& so,
+              Join join, Agg agg) {
+    walk_rows(l, sa, sb, so,
+              [&](std::int64_t oa, std::int64_t ob, std::int64_t oo, std::int64_t ne,
+                  std::int64_t ia, std::int64_t ib, std::int64_t io) {
+                  if (io == 0) {
+                      T acc = out[oo];
+                      for (std::int64_t i = 0; i < ne; ++i)
+                          acc = agg(acc, join(a[oa + i * ia], b[ob + i * ib]));
+                      out[oo] = acc;
+                  } else {
+                      for (std::int64_t i = 0; i < ne; ++i)
+                          out[oo + i * io] =
+                              agg(out[oo + i * io], join(a[oa + i * ia], b[ob + i * ib]));
+                  }
+              });
+}
+
+// part(labels, a, b, out) on kernel_threads() threads: the output label of largest extent is
+// split among them, each calling `part` on its range of that label (labels with its extent cut,
+// the pointers moved to the range's start), so each output element is aggregated by one thread,
+// in the order one call takes alone (the summed labels' order does not change with the split
+// label's extent): results do not depend on the thread count.
+template <class T, class Part>
 void contract_threaded(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
                        const std::vector<std::int64_t>& sb, T* out,
-                       const std::vector<std::int64_t>& so, Join join, Agg agg) {
+                       const std::vector<std::int64_t>& so, Part part) {
     std::size_t split = l.names.size();
     std::int64_t work = 1;
     for (std::size_t i = 0; i < l.names.size(); ++i) {
@@ -199,18 +214,17 @@ void contract_threaded(const Labels& l, const T* a, const std::vector<std::int64
             split = i;
     }
     if (split == l.names.size() || work == 0) {
-        contract(l, a, sa, b, sb, out, so, join, agg);
+        part(l, a, b, out);
         return;
     }
     constexpr std::int64_t kGrainSteps = 1 << 15;  // loop steps per thread; a fork costs us
     const std::int64_t per_index = work / l.extents[split];
-    parallel_for(l.extents[split], kGrainSteps / per_index + 1,
-                 [&](std::int64_t begin, std::int64_t end) {
-                     Labels part = l;
-                     part.extents[split] = end - begin;
-                     contract(part, a + begin * sa[split], sa, b + begin * sb[split], sb,
-                              out + begin * so[split], so, join, agg);
-                 });
+    parallel_for(
+        l.extents[split], kGrainSteps / per_index + 1, [&](std::int64_t begin, std::int64_t end) {
+            Labels range = l;
+            range.extents[split] = end - begin;
+            part(range, a + begin * sa[split], b + begin * sb[split], out + begin * so[split]);
+        });
 }
 
 bool is_matrix_product(const Spec& spec, const KernelParams& p) {
@@ -310,8 +324,12 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         if (binary) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
-            with_scalar_op(p.agg_op,
-                           [&](auto agg) { contract_threaded(l, a, sa, b, sb, o, so, join, agg); });
+            with_scalar_op(p.agg_op, [&](auto agg) {
+                contract_threaded(l, a, sa, b, sb, o, so,
+                                  [&](const Labels& part, const T* pa, const T* pb, T* po) {
+                                      contract(part, pa, sa, pb, sb, po, so, join, agg);
+                                  });
+            });
         };
         if (binary)
             with_scalar_op(p.join_op, run_agg);

@@ -104,10 +104,10 @@ public:
                             std::to_string(step_.inputs.size()),
                         src_.at("inputs"));
         const auto extents = check_operands(spec);
-        join_ = kernels::KernelCall(step_.join_op);
+        join_ = join_kernel();
         agg_ = kernels::KernelCall(step_.agg_op);
         if (join_.operand_count() != 2 || !join_.properties().elementwise)
-            throw Error("join op '" + step_.join_op + "' is not an element-wise binary kernel",
+            throw Error("join op '" + join_.str() + "' is not an element-wise binary kernel",
                         src_.at("join"));
         if (!agg_.properties().aggregation() || !agg_.properties().elementwise)
             throw Error("agg op '" + step_.agg_op +
@@ -179,10 +179,19 @@ private:
         return extent;
     }
 
+    // The TRA join's kernel: the named op, or the expression (expr_join, variables a and b).
+    kernels::KernelCall join_kernel() const {
+        if (step_.join_expr.empty()) return kernels::KernelCall(step_.join_op);
+        kernels::KernelParams p;
+        p.expr = step_.join_expr;
+        return kernels::KernelCall("expr_join", p);
+    }
+
     kernels::KernelCall tile_kernel(const std::string& spec) const {
         kernels::KernelParams p;
         p.spec = spec;
-        p.join_op = step_.join_op;
+        p.join_op = step_.join_expr.empty() ? step_.join_op : "expr";
+        p.expr = step_.join_expr;
         p.agg_op = step_.agg_op;
         return kernels::KernelCall("einsum", p);
     }

@@ -28,6 +28,7 @@ struct EinsumStep {
     std::vector<std::string> inputs;
     std::string join_op = "mul";
     std::string agg_op = "add";
+    std::string join_expr = {};  // {expr: "..."} in place of join_op (variables a, b) if set
 };
 
 // Each add_* has a try_add_* twin that returns the problem (an Error located at the field that

@@ -30,10 +30,37 @@ std::string resolve(const std::string& folder, const std::string& path) {
     return (fs::path(folder) / path).lexically_normal().string();
 }
 
-// "matmul", "scale(0.5)", or {name: einsum, spec: "ij->ji", join: mul, agg: add}.
-kernels::KernelCall parse_kernel(const Field& f) {
+// Where a kernel is used: which expression variables it may read, and whether it aggregates.
+enum class KernelUse { Transform, Join, Aggregate };
+
+// {expr: "x * 2"} on a transform (variable x) or {expr: "a - b"} on a join (a, b): the kernel
+// `expr` or `expr_join`. An error inside the text points at its column.
+kernels::KernelCall parse_expression(const Field& text, KernelUse use) {
+    if (use == KernelUse::Aggregate)
+        text.fail(
+            "an aggregate needs an associative, commutative kernel (add, mul, max, min); "
+            "an expression is never assumed to be one");
+    kernels::KernelParams params;
+    params.expr = text.as_string();
+    try {
+        return kernels::KernelCall(use == KernelUse::Transform ? "expr" : "expr_join", params);
+    } catch (const Error& e) {
+        // The kernel names the column within the text, without a file.
+        if (e.where().file.empty() && e.where().column > 0)
+            throw Error(e.message(), text.where_in_text(e.where().column), e.kind());
+        throw e.located(text.where());
+    }
+}
+
+// "matmul", "scale(0.5)", {name: einsum, spec: "ij->ji", join: mul, agg: add}, or
+// {expr: "..."}.
+kernels::KernelCall parse_kernel(const Field& f, KernelUse use) {
     std::string name;
     kernels::KernelParams params;
+    if (f.is_map() && f.has("expr") && !f.has("name")) {
+        f.allow_only({"expr"});
+        return parse_expression(f.at("expr"), use);
+    }
     if (f.is_map()) {
         f.allow_only({"name", "factor", "spec", "join", "agg"});
         name = f.at("name").as_string();
@@ -45,7 +72,8 @@ kernels::KernelCall parse_kernel(const Field& f) {
         static const std::regex call(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(\s*([^)]*?)\s*\))?\s*)");
         std::smatch m;
         const std::string text = f.as_string();
-        if (!std::regex_match(text, m, call)) f.fail("expected a kernel such as matmul or scale(0.5)");
+        if (!std::regex_match(text, m, call))
+            f.fail("expected a kernel such as matmul, scale(0.5) or {expr: \"x * 2\"}");
         name = m[1];
         if (m[2].matched) {
             try {
@@ -239,11 +267,11 @@ private:
             const auto on = body.at("on").elements();
             if (on.size() != 2) body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
             b.add_join(name, operand(sides[0]), operand(sides[1]), on[0].as_positions(),
-                       on[1].as_positions(), parse_kernel(body.at("kernel")), src);
+                       on[1].as_positions(), parse_kernel(body.at("kernel"), KernelUse::Join), src);
         } else if (op == "aggregate") {
             body.allow_only({"aggregate", "by", "kernel"});
             b.add_aggregate(name, operand(body.at("aggregate")), body.at("by").as_positions(),
-                            parse_kernel(body.at("kernel")), src);
+                            parse_kernel(body.at("kernel"), KernelUse::Aggregate), src);
         } else if (op == "rekey") {
             body.allow_only({"rekey", "key"});
             b.add_rekey(name, operand(body.at("rekey")), body.at("key").as_string(), src);
@@ -252,7 +280,8 @@ private:
             b.add_filter(name, operand(body.at("filter")), body.at("where").as_string(), src);
         } else if (op == "transform") {
             body.allow_only({"transform", "kernel"});
-            b.add_transform(name, operand(body.at("transform")), parse_kernel(body.at("kernel")), src);
+            b.add_transform(name, operand(body.at("transform")),
+                            parse_kernel(body.at("kernel"), KernelUse::Transform), src);
         } else if (op == "tile") {
             body.allow_only({"tile", "dim", "size"});
             const auto dim = body.at("dim").as_int();
@@ -271,7 +300,13 @@ private:
             EinsumStep step;
             step.spec = body.at("einsum").as_string();
             for (const Field& f : body.at("inputs").elements()) step.inputs.push_back(operand(f));
-            if (body.has("join")) step.join_op = body.at("join").as_string();
+            if (body.has("join") && body.at("join").is_map()) {
+                const Field join = body.at("join");
+                join.allow_only({"expr"});
+                step.join_expr = parse_expression(join.at("expr"), KernelUse::Join).params().expr;
+            } else if (body.has("join")) {
+                step.join_op = body.at("join").as_string();
+            }
             if (body.has("agg")) step.agg_op = body.at("agg").as_string();
             b.add_einsum(name, step, src);
         }

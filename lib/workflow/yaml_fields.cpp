@@ -64,6 +64,15 @@ SourceLocation Field::where() const {
     return location(file_, node_ ? node_.Mark() : YAML::Mark::null_mark(), path_);
 }
 
+SourceLocation Field::where_in_text(int column) const {
+    SourceLocation at = where();
+    if (at.column == 0 || column < 1) return at;
+    // yaml-cpp tags non-plain (quoted or block) scalars "!"; its mark is the opening quote.
+    const bool quoted = node_.IsScalar() && node_.Tag() == "!";
+    at.column += column - 1 + (quoted ? 1 : 0);
+    return at;
+}
+
 void Field::fail(const std::string& message) const { throw Error(message, where()); }
 
 Field Field::at(const std::string& key) const {

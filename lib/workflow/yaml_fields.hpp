@@ -21,6 +21,10 @@ public:
     const YAML::Node& node() const { return node_; }
     const std::string& path() const { return path_; }
     SourceLocation where() const;
+    // Where the 1-based column `column` of this scalar's text is: exact for plain and quoted
+    // one-line scalars (a quote shifts the text by one), so errors inside an expression can
+    // point at the character.
+    SourceLocation where_in_text(int column) const;
     bool is_map() const { return node_.IsMap(); }
     bool is_sequence() const { return node_.IsSequence(); }
     bool is_scalar() const { return node_.IsScalar(); }
