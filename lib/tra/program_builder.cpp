@@ -10,6 +10,7 @@
 #include "tra/join_keys.hpp"
 #include "tra/program_builder_support.hpp"
 #include "tra/rekey_frontier.hpp"
+#include "tra/softmax_lowering.hpp"
 #include "tra/tuple_limit.hpp"
 
 namespace tra {
@@ -343,6 +344,11 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
 NodeId ProgramBuilder::add_einsum(const std::string& name, const EinsumStep& step,
                                   const StepSource& src) {
     return lower_einsum(*this, name, step, src);
+}
+
+NodeId ProgramBuilder::add_softmax(const std::string& name, const std::string& input,
+                                   std::int64_t dim, bool log, const StepSource& src) {
+    return lower_softmax(*this, name, input, dim, log, src);
 }
 
 std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation, std::string file,

@@ -113,6 +113,10 @@ class ProgramBuilder {
     }
     // Lowered to TRA (see einsum_lowering.hpp); the last node gets `name`.
     NodeId add_einsum(const std::string& name, const EinsumStep& step, const StepSource& src);
+    // softmax (log: log_softmax) of `input` along its dimension `dim`, lowered to einsums
+    // (see softmax_lowering.hpp); the last node gets `name`.
+    NodeId add_softmax(const std::string& name, const std::string& input, std::int64_t dim,
+                       bool log, const StepSource& src);
 
     void add_output(const std::string& relation, std::string file, std::string dataset,
                     const StepSource& src) {

@@ -15,8 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::set<std::string> kOperators = {"join",      "aggregate", "rekey",  "filter",
-                                          "transform", "tile",      "concat", "einsum"};
+const std::set<std::string> kOperators = {"join", "aggregate", "rekey",  "filter",  "transform",
+                                          "tile", "concat",    "einsum", "softmax", "log_softmax"};
 
 void check_name(const std::string& name, const SourceLocation& where) {
     static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
@@ -252,8 +252,9 @@ private:
                 op = key;
             }
         if (op.empty())
-            body.fail("no operator (expected one of: aggregate, concat, einsum, filter, join, "
-                      "rekey, tile, transform)");
+            body.fail(
+                "no operator (expected one of: aggregate, concat, einsum, filter, join, "
+                "log_softmax, rekey, softmax, tile, transform)");
         const StepSource src = source_of(body);
         auto operand = [&](const Field& f) {
             const std::string used = f.as_string();
@@ -295,6 +296,10 @@ private:
             if (ad < 0) body.at("array_dim").fail("array_dim is non-negative");
             b.add_concat(name, operand(body.at("concat")), static_cast<std::size_t>(kd),
                          static_cast<std::size_t>(ad), src);
+        } else if (op == "softmax" || op == "log_softmax") {
+            body.allow_only({op, "dim"});
+            b.add_softmax(name, operand(body.at(op)), body.at("dim").as_int(), op == "log_softmax",
+                          src);
         } else {
             body.allow_only({"einsum", "inputs", "join", "agg"});
             EinsumStep step;

@@ -37,6 +37,11 @@ write_case two_operators    '  - C: {transform: A, rekey: A, kernel: relu}'
 write_case rekey_dup        '  - C: {rekey: A, key: "(i, j) -> (i)"}'
 write_case einsum_repeat    '  - E: {einsum: "ii->i", inputs: [A]}'
 write_case unknown_field    '  - C: {transform: A, kernel: relu, extra: 1}'
+write_case softmax_dim      '  - C: {softmax: A, dim: 2}'
+write_case softmax_negative '  - C: {softmax: A, dim: -1}'
+write_case softmax_unknown  '  - C: {softmax: X, dim: 0}'
+write_case softmax_holes    '  - F: {filter: A, where: "k0 == k1"}
+  - C: {log_softmax: F, dim: 0}'
 printf '%s\n%s\n%s\n  F: {file: out/F.h5}\n' "$HEADER" '  - F: {filter: A, where: "k0 == k1"}' "$OUTPUTS" > holes.yaml
 printf 'name: bad\ninputs:\n  A: {shape: [8, 6], tile: [4, 4], generate: {constant: 1}}\n%s\n' "$OUTPUTS" > tile.yaml
 printf 'name: bad\ninputs:\n  A: {shape: [4, 4], file: missing.h5}\n%s\n' "$OUTPUTS" > missing_file.yaml
@@ -54,6 +59,10 @@ declare -A where=(
     [rekey_dup]="rekey_dup.yaml:6:24"
     [einsum_repeat]="einsum_repeat.yaml:6:34"
     [unknown_field]="unknown_field.yaml:6:37"
+    [softmax_dim]="softmax_dim.yaml:6:26"
+    [softmax_negative]="softmax_negative.yaml:6:26"
+    [softmax_unknown]="softmax_unknown.yaml:6:18"
+    [softmax_holes]="softmax_holes.yaml:7:22"
     [holes]="holes.yaml:9:6"
     [tile]="tile.yaml:3:28"
     [missing_file]="missing_file.yaml:3:28"
@@ -76,6 +85,18 @@ for name in "${!where[@]}"; do
             *) fail "tra ${args[*]}: stderr '$first' does not start with 'tra: error: ${where[$name]}:'" ;;
         esac
     done
+done
+
+# The softmax refusals also say what is wrong.
+declare -A says=(
+    [softmax_dim]="dim 2 is out of range: A has 2 dimension(s) (dim 0 to 1)"
+    [softmax_negative]="dim -1 is out of range"
+    [softmax_unknown]="unknown relation 'X'"
+    [softmax_holes]="log_softmax operand F must be a plain tensor"
+)
+for name in "${!says[@]}"; do
+    grep -qF "${says[$name]}" "$name.validate.err" ||
+        fail "tra validate $name.yaml does not say '${says[$name]}': $(cat "$name.validate.err")"
 done
 
 if [ -e out ]; then fail "bad workflows created output: $(find out)"; fi
