@@ -14,6 +14,12 @@ void add_kernels(CLI::App& app, int& exit_code) {
             if (p.aggregation()) props += " aggregates";
             if (p.elementwise) props += " element-wise";
             if (p.requires_whole_rows) props += " whole-rows";
+            // f(0) = 0: tiles of zeros give zeros. Where it depends on the call's parameters
+            // (einsum's join), the kernel-wide answer is no, so say that it varies.
+            if (p.zero_preserving)
+                props += " zero-preserving";
+            else if (k->properties_of)
+                props += " zero-preserving-by-params";
             std::cout << k->name << (k->name.size() < 14 ? std::string(14 - k->name.size(), ' ') : " ")
                       << k->summary << (props.empty() ? "" : "  [" + props.substr(1) + "]") << "\n";
         }

@@ -31,6 +31,8 @@ Kernel make_argmin() {
     k.name = "argmin";
     k.arity = 1;
     k.properties.reads_tile_position = true;
+    // A tile of zeros gives [0, its first element's global index], nonzero away from the origin.
+    k.properties.zero_preserving = false;
     k.summary = "any tile -> [min value, global flat index] (lowest index on ties, as a float)";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams&) {
         return argmin_shape(ops);
@@ -73,6 +75,9 @@ Kernel make_min_index() {
     k.name = "min_index";
     k.arity = 2;
     k.properties.associative = k.properties.commutative = true;
+    // Two [0, 0] pairs tie and give [0, 0]. (That lets no fold skip absent tiles: [0, 0] is no
+    // identity.)
+    k.properties.zero_preserving = true;
     // No identity: [inf, inf] comes close but loses to a NaN value, which sorts above inf.
     k.summary = "of two [value, index] tiles, the smaller value (lower index on ties)";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams&) {

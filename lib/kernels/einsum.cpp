@@ -422,6 +422,20 @@ Kernel einsum_kernel() {
     };
     // Matrix products accumulate, adding each product: GEMM with beta = 1.
     k.properties.accumulates_with = "add";
+    // f(0) = 0 depends on the join (below), so the kernel-wide answer is no.
+    k.properties.zero_preserving = false;
+    // A binary spec joins zeros into join(0, 0), 0 for every join but div (0 / 0 is NaN), then
+    // aggregates those over the summed labels; a unary spec aggregates the operand's zeros
+    // directly. add, mul, max and min of zeros are all 0. (An empty range would give agg's
+    // identity, 1 or -inf or inf, but tiles have positive extents, so no range is empty.)
+    k.properties_of = [base = k.properties](const KernelParams& p) {
+        KernelProperties props = base;
+        bool join_keeps_zero = true;
+        if (checked_spec(p).inputs.size() == 2)
+            with_scalar_op(p.join_op, [&](auto join) { join_keeps_zero = join(0.0, 0.0) == 0.0; });
+        props.zero_preserving = join_keeps_zero;
+        return props;
+    };
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {
         return einsum_shape(checked_spec(p), ops);
     };

@@ -64,6 +64,7 @@ Kernel make_sub_row() {
     Kernel k;
     k.name = "sub_row";
     k.arity = 2;
+    k.properties.zero_preserving = true;  // 0 - 0 == 0
     k.summary = "subtracts a [c] vector from every row of an [r, c] tile";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams&) {
         return sub_row_shape(ops);
@@ -93,8 +94,10 @@ Kernel make_sub_row() {
 
 std::vector<Kernel> elementwise_kernels() {
     std::vector<Kernel> out;
+    // zero_preserving: op(0, 0) == 0 holds for add, sub, mul, max and min; div's 0 / 0 is NaN.
 
     KernelProperties add;
+    add.zero_preserving = true;
     add.associative = add.commutative = true;
     add.identity = 0.0;
     // (a max b) + c == (a + c) max (b + c): adding a constant preserves order.
@@ -103,13 +106,18 @@ std::vector<Kernel> elementwise_kernels() {
 
     // sub and div have only right identities (x - 0, x / 1), and distribute over max/min resp.
     // add only from the left, so they list nothing (see KernelProperties::distributes_over).
-    out.push_back(make_binary<SubOp>("sub", "elementwise difference a - b", {}));
-    out.push_back(make_binary<DivOp>("div", "elementwise quotient a / b", {}));
+    KernelProperties sub;
+    sub.zero_preserving = true;
+    out.push_back(make_binary<SubOp>("sub", "elementwise difference a - b", sub));
+    KernelProperties div;
+    div.zero_preserving = false;
+    out.push_back(make_binary<DivOp>("div", "elementwise quotient a / b", div));
 
     KernelProperties mul;
     mul.associative = mul.commutative = true;
     mul.identity = 1.0;
     mul.annihilator = 0.0;  // for finite elements: 0 * inf is NaN
+    mul.zero_preserving = true;
     // Not over max/min: a negative factor turns max into min.
     mul.distributes_over = {"add"};
     out.push_back(make_binary<MulOp>("mul", "elementwise (Hadamard) product", mul));
@@ -119,6 +127,7 @@ std::vector<Kernel> elementwise_kernels() {
     max.associative = max.commutative = true;
     max.identity = -kInf;
     max.annihilator = kInf;
+    max.zero_preserving = true;
     max.distributes_over = {"max", "min"};
     out.push_back(make_binary<MaxOp>("max", "elementwise maximum (NaN propagates)", max));
 
@@ -126,6 +135,7 @@ std::vector<Kernel> elementwise_kernels() {
     min.associative = min.commutative = true;
     min.identity = kInf;
     min.annihilator = -kInf;
+    min.zero_preserving = true;
     min.distributes_over = {"max", "min"};
     out.push_back(make_binary<MinOp>("min", "elementwise minimum (NaN propagates)", min));
 

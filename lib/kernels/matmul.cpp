@@ -56,6 +56,7 @@ Kernel make_product(const Variant& v) {
     // Every variant is linear in each operand, so sums pass through from either side.
     k.properties.distributes_over = {"add"};
     k.properties.accumulates_with = "add";  // gemm with beta = 1
+    k.properties.zero_preserving = true;    // sums of products of zeros
     // No annihilator: a zero A does give a zero product, but of another shape than A for
     // non-square tiles, so op(z, x) == z does not hold as the property states it.
     k.summary = v.summary;

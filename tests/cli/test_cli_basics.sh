@@ -58,7 +58,7 @@ grep -qE '^AB +join +A,B +R\^\(3,2,\[4, 2\]\) f64 +\[2, 2, 2\] +8 +512 +on \[1\]
 grep -q "^output C -> .*out/C.h5:/C$" validate.out || fail "validate lists no output C"
 [ ! -e out ] || fail "tra validate created out/"
 
-# kernels: one line per kernel, with matmul and min_index among them.
+# kernels: one line per kernel, with matmul and min_index among them, and their properties.
 rc=0
 "$TRA" kernels > kernels.out 2>&1 || rc=$?
 [ "$rc" -eq 0 ] || fail "tra kernels exited $rc"
@@ -67,6 +67,10 @@ for k in matmul min_index add einsum softmax_rows argmin; do
 done
 grep -qE '^add .*aggregates' kernels.out || fail "tra kernels does not mark add as aggregating"
 grep -qE '^sub ' kernels.out && grep -qE '^sub .*aggregates' kernels.out && fail "tra kernels marks sub as aggregating"
+# f(0) = 0: sin keeps zeros, cos (cos 0 = 1) does not, einsum's depends on its join.
+grep -qE '^sin .*zero-preserving' kernels.out || fail "tra kernels does not mark sin as zero-preserving"
+grep -qE '^cos ' kernels.out && grep -qE '^cos .*zero-preserving' kernels.out && fail "tra kernels marks cos as zero-preserving"
+grep -qE '^einsum .*zero-preserving-by-params' kernels.out || fail "tra kernels does not say einsum's f(0) = 0 depends on its params"
 
 # run --reference: writes both outputs; C and D (same product) are equal.
 rc=0

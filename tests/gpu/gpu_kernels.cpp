@@ -63,8 +63,14 @@ std::map<std::string, std::vector<Case>> cases() {
     KernelParams half;
     half.factor = 0.5;
     c["scale"] = {on({m}, half)};
-    for (const char* op : {"relu", "relu_grad", "sigmoid", "tanh", "exp"}) c[op] = {on({m})};
-    c["log"] = {on({m}, {}, 0.1, 3.0)};
+    for (const char* op : {"relu", "relu_grad", "sigmoid", "tanh", "exp", "square", "abs", "neg",
+                           "gelu", "gelu_tanh", "silu", "softplus", "sin", "cos"})
+        c[op] = {on({m})};
+    // Large |x| too, where the stable forms matter (exp(700) overflows a double).
+    for (const char* op : {"gelu", "gelu_tanh", "silu", "softplus"})
+        c[op].push_back(on({m}, {}, -700.0, 700.0));
+    // Positive operands where the function needs them or blows up near 0.
+    for (const char* op : {"log", "sqrt", "rsqrt", "reciprocal"}) c[op] = {on({m}, {}, 0.1, 3.0)};
     for (const char* op : {"row_sum", "col_sum", "softmax_rows", "transpose"})
         c[op] = {on({m}), on({{1000, 3}}), on({{3, 1000}})};
     c["diag"] = {on({{70, 70}})};

@@ -82,6 +82,69 @@ TEST_CASE("unary maps match naive loops") {
           "scale needs a factor, e.g. scale(0.5)");
 }
 
+TEST_CASE("named maps match their std:: definitions, large |x| included") {
+    const double pi = std::acos(-1.0);
+    // The textbook definitions, in double: the kernels compute most of them in other (stable)
+    // forms, so these check the rewriting too. silu and softplus stay finite in double up to
+    // |x| = 700 (exp(700) ~ 1e304).
+    std::map<std::string, std::function<double(double)>> maps = {
+        {"sqrt", [](double x) { return std::sqrt(x); }},
+        {"rsqrt", [](double x) { return 1 / std::sqrt(x); }},
+        {"square", [](double x) { return x * x; }},
+        {"abs", [](double x) { return std::abs(x); }},
+        {"neg", [](double x) { return -x; }},
+        {"reciprocal", [](double x) { return 1 / x; }},
+        {"gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
+        {"gelu_tanh",
+         [pi](double x) {
+             return 0.5 * x * (1 + std::tanh(std::sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+         }},
+        {"silu", [](double x) { return x / (1 + std::exp(-x)); }},
+        {"softplus", [](double x) { return std::log1p(std::exp(x)); }},
+        {"sin", [](double x) { return std::sin(x); }},
+        {"cos", [](double x) { return std::cos(x); }},
+    };
+    const std::vector<double> reals = {-700, -30, -5,   -2.5, -1.25, -0.5, -1e-3, 0,
+                                       1e-3, 0.5, 1.25, 2.5,  5,     30,   700};
+    const std::vector<double> positive = {0, 1e-3, 0.25, 1, 2.5, 30, 700};
+    for (DType d : kDtypes)
+        for (auto& [name, f] : maps) {
+            INFO(name << " " << name_of(d));
+            const bool needs_positive = name == "sqrt" || name == "rsqrt";
+            std::vector<double> xs = needs_positive ? positive : reals;
+            Tile a = from_values(d, {static_cast<std::int64_t>(xs.size())}, xs);
+            Tile got = run(name, {&a});
+            for (std::int64_t i = 0; i < a.elements(); ++i) {
+                INFO("x = " << a.get(i) << ": got " << got.get(i) << ", want " << f(a.get(i)));
+                CHECK(close(got.get(i), f(a.get(i)), tolerance(d)));
+            }
+            CHECK(find_kernel(name)->properties.elementwise);
+        }
+}
+
+TEST_CASE("silu, softplus and the gelus neither overflow nor cancel at large |x|") {
+    // Far past where the naive forms break (exp(1e4) overflows even a double; 1 + erf(-x) and
+    // 1 + tanh(-x) cancel to 0 before the true value underflows): each tends to x for large x
+    // and to 0 for very negative x, never NaN or inf.
+    for (DType d : kDtypes)
+        for (const char* name : {"silu", "softplus", "gelu", "gelu_tanh"}) {
+            INFO(name << " " << name_of(d));
+            Tile a = from_values(d, {4}, {-1e4, -700, 700, 1e4});
+            Tile got = run(name, {&a});
+            for (std::int64_t i = 0; i < 4; ++i) {
+                INFO("x = " << a.get(i) << ": " << got.get(i));
+                CHECK(std::isfinite(got.get(i)));
+                CHECK(got.get(i) == Approx(a.get(i) > 0 ? a.get(i) : 0.0).margin(1e-30));
+            }
+        }
+    // In the tail the stable forms keep relative accuracy: gelu(-10) = -10 * Phi(-10), about
+    // -7.6e-23, and silu(-40) = -40 / (1 + e^40), about -1.7e-16.
+    Tile a = from_values(DType::F64, {1}, {-10});
+    CHECK(run("gelu", {&a}).get(0) == Approx(-5 * std::erfc(10 / std::sqrt(2.0))).epsilon(1e-12));
+    Tile b = from_values(DType::F64, {1}, {-40});
+    CHECK(run("silu", {&b}).get(0) == Approx(-40 / (1 + std::exp(40.0))).epsilon(1e-12));
+}
+
 TEST_CASE("row_sum, col_sum, diag, transpose match naive loops") {
     for (DType d : kDtypes) {
         INFO(name_of(d));

@@ -1,5 +1,5 @@
-// Algebraic properties the registry declares (commutative, associative, distributes over),
-// checked numerically.
+// Algebraic properties the registry declares (commutative, associative, distributes over,
+// zero-preserving), checked numerically.
 #include "kernel_fixtures.hpp"
 
 using namespace tra;
@@ -16,18 +16,67 @@ Shape property_shape(const std::string& name) {
 }
 
 Tile property_operand(DType d, const std::string& name, unsigned seed) {
-    // Mixed signs so a property that holds only for positive values fails; log alone needs
-    // positive values. min_index gets [value, integer index] pairs with repeated values so ties
-    // happen.
+    // Mixed signs so a property that holds only for positive values fails; log and sqrt alone
+    // need positive values (their properties hold on their domain). min_index gets [value,
+    // integer index] pairs with repeated values so ties happen.
     if (name == "min_index") return from_values(d, {2}, {double(seed % 2), double(seed % 5)});
-    return random_tile(d, property_shape(name), name == "log" ? 0.25 : -2, 2, seed);
+    const bool positive = name == "log" || name == "sqrt";
+    return random_tile(d, property_shape(name), positive ? 0.25 : -2, 2, seed);
 }
 
 Tile call(const std::string& name, std::vector<const Tile*> ops) {
     return run(name, std::move(ops), factor_params(0.5));
 }
 
+// A call of a kernel on operands of these shapes, at `where`.
+struct ZeroCase {
+    KernelCall call;
+    std::vector<Shape> shapes;
+    TilePosition where;
+};
+
+// Calls of each kernel that fit tiles of zeros. Einsum and diagonal take a spec; einsum's
+// f(0) = 0 depends on its join, so it gets a call of each kind.
+std::vector<ZeroCase> zero_cases(const Kernel& k) {
+    const std::string& n = k.name;
+    if (n == "einsum")
+        return {{KernelCall(n, spec_params("ik,kj->ij")), {{3, 2}, {2, 4}}, {}},
+                {KernelCall(n, spec_params("ij,j->i", "sub", "max")), {{3, 4}, {4}}, {}},
+                {KernelCall(n, spec_params("ij,ij->ij", "div", "add")), {{3, 4}, {3, 4}}, {}},
+                {KernelCall(n, spec_params("ik,kj->ij", "div", "min")), {{3, 2}, {2, 4}}, {}},
+                {KernelCall(n, spec_params("ij->i", "mul", "mul")), {{3, 4}}, {}},
+                // A unary spec ignores the join, div included.
+                {KernelCall(n, spec_params("ij->j", "div", "add")), {{3, 4}}, {}}};
+    if (n == "diagonal") return {{KernelCall(n, spec_params("iij->ij")), {{3, 3, 2}}, {}}};
+    // argmin away from the origin: a zero tile's index is then not 0.
+    if (n == "argmin") return {{KernelCall(n), {{2, 4}}, {Key{1, 2}, Frontier{2, 3}}}};
+    if (n == "sub_row") return {{KernelCall(n), {{3, 4}, {4}}, {}}};
+    std::vector<Shape> shapes(static_cast<std::size_t>(k.arity), property_shape(n));
+    return {{KernelCall(n, n == "scale" ? factor_params(0.5) : KernelParams{}), shapes, {}}};
+}
+
 }  // namespace
+
+TEST_CASE("zero_preserving says what a kernel makes of tiles of zeros") {
+    // Every kernel, so a declaration that is wrong either way fails here.
+    for (const Kernel* k : all_kernels())
+        for (const ZeroCase& c : zero_cases(*k))
+            for (DType d : kDtypes) {
+                INFO(c.call.str() << " " << name_of(d));
+                std::vector<Tile> zeros;
+                for (const Shape& s : c.shapes) zeros.push_back(filled(d, s, 0.0));
+                std::vector<const Tile*> ops;
+                for (const Tile& t : zeros) ops.push_back(&t);
+                Tile out = run(c.call, ops, c.where);
+                REQUIRE(out.elements() > 0);
+                bool all_zero = true;
+                for (std::int64_t i = 0; i < out.elements(); ++i)
+                    all_zero = all_zero && out.get(i) == 0.0;  // NaN is not 0
+                CHECK(c.call.properties().zero_preserving == all_zero);
+            }
+    // The kernel-wide answer of a kernel whose calls differ is the safe one.
+    CHECK_FALSE(find_kernel("einsum")->properties.zero_preserving);
+}
 
 TEST_CASE("algebraic properties hold numerically") {
     for (DType d : kDtypes)
@@ -99,6 +148,16 @@ TEST_CASE("declared properties") {
     CHECK_FALSE(props("sub").identity);
     CHECK(props("sub").distributes_over.empty());
     CHECK(find_kernel("einsum")->arity == 2);
+    // The named maps: nondecreasing ones commute with max and min, neg is linear, and the
+    // others (decreasing, or falling and rising) list nothing. The loop above checks the lists
+    // numerically (the claims made); these pin the lists down (the claims left out).
+    const std::vector<std::string> max_min = {"max", "min"};
+    CHECK(props("sqrt").distributes_over == max_min);
+    CHECK(props("softplus").distributes_over == max_min);
+    CHECK(props("neg").distributes_over == std::vector<std::string>{"add"});
+    for (const char* n :
+         {"rsqrt", "square", "abs", "reciprocal", "gelu", "gelu_tanh", "silu", "sin", "cos"})
+        CHECK(props(n).distributes_over.empty());
 }
 
 TEST_CASE("accumulating and distributing calls") {

@@ -1,5 +1,7 @@
 // Element-by-element kernels on the GPU: the binary ones (add ... min), sub_row, and the maps
-// (scale and the activations). One grid-stride loop each.
+// (scale, the activations and the named scalar functions). One grid-stride loop each.
+#include <utility>
+
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_scalar_ops.cuh"
@@ -23,8 +25,37 @@ __global__ void sub_row_kernel(const T* a, const T* v, T* c, std::int64_t n, std
 }
 
 // The maps, numbered so one kernel serves them all.
-enum class Map { Scale, Relu, ReluGrad, Sigmoid, Tanh, Exp, Log };
+enum class Map {
+    Scale,
+    Relu,
+    ReluGrad,
+    Sigmoid,
+    Tanh,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Square,
+    Abs,
+    Neg,
+    Reciprocal,
+    Gelu,
+    GeluTanh,
+    Silu,
+    Softplus,
+    Sin,
+    Cos
+};
 
+// Split by sign so exp never overflows, as the CPU kernel does.
+template <class T>
+__device__ T sigmoid(T x) {
+    if (x >= T(0)) return T(1) / (T(1) + exp(-x));
+    T e = exp(x);
+    return e / (T(1) + e);
+}
+
+// The formulas are the CPU kernels' (lib/kernels/unary.cpp says why each is written so).
 template <class T>
 __device__ T map_one(Map m, T x, T factor) {
     switch (m) {
@@ -34,18 +65,41 @@ __device__ T map_one(Map m, T x, T factor) {
             return x > T(0) ? x : T(0);
         case Map::ReluGrad:
             return x > T(0) ? T(1) : T(0);
-        case Map::Sigmoid: {
-            // Split by sign so exp never overflows, as the CPU kernel does.
-            if (x >= T(0)) return T(1) / (T(1) + exp(-x));
-            T e = exp(x);
-            return e / (T(1) + e);
-        }
+        case Map::Sigmoid:
+            return sigmoid(x);
         case Map::Tanh:
             return tanh(x);
         case Map::Exp:
             return exp(x);
         case Map::Log:
             return log(x);
+        case Map::Sqrt:
+            return sqrt(x);
+        case Map::Rsqrt:
+            // 1 / sqrt, not CUDA's rsqrt, whose last bits differ from the CPU's.
+            return T(1) / sqrt(x);
+        case Map::Square:
+            return x * x;
+        case Map::Abs:
+            return fabs(x);
+        case Map::Neg:
+            return -x;
+        case Map::Reciprocal:
+            return T(1) / x;
+        case Map::Gelu:
+            return T(0.5) * x * erfc(-x * T(0.70710678118654752440));
+        case Map::GeluTanh: {
+            const T u = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
+            return x * sigmoid(T(2) * u);
+        }
+        case Map::Silu:
+            return x * sigmoid(x);
+        case Map::Softplus:
+            return log1p(exp(-fabs(x))) + (x > T(0) ? x : T(0));
+        case Map::Sin:
+            return sin(x);
+        case Map::Cos:
+            return cos(x);
     }
     return x;
 }
@@ -58,23 +112,33 @@ __global__ void map_kernel(Map m, const T* a, T* c, std::int64_t n, T factor) {
 }
 
 bool map_of(const std::string& name, Map& m) {
-    if (name == "scale")
-        m = Map::Scale;
-    else if (name == "relu")
-        m = Map::Relu;
-    else if (name == "relu_grad")
-        m = Map::ReluGrad;
-    else if (name == "sigmoid")
-        m = Map::Sigmoid;
-    else if (name == "tanh")
-        m = Map::Tanh;
-    else if (name == "exp")
-        m = Map::Exp;
-    else if (name == "log")
-        m = Map::Log;
-    else
-        return false;
-    return true;
+    static const std::pair<const char*, Map> kMaps[] = {
+        {"scale", Map::Scale},
+        {"relu", Map::Relu},
+        {"relu_grad", Map::ReluGrad},
+        {"sigmoid", Map::Sigmoid},
+        {"tanh", Map::Tanh},
+        {"exp", Map::Exp},
+        {"log", Map::Log},
+        {"sqrt", Map::Sqrt},
+        {"rsqrt", Map::Rsqrt},
+        {"square", Map::Square},
+        {"abs", Map::Abs},
+        {"neg", Map::Neg},
+        {"reciprocal", Map::Reciprocal},
+        {"gelu", Map::Gelu},
+        {"gelu_tanh", Map::GeluTanh},
+        {"silu", Map::Silu},
+        {"softplus", Map::Softplus},
+        {"sin", Map::Sin},
+        {"cos", Map::Cos},
+    };
+    for (const auto& [n, map] : kMaps)
+        if (name == n) {
+            m = map;
+            return true;
+        }
+    return false;
 }
 
 }  // namespace
