@@ -21,6 +21,7 @@ std::vector<Kernel> elementwise_kernels();  // elementwise.cpp
 std::vector<Kernel> unary_kernels();        // unary.cpp
 std::vector<Kernel> reduction_kernels();    // reductions.cpp
 std::vector<Kernel> argmin_kernels();       // argmin.cpp
+std::vector<Kernel> expression_kernels();   // expression_kernels.cpp
 Kernel einsum_kernel();                     // einsum.cpp
 Kernel diagonal_kernel();                   // diagonal.cpp
 
