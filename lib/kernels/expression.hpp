@@ -82,10 +82,10 @@ struct Instr {
 
 struct Program {
     std::string text;
-    std::uint16_t inputs = 1;         // 1 (x) or 2 (a, b)
-    std::vector<double> constants;    // folded in f64
-    std::vector<float> constants_f32; // the same constants folded in f32
-    std::uint16_t temporaries = 0;    // at most kMaxTemporaries
+    std::uint16_t inputs = 1;          // 1 (x) or 2 (a, b)
+    std::vector<double> constants;     // folded in f64
+    std::vector<float> constants_f32;  // the same constants folded in f32
+    std::uint16_t temporaries = 0;     // at most kMaxTemporaries
     std::vector<Instr> code;
     // The slot holding the value. When a temporary, only the last instruction writes it.
     std::uint16_t result = 0;

@@ -24,8 +24,7 @@ const std::vector<T>& constants_of(const Program& p) {
 // d = op(a) or op(a, b) over m elements; a constant operand is one scalar (stride 0). d never
 // aliases a or b (the compiler gives every result its own temporary).
 template <Op op, class T>
-void run(T* __restrict d, const T* a, bool a_scalar, const T* b, bool b_scalar,
-         std::int64_t m) {
+void run(T* __restrict d, const T* a, bool a_scalar, const T* b, bool b_scalar, std::int64_t m) {
     if constexpr (!is_binary(op)) {
         for (std::int64_t i = 0; i < m; ++i) d[i] = apply_op<op>(a[i], T(0));
     } else if (a_scalar) {
@@ -80,8 +79,7 @@ void evaluate(const Program& p, std::span<const T* const> inputs, T* out, std::i
     }
 }
 
-template void evaluate<float>(const Program&, std::span<const float* const>, float*,
-                              std::int64_t);
+template void evaluate<float>(const Program&, std::span<const float* const>, float*, std::int64_t);
 template void evaluate<double>(const Program&, std::span<const double* const>, double*,
                                std::int64_t);
 

@@ -57,16 +57,15 @@ std::size_t scan_number(std::string_view s, std::size_t i) {
 [[noreturn]] void fail(std::string_view text, std::size_t column, const std::string& what) {
     // Echo the whole expression, as key expressions do, unless it is past the length limit.
     constexpr std::size_t kShown = 64;
-    const std::string shown = text.size() <= kMaxLength
-                                  ? std::string(text)
-                                  : std::string(text.substr(0, kShown)) + "...";
+    const std::string shown =
+        text.size() <= kMaxLength ? std::string(text) : std::string(text.substr(0, kShown)) + "...";
     SourceLocation where;
     where.column = static_cast<int>(column);
     // The location's column alone renders nothing (SourceLocation::empty), so the message says
     // where itself; a caller locates the error in its file with Error::located.
-    throw Error("column " + std::to_string(column) + " of the expression \"" + shown +
-                    "\": " + what,
-                where);
+    throw Error(
+        "column " + std::to_string(column) + " of the expression \"" + shown + "\": " + what,
+        where);
 }
 
 std::vector<Token> tokenize(std::string_view s) {
@@ -93,19 +92,33 @@ std::vector<Token> tokenize(std::string_view s) {
         } else {
             Tok kind;
             switch (c) {
-                case '(': kind = Tok::LParen; break;
-                case ')': kind = Tok::RParen; break;
-                case ',': kind = Tok::Comma; break;
-                case '+': kind = Tok::Plus; break;
-                case '-': kind = Tok::Minus; break;
-                case '/': kind = Tok::Slash; break;
+                case '(':
+                    kind = Tok::LParen;
+                    break;
+                case ')':
+                    kind = Tok::RParen;
+                    break;
+                case ',':
+                    kind = Tok::Comma;
+                    break;
+                case '+':
+                    kind = Tok::Plus;
+                    break;
+                case '-':
+                    kind = Tok::Minus;
+                    break;
+                case '/':
+                    kind = Tok::Slash;
+                    break;
                 case '*':
                     if (i + 1 < s.size() && s[i + 1] == '*')
                         fail(s, start + 1, "'**' is not an operator; write pow(x, y)");
                     kind = Tok::Star;
                     break;
-                case '^': fail(s, start + 1, "'^' is not an operator; write pow(x, y)");
-                default: fail(s, start + 1, "unexpected character " + show_char(c));
+                case '^':
+                    fail(s, start + 1, "'^' is not an operator; write pow(x, y)");
+                default:
+                    fail(s, start + 1, "unexpected character " + show_char(c));
             }
             out.push_back({kind, start + 1, s.substr(i, 1)});
             ++i;

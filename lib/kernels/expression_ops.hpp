@@ -12,30 +12,46 @@ namespace tra::kernels::expr {
 
 template <Op op, class T>
 T apply_op(T x, [[maybe_unused]] T y) {
-    if constexpr (op == Op::Neg) return -x;
-    else if constexpr (op == Op::Exp) return std::exp(x);
-    else if constexpr (op == Op::Log) return std::log(x);
-    else if constexpr (op == Op::Sqrt) return std::sqrt(x);
-    else if constexpr (op == Op::Rsqrt) return T(1) / std::sqrt(x);
-    else if constexpr (op == Op::Tanh) return std::tanh(x);
+    if constexpr (op == Op::Neg)
+        return -x;
+    else if constexpr (op == Op::Exp)
+        return std::exp(x);
+    else if constexpr (op == Op::Log)
+        return std::log(x);
+    else if constexpr (op == Op::Sqrt)
+        return std::sqrt(x);
+    else if constexpr (op == Op::Rsqrt)
+        return T(1) / std::sqrt(x);
+    else if constexpr (op == Op::Tanh)
+        return std::tanh(x);
     else if constexpr (op == Op::Sigmoid) {
         // Split by sign so exp never overflows, as the sigmoid kernel (unary.cpp) does.
         if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
         const T e = std::exp(x);
         return e / (T(1) + e);
-    }
-    else if constexpr (op == Op::Erf) return std::erf(x);
-    else if constexpr (op == Op::Abs) return std::abs(x);
-    else if constexpr (op == Op::Sin) return std::sin(x);
-    else if constexpr (op == Op::Cos) return std::cos(x);
-    else if constexpr (op == Op::Add) return x + y;
-    else if constexpr (op == Op::Sub) return x - y;
-    else if constexpr (op == Op::Mul) return x * y;
-    else if constexpr (op == Op::Div) return x / y;
+    } else if constexpr (op == Op::Erf)
+        return std::erf(x);
+    else if constexpr (op == Op::Abs)
+        return std::abs(x);
+    else if constexpr (op == Op::Sin)
+        return std::sin(x);
+    else if constexpr (op == Op::Cos)
+        return std::cos(x);
+    else if constexpr (op == Op::Add)
+        return x + y;
+    else if constexpr (op == Op::Sub)
+        return x - y;
+    else if constexpr (op == Op::Mul)
+        return x * y;
+    else if constexpr (op == Op::Div)
+        return x / y;
     // NaN from either side, like numpy's maximum and minimum (scalar_ops.hpp's MaxOp, MinOp).
-    else if constexpr (op == Op::Min) return (x < y || std::isnan(x)) ? x : y;
-    else if constexpr (op == Op::Max) return (x > y || std::isnan(x)) ? x : y;
-    else return std::pow(x, y);  // Op::Pow, the last
+    else if constexpr (op == Op::Min)
+        return (x < y || std::isnan(x)) ? x : y;
+    else if constexpr (op == Op::Max)
+        return (x > y || std::isnan(x)) ? x : y;
+    else
+        return std::pow(x, y);  // Op::Pow, the last
 }
 
 // Calls f(std::integral_constant<Op, op>{}) for the runtime `op`, so a loop over elements can
@@ -43,9 +59,9 @@ T apply_op(T x, [[maybe_unused]] T y) {
 template <class F>
 void with_op(Op op, F&& f) {
     switch (op) {
-#define TRA_EXPR_CASE(name)                                \
-    case Op::name:                                         \
-        f(std::integral_constant<Op, Op::name>{});         \
+#define TRA_EXPR_CASE(name)                        \
+    case Op::name:                                 \
+        f(std::integral_constant<Op, Op::name>{}); \
         return;
         TRA_EXPR_CASE(Neg)
         TRA_EXPR_CASE(Exp)
@@ -82,9 +98,9 @@ struct Function {
     Op op;
 };
 inline constexpr Function kFunctions[] = {
-    {"exp", Op::Exp},     {"log", Op::Log},         {"sqrt", Op::Sqrt}, {"rsqrt", Op::Rsqrt},
-    {"tanh", Op::Tanh},   {"sigmoid", Op::Sigmoid}, {"erf", Op::Erf},   {"abs", Op::Abs},
-    {"sin", Op::Sin},     {"cos", Op::Cos},         {"min", Op::Min},   {"max", Op::Max},
+    {"exp", Op::Exp},   {"log", Op::Log},         {"sqrt", Op::Sqrt}, {"rsqrt", Op::Rsqrt},
+    {"tanh", Op::Tanh}, {"sigmoid", Op::Sigmoid}, {"erf", Op::Erf},   {"abs", Op::Abs},
+    {"sin", Op::Sin},   {"cos", Op::Cos},         {"min", Op::Min},   {"max", Op::Max},
     {"pow", Op::Pow},
 };
 

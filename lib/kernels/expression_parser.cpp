@@ -162,14 +162,15 @@ class Parser {
             if (g.name == name.text) f = &g;
         if (!f) {
             std::string known;
-            for (const Function& g : kFunctions) known += (known.empty() ? "" : ", ") + std::string(g.name);
+            for (const Function& g : kFunctions)
+                known += (known.empty() ? "" : ", ") + std::string(g.name);
             fail_at(name, "unknown function '" + std::string(name.text) + "'; the functions are " +
                               known);
         }
         NestGuard guard(*this, name);
         const std::size_t want = is_binary(f->op) ? 2 : 1;
-        const std::string what = "'" + std::string(f->name) + "' takes " +
-                                 (want == 1 ? "1 argument" : "2 arguments");
+        const std::string what =
+            "'" + std::string(f->name) + "' takes " + (want == 1 ? "1 argument" : "2 arguments");
         next();  // "("
         if (peek().kind == Tok::RParen) fail_at(peek(), what + ", got none");
         std::int32_t args[2] = {parse_sum(), -1};

@@ -37,8 +37,8 @@ struct Node {
     enum class Kind { Constant, Input, Apply } kind = Kind::Constant;
     double value = 0;  // Constant
     float value_f32 = 0;
-    std::uint16_t input = 0;  // Input: 0 (x or a) or 1 (b)
-    Op op = Op::Neg;          // Apply
+    std::uint16_t input = 0;      // Input: 0 (x or a) or 1 (b)
+    Op op = Op::Neg;              // Apply
     std::int32_t a = -1, b = -1;  // Apply: operand nodes (b only for binary ops)
     // Temporaries needed to evaluate the node, with the heavier operand first (Sethi-Ullman);
     // constants and inputs need none, since they are slots of their own.

@@ -81,6 +81,13 @@ std::map<std::string, std::vector<Case>> cases() {
     argmin.where = {Key{1, 2}, Frontier{3, 4}};
     c["argmin"] = {argmin};
     c["min_index"] = {on({{2}, {2}})};
+    // Every function and operator of the expression language, on values inside their domains.
+    KernelParams expr, expr_join, expr_const;
+    expr.expr = "x * rsqrt(x * x + 1e-6) + exp(-x) - log(x) * sqrt(x) + tanh(x) / sigmoid(-x)";
+    expr_join.expr = "erf(a) * abs(b) - sin(a) * cos(b) + min(a, b) / max(a, -b) + pow(a, b)";
+    expr_const.expr = "sqrt(2) + 0 * x";  // a folded constant as an operand
+    c["expr"] = {on({m}, expr, 0.1, 3.0), on({m}, expr_const)};
+    c["expr_join"] = {on({m, m}, expr_join, 0.1, 3.0)};
     c["einsum"] = {einsum("ik,kj->ij", "mul", "add", {{40, 30}, {30, 20}}),
                    einsum("ki,jk->ji", "mul", "add", {{30, 40}, {20, 30}}),
                    einsum("ik,kj->ij", "add", "min", {{40, 30}, {30, 20}}),

@@ -64,10 +64,10 @@ T numpy_min(T x, T y) {
 // zero divisors, NaN, infinities, sigmoid's overflowing side).
 template <class T>
 void check_functions() {
-    const std::vector<T> xs = {T(-800), T(-2.5), T(-0.5), T(-0.0), T(0), T(0.3), T(1),
-                               T(4),    T(800),  T(kInf), T(-kInf), T(kNaN)};
-    const std::vector<T> bs = {T(2),   T(0), T(-3),  T(kNaN), T(0.5), T(-0.0), T(1),
-                               T(0.5), T(5), T(-1),  T(2),    T(1)};
+    const std::vector<T> xs = {T(-800), T(-2.5), T(-0.5), T(-0.0), T(0),     T(0.3),
+                               T(1),    T(4),    T(800),  T(kInf), T(-kInf), T(kNaN)};
+    const std::vector<T> bs = {T(2), T(0),   T(-3), T(kNaN), T(0.5), T(-0.0),
+                               T(1), T(0.5), T(5),  T(-1),   T(2),   T(1)};
     struct Case {
         const char* text;
         std::function<T(T, T)> want;
@@ -148,11 +148,11 @@ TEST_CASE("sigmoid does not overflow on either side") {
 TEST_CASE("precedence: * and / before + and -, left to right, unary minus binds tightest") {
     const std::vector<double> x = {3.0};
     const std::vector<std::pair<const char*, double>> cases = {
-        {"1 + 2 * x", 7},      {"(1 + 2) * x", 9},   {"x - 1 - 1", 1},    {"x - (1 - 1)", 3},
-        {"12 / x / 2", 2},     {"12 / (x / 2)", 8},  {"-x * 2", -6},      {"2 * -x", -6},
-        {"- -x", 3},           {"x - -1", 4},        {"-x - -x", 0},      {"-(x + 1) * 2", -8},
-        {"2 * x + 3 * x", 15}, {"x * x - x / x", 8}, {"-2 * -x", 6},      {"1 - x * 2 + 4", -1},
-        {".5 * x", 1.5},       {"3. + x", 6},        {"1e1 * x", 30},     {"2.5E-1 * x", 0.75},
+        {"1 + 2 * x", 7},      {"(1 + 2) * x", 9},   {"x - 1 - 1", 1},     {"x - (1 - 1)", 3},
+        {"12 / x / 2", 2},     {"12 / (x / 2)", 8},  {"-x * 2", -6},       {"2 * -x", -6},
+        {"- -x", 3},           {"x - -1", 4},        {"-x - -x", 0},       {"-(x + 1) * 2", -8},
+        {"2 * x + 3 * x", 15}, {"x * x - x / x", 8}, {"-2 * -x", 6},       {"1 - x * 2 + 4", -1},
+        {".5 * x", 1.5},       {"3. + x", 6},        {"1e1 * x", 30},      {"2.5E-1 * x", 0.75},
         {"1e+1 - x", 7},       {" x\t*\n2 ", 6},     {"pow(x, 2) - 1", 8}, {"max(-x, 1 - x)", -2},
     };
     for (const auto& [text, want] : cases) {
@@ -176,7 +176,8 @@ TEST_CASE("evaluation covers blocks exactly: n = 0, 1, 255, 256, 257, 10000") {
         evaluate<double>(p, std::span<const double* const>(in, 1), out.data(), n);
         for (std::int64_t i = 0; i < n; ++i) {
             const double v = x[std::size_t(i)];
-            REQUIRE(same(out[std::size_t(i)], v * (1.0 / std::sqrt(v * v + 1e-6)) + std::sin(v) * 2, 4));
+            REQUIRE(same(out[std::size_t(i)], v * (1.0 / std::sqrt(v * v + 1e-6)) + std::sin(v) * 2,
+                         4));
         }
         CHECK(out[std::size_t(n)] == -7.0);
         std::vector<float> xf(x.begin(), x.end()), bf(b.begin(), b.end()), outf(x.size(), -7.0f);
@@ -317,9 +318,8 @@ TEST_CASE("expressions over the length or nesting limits are refused") {
     CHECK(error_at(longest, 1) == "the expression is empty");
     CHECK(error_at(longest + "x", int(kMaxLength) + 1) ==
           "the expression is 4097 characters long; at most 4096 are allowed");
-    const std::string too_long = compile(std::string(100000, '('), Context::Transform)
-                                     .problem()
-                                     .message();
+    const std::string too_long =
+        compile(std::string(100000, '('), Context::Transform).problem().message();
     CHECK(too_long.size() < 300);  // the message quotes a prefix, not all of it
 
     const auto nested = [](const std::string& open, std::size_t n, const std::string& close) {
