@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target of tests/fuzz (key_expr, workflow, plan_file) for a bounded time
-# and fails on any crash, hang, sanitizer finding or uncaught exception. Seeds: the committed
-# corpus (tests/fuzz/corpus), every regression input (tests/fuzz/regressions), every workflow
-# under plans/ and every ```yaml block of docs/, and plan files that `tra plan -o` writes for
-# plans/examples. The growing corpus and any crash input stay in BUILD/fuzz/ for inspection;
-# a crash input belongs in tests/fuzz/regressions/TARGET/ with its fix. Dictionaries
+# Runs each libFuzzer target of tests/fuzz (key_expr, workflow, plan_file, expression) for a
+# bounded time and fails on any crash, hang, sanitizer finding or uncaught exception. Seeds: the
+# committed corpus (tests/fuzz/corpus), every regression input (tests/fuzz/regressions), every
+# workflow under plans/ and every ```yaml block of docs/, and plan files that `tra plan -o` writes
+# for plans/examples. The growing corpus and any crash input stay in BUILD/fuzz/ for inspection; a
+# crash input belongs in tests/fuzz/regressions/TARGET/ with its fix. Dictionaries
 # (tests/fuzz/dictionaries) add huge numbers and each target's words; memory is capped at 2 GB.
 # Usage: tools/fuzz.sh [seconds-per-target] [build-dir]   (default: 60, build-sanitize; the
 #        build folder is configured with clang-14, -DTRA_FUZZ=ON and built when needed)
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=${2:-build-sanitize}
-targets=(key_expr workflow plan_file)
+targets=(key_expr workflow plan_file expression)
 
 if [ ! -f "$build/CMakeCache.txt" ] || ! grep -q '^TRA_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
     echo "== configuring $build (clang-14, libFuzzer, ASan + UBSan)"
