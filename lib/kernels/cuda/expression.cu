@@ -77,9 +77,11 @@ __device__ T apply_op(Op op, T x, T y) {
 template <class T>
 __global__ void expression_kernel(DeviceProgram<T> p, const T* __restrict__ in0,
                                   const T* __restrict__ in1, T* __restrict__ out, std::int64_t n) {
+    // Once per thread, not per element: every instruction writes its temporary before any
+    // later one reads it, so the values never carry over between elements.
+    T temporaries[expr::kMaxTemporaries] = {};
     for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
          i += std::int64_t(blockDim.x) * gridDim.x) {
-        T temporaries[expr::kMaxTemporaries];
         const auto load = [&](std::uint16_t slot) -> T {
             if (slot < p.inputs) return slot == 0 ? in0[i] : in1[i];
             if (slot < p.first_temporary) return p.constants[slot - p.inputs];
