@@ -51,6 +51,22 @@ std::vector<ZeroCase> zero_cases(const Kernel& k) {
     // argmin away from the origin: a zero tile's index is then not 0.
     if (n == "argmin") return {{KernelCall(n), {{2, 4}}, {Key{1, 2}, Frontier{2, 3}}}};
     if (n == "sub_row") return {{KernelCall(n), {{3, 4}, {4}}, {}}};
+    // An expression's f(0) = 0 depends on its text: some of each kind.
+    const auto expr = [](const char* kernel, const char* text) {
+        KernelParams p;
+        p.expr = text;
+        return KernelCall(kernel, p);
+    };
+    if (n == "expr")
+        return {{expr("expr", "x * rsqrt(x * x + 1e-6)"), {{3, 4}}, {}},
+                {expr("expr", "exp(x) - 1"), {{3, 4}}, {}},
+                {expr("expr", "sigmoid(x)"), {{3, 4}}, {}},
+                {expr("expr", "log(x)"), {{3, 4}}, {}},
+                {expr("expr", "x / x"), {{3, 4}}, {}}};
+    if (n == "expr_join")
+        return {{expr("expr_join", "(a - b) * (a - b)"), {{3, 4}, {3, 4}}, {}},
+                {expr("expr_join", "a / b"), {{3, 4}, {3, 4}}, {}},
+                {expr("expr_join", "a - b + 1"), {{3, 4}, {3, 4}}, {}}};
     std::vector<Shape> shapes(static_cast<std::size_t>(k.arity), property_shape(n));
     return {{KernelCall(n, n == "scale" ? factor_params(0.5) : KernelParams{}), shapes, {}}};
 }
