@@ -9,6 +9,8 @@
 
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/einsum_gemm.hpp"
+#include "kernels/einsum_loop.hpp"
+#include "kernels/expression.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/scalar_ops.hpp"
 #include "kernels/tile_permute.hpp"
@@ -67,18 +69,18 @@ Spec parse_spec(const std::string& text) {
 
 Spec checked_spec(const KernelParams& p) {
     Spec spec = parse_spec(p.spec);
-    if (!with_scalar_op(p.join_op, [](auto) {}))
-        throw Error("einsum: unknown join '" + p.join_op + "' (mul, add, sub, div, max, min)");
+    if (p.join_op == "expr") {
+        // An expression join (variables a and b): checked here, evaluated by the loop.
+        Checked<expr::Program> program = expr::compile(p.expr, expr::Context::Join);
+        if (!program) throw Error("einsum: join " + program.problem().message());
+    } else if (!with_scalar_op(p.join_op, [](auto) {})) {
+        throw Error("einsum: unknown join '" + p.join_op +
+                    "' (mul, add, sub, div, max, min, or an expression)");
+    }
     if (p.agg_op != "add" && p.agg_op != "mul" && p.agg_op != "max" && p.agg_op != "min")
         throw Error("einsum: unknown agg '" + p.agg_op + "' (add, mul, max, min)");
     return spec;
 }
-
-// Every label once, output labels first, with its extent.
-struct Labels {
-    std::string names;
-    std::vector<std::int64_t> extents;
-};
 
 Checked<Labels> label_extents(const Spec& spec, std::span<const Shape> ops) {
     if (auto problem =
@@ -115,117 +117,13 @@ Checked<Shape> einsum_shape(const Spec& spec, std::span<const Shape> ops) {
     return out;
 }
 
-// Element strides of `labels` (an operand's or the output's) for every label in `all`; 0 for
-// labels the operand lacks, so one odometer walks all operands.
-std::vector<std::int64_t> strides_for(const std::string& labels, const Labels& all) {
-    std::vector<std::int64_t> strides(all.names.size(), 0);
-    std::int64_t s = 1;
-    for (std::size_t d = labels.size(); d-- > 0;) {
-        std::size_t i = all.names.find(labels[d]);
-        strides[i] = s;
-        s *= all.extents[i];
-    }
-    return strides;
-}
-
+// The join of a one-operand einsum: the operand itself.
 struct TakeFirst {
     template <class T>
     T operator()(T a, T) const {
         return a;
     }
 };
-
-// Calls row(oa, ob, oo, n, ia, ib, io) once per assignment of every label but the innermost,
-// where the row is the n elements a[oa + i*ia], b[ob + i*ib], out[oo + i*io] (i < n) along the
-// innermost label. Labels are walked largest strides first, so the innermost is the one with
-// the smallest strides (contiguous where some operand allows), and a summed innermost label
-// (io == 0) can accumulate in a register.
-template <class Row>
-void walk_rows(const Labels& l, const std::vector<std::int64_t>& sa,
-               const std::vector<std::int64_t>& sb, const std::vector<std::int64_t>& so, Row row) {
-    for (std::int64_t e : l.extents)
-        if (e == 0) return;  // nothing to visit; out already holds the agg identity
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < l.names.size(); ++i)
-        if (l.extents[i] > 1) order.push_back(i);
-    auto weight = [&](std::size_t i) { return sa[i] + sb[i] + so[i]; };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return weight(x) > weight(y); });
-    if (order.empty()) {
-        row(0, 0, 0, 1, 0, 0, 0);
-        return;
-    }
-    const std::size_t in = order.back();
-    order.pop_back();
-    const std::int64_t ne = l.extents[in], ia = sa[in], ib = sb[in], io = so[in];
-    std::vector<std::int64_t> idx(order.size(), 0);
-    std::int64_t oa = 0, ob = 0, oo = 0;
-    for (;;) {
-        row(oa, ob, oo, ne, ia, ib, io);
-        std::size_t k = order.size();
-        for (; k-- > 0;) {
-            const std::size_t d = order[k];
-            oa += sa[d], ob += sb[d], oo += so[d];
-            if (++idx[k] < l.extents[d]) break;
-            oa -= sa[d] * idx[k], ob -= sb[d] * idx[k], oo -= so[d] * idx[k];
-            idx[k] = 0;
-        }
-        if (k == static_cast<std::size_t>(-1)) return;
-    }
-}
-
-// out[o] = agg(out[o], join(a[..], b[..])) over every label assignment (for one operand, b = a
-// and join takes the first).
-template <class T, class Join, class Agg>
-void contract(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
-              const std::vector<std::int64_t>& sb, T* out, const std::vector<std::int64_t>& so,
-              Join join, Agg agg) {
-    walk_rows(l, sa, sb, so,
-              [&](std::int64_t oa, std::int64_t ob, std::int64_t oo, std::int64_t ne,
-                  std::int64_t ia, std::int64_t ib, std::int64_t io) {
-                  if (io == 0) {
-                      T acc = out[oo];
-                      for (std::int64_t i = 0; i < ne; ++i)
-                          acc = agg(acc, join(a[oa + i * ia], b[ob + i * ib]));
-                      out[oo] = acc;
-                  } else {
-                      for (std::int64_t i = 0; i < ne; ++i)
-                          out[oo + i * io] =
-                              agg(out[oo + i * io], join(a[oa + i * ia], b[ob + i * ib]));
-                  }
-              });
-}
-
-// part(labels, a, b, out) on kernel_threads() threads: the output label of largest extent is
-// split among them, each calling `part` on its range of that label (labels with its extent cut,
-// the pointers moved to the range's start), so each output element is aggregated by one thread,
-// in the order one call takes alone (the summed labels' order does not change with the split
-// label's extent): results do not depend on the thread count.
-template <class T, class Part>
-void contract_threaded(const Labels& l, const T* a, const std::vector<std::int64_t>& sa, const T* b,
-                       const std::vector<std::int64_t>& sb, T* out,
-                       const std::vector<std::int64_t>& so, Part part) {
-    std::size_t split = l.names.size();
-    std::int64_t work = 1;
-    for (std::size_t i = 0; i < l.names.size(); ++i) {
-        work *= l.extents[i];
-        if (so[i] != 0 && l.extents[i] > 1 &&
-            (split == l.names.size() || l.extents[i] > l.extents[split]))
-            split = i;
-    }
-    if (split == l.names.size() || work == 0) {
-        part(l, a, b, out);
-        return;
-    }
-    constexpr std::int64_t kGrainSteps = 1 << 15;  // loop steps per thread; a fork costs us
-    const std::int64_t per_index = work / l.extents[split];
-    parallel_for(
-        l.extents[split], kGrainSteps / per_index + 1, [&](std::int64_t begin, std::int64_t end) {
-            Labels range = l;
-            range.extents[split] = end - begin;
-            part(range, a + begin * sa[split], b + begin * sb[split], out + begin * so[split]);
-        });
-}
 
 bool is_matrix_product(const Spec& spec, const KernelParams& p) {
     return spec.inputs.size() == 2 && p.join_op == "mul" && p.agg_op == "add";
@@ -331,7 +229,9 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
                                   });
             });
         };
-        if (binary)
+        if (binary && p.join_op == "expr")
+            contract_expression(l, a, sa, b, sb, o, so, p.expr, p.agg_op);
+        else if (binary)
             with_scalar_op(p.join_op, run_agg);
         else
             run_agg(TakeFirst{});
@@ -403,7 +303,8 @@ Kernel einsum_kernel() {
         return static_cast<int>(checked_spec(p).inputs.size());
     };
     k.describe = [](const KernelParams& p) {
-        return "einsum(" + p.spec + "; join=" + p.join_op + ", agg=" + p.agg_op + ")";
+        const std::string join = p.join_op == "expr" ? "expr(" + p.expr + ")" : p.join_op;
+        return "einsum(" + p.spec + "; join=" + join + ", agg=" + p.agg_op + ")";
     };
     k.flops = einsum_flops;
     // A matrix product (join mul, agg add) is one GEMM per batch index: per assignment of the
@@ -424,16 +325,21 @@ Kernel einsum_kernel() {
     k.properties.accumulates_with = "add";
     // f(0) = 0 depends on the join (below), so the kernel-wide answer is no.
     k.properties.zero_preserving = false;
-    // A binary spec joins zeros into join(0, 0), 0 for every join but div (0 / 0 is NaN), then
+    // A binary spec joins zeros into join(0, 0), 0 for every named join but div (0 / 0 is NaN)
+    // and for an expression as its evaluation at zeros says, then
     // aggregates those over the summed labels; a unary spec aggregates the operand's zeros
     // directly. add, mul, max and min of zeros are all 0. (An empty range would give agg's
     // identity, 1 or -inf or inf, but tiles have positive extents, so no range is empty.)
     k.properties_of = [base = k.properties](const KernelParams& p) {
         KernelProperties props = base;
-        bool join_keeps_zero = true;
-        if (checked_spec(p).inputs.size() == 2)
-            with_scalar_op(p.join_op, [&](auto join) { join_keeps_zero = join(0.0, 0.0) == 0.0; });
-        props.zero_preserving = join_keeps_zero;
+        // One operand: any aggregation of zeros is 0. Two: join(0, 0) decides, evaluated.
+        props.zero_preserving = true;
+        if (checked_spec(p).inputs.size() == 2 && p.join_op == "expr")
+            props.zero_preserving =
+                expr::compile(p.expr, expr::Context::Join).value().zero_preserving;
+        else if (checked_spec(p).inputs.size() == 2)
+            with_scalar_op(p.join_op,
+                           [&](auto join) { props.zero_preserving = join(0.0, 0.0) == 0.0; });
         return props;
     };
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {

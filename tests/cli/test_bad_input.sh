@@ -42,6 +42,13 @@ write_case softmax_negative '  - C: {softmax: A, dim: -1}'
 write_case softmax_unknown  '  - C: {softmax: X, dim: 0}'
 write_case softmax_holes    '  - F: {filter: A, where: "k0 == k1"}
   - C: {log_softmax: F, dim: 0}'
+# Expression kernels: the error points at the character inside the text (quoted and plain).
+write_case expr_unknown     '  - C: {transform: A, kernel: {expr: "x * sqr(x)"}}'
+write_case expr_variable    '  - C: {join: [A, A], on: [[0, 1], [0, 1]], kernel: {expr: a + x}}'
+write_case expr_arity       '  - C: {transform: A, kernel: {expr: "max(x)"}}'
+write_case expr_syntax      '  - C: {transform: A, kernel: {expr: "x * (2 + x"}}'
+write_case expr_aggregate   '  - C: {aggregate: A, by: [0], kernel: {expr: "a + b"}}'
+write_case expr_einsum      '  - C: {einsum: "ij,ij->i", inputs: [A, A], join: {expr: "a - y"}}'
 printf '%s\n%s\n%s\n  F: {file: out/F.h5}\n' "$HEADER" '  - F: {filter: A, where: "k0 == k1"}' "$OUTPUTS" > holes.yaml
 printf 'name: bad\ninputs:\n  A: {shape: [8, 6], tile: [4, 4], generate: {constant: 1}}\n%s\n' "$OUTPUTS" > tile.yaml
 printf 'name: bad\ninputs:\n  A: {shape: [4, 4], file: missing.h5}\n%s\n' "$OUTPUTS" > missing_file.yaml
@@ -63,6 +70,12 @@ declare -A where=(
     [softmax_negative]="softmax_negative.yaml:6:26"
     [softmax_unknown]="softmax_unknown.yaml:6:18"
     [softmax_holes]="softmax_holes.yaml:7:22"
+    [expr_unknown]="expr_unknown.yaml:6:43"
+    [expr_variable]="expr_variable.yaml:6:64"
+    [expr_arity]="expr_arity.yaml:6:44"
+    [expr_syntax]="expr_syntax.yaml:6:49"
+    [expr_aggregate]="expr_aggregate.yaml:6:47"
+    [expr_einsum]="expr_einsum.yaml:6:63"
     [holes]="holes.yaml:9:6"
     [tile]="tile.yaml:3:28"
     [missing_file]="missing_file.yaml:3:28"
@@ -87,12 +100,15 @@ for name in "${!where[@]}"; do
     done
 done
 
-# The softmax refusals also say what is wrong.
+# The softmax and expression refusals also say what is wrong.
 declare -A says=(
     [softmax_dim]="dim 2 is out of range: A has 2 dimension(s) (dim 0 to 1)"
     [softmax_negative]="dim -1 is out of range"
     [softmax_unknown]="unknown relation 'X'"
     [softmax_holes]="log_softmax operand F must be a plain tensor"
+    [expr_unknown]="column 5 of the expression"
+    [expr_variable]="column 5 of the expression"
+    [expr_aggregate]="an expression is never assumed to be one"
 )
 for name in "${!says[@]}"; do
     grep -qF "${says[$name]}" "$name.validate.err" ||

@@ -3,6 +3,7 @@
 // are not in GEMM order permuted first and the product permuted back; everything else runs one
 // thread per output element, each walking the summed labels with its own odometer.
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device_expression.cuh"
 #include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_scalar_ops.cuh"
 #include "kernels/scalar_ops.hpp"
@@ -88,7 +89,11 @@ Tile loop_apply(const Kernel& kernel, std::span<const Tile* const> ops, const Ke
                                                              identity, join, agg);
             });
         };
-        if (b)
+        Tile program_storage;  // kept until the kernel below has read the program
+        if (b && p.join_op == "expr")
+            run_agg(ExpressionJoin<T>{upload<T>(
+                expr::compile(p.expr, expr::Context::Join).value(), program_storage)});
+        else if (b)
             with_device_op(p.join_op, run_agg);
         else
             run_agg(TakeFirst{});
