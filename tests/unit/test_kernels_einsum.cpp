@@ -129,7 +129,7 @@ TEST_CASE("einsum spec and shape errors") {
     CHECK(spec_error(spec_params("i,j,k->ijk")) ==
           "einsum: bad spec 'i,j,k->ijk': einsum takes 1 or 2 operands, got 3");
     CHECK(spec_error(spec_params("ij->i", "pow")) ==
-          "einsum: unknown join 'pow' (mul, add, sub, div, max, min)");
+          "einsum: unknown join 'pow' (mul, add, sub, div, max, min, or an expression)");
     CHECK(spec_error(spec_params("ij->i", "mul", "sub")) ==
           "einsum: unknown agg 'sub' (add, mul, max, min)");
 

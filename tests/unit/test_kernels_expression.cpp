@@ -1,6 +1,7 @@
 // The expression kernels `expr` and `expr_join` (lib/kernels/expression_kernels.cpp) through the
 // registry: values, shapes, printing, per-call properties and refused expressions.
 #include "kernel_fixtures.hpp"
+#include "kernels/parallel_for.hpp"
 
 using namespace tra;
 using namespace tra::kernels;
@@ -80,4 +81,49 @@ TEST_CASE("expression kernels refuse a bad expression when the call is made") {
           "expr: the expression is missing, e.g. \"x * 2\"");
     CHECK(error_of([] { KernelCall("expr_join", {}); }) ==
           "expr_join: the expression is missing, e.g. \"a - b\"");
+}
+
+TEST_CASE("einsum joins by an expression: (a - b)^2 summed, |a - b| maxed, on 1 and 2 threads") {
+    for (DType d : kDtypes) {
+        INFO(name_of(d));
+        // The summed k (600) spans two of the loop's blocks; i is split across threads.
+        Tile x = random_tile(d, {37, 600}, -1, 1, 21);
+        Tile y = random_tile(d, {9, 600}, -1, 1, 22);
+        Tile sq(d, {37, 9}), far(d, {37});
+        for (std::int64_t i = 0; i < 37; ++i) {
+            double most = 0;
+            for (std::int64_t j = 0; j < 9; ++j) {
+                double s = 0;
+                for (std::int64_t k = 0; k < 600; ++k) {
+                    const double diff = x.get(i * 600 + k) - y.get(j * 600 + k);
+                    s += diff * diff;
+                    most = std::max(most, std::abs(diff));
+                }
+                sq.set(i * 9 + j, s);
+            }
+            far.set(i, most);
+        }
+        KernelParams p = expr_params("(a - b) * (a - b)");
+        p.spec = "ik,jk->ij";
+        p.join_op = "expr";
+        KernelParams q = expr_params("abs(a - b)");
+        q.spec = "ik,jk->i";
+        q.join_op = "expr";
+        q.agg_op = "max";
+        for (int threads : {1, 2}) {
+            INFO(threads << " thread(s)");
+            set_kernel_threads(threads);
+            require_close(run("einsum", {&x, &y}, p), sq);
+            require_close(run("einsum", {&x, &y}, q), far);
+        }
+        set_kernel_threads(1);
+        CHECK(KernelCall("einsum", p).str() ==
+              "einsum(ik,jk->ij; join=expr((a - b) * (a - b)), "
+              "agg=add)");
+        CHECK(KernelCall("einsum", p).properties().zero_preserving);
+        p.expr = "a / b";
+        CHECK_FALSE(KernelCall("einsum", p).properties().zero_preserving);
+        p.expr = "a - c";
+        CHECK_THROWS_WITH(KernelCall("einsum", p), Catch::Contains("unknown name 'c'"));
+    }
 }

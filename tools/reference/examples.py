@@ -151,6 +151,12 @@ def ex_shortest_paths(x):
     return {"D2": D2, "D4": min_plus(D2, D2)}
 
 
+def ex_distances(x):
+    X, Y = x["X"].astype(np.float64), x["Y"].astype(np.float64)
+    D = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    return {"D": D, "E": np.sqrt(np.maximum(D.min(axis=1), 0.0))}
+
+
 EXAMPLES = {
     "matmul": ex_matmul,
     "ffnn": ex_ffnn,
@@ -158,6 +164,7 @@ EXAMPLES = {
     "diag": ex_diag,
     "tile_concat": ex_tile_concat,
     "shortest_paths": ex_shortest_paths,
+    "distances": ex_distances,
 }
 
 
