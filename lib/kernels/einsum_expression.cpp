@@ -19,7 +19,7 @@ void contract_expression(const Labels& l, const T* a, const std::vector<std::int
                          const T* b, const std::vector<std::int64_t>& sb, T* out,
                          const std::vector<std::int64_t>& so, const std::string& program_text,
                          const std::string& agg_op) {
-    const expr::Program program = expr::compile(program_text, expr::Context::Join).value();
+    const expr::Program& program = expr::compiled(program_text, expr::Context::Join);
     auto run = [&](auto agg) {
         contract_threaded(
             l, a, sa, b, sb, out, so, [&](const Labels& part, const T* pa, const T* pb, T* po) {

@@ -105,6 +105,11 @@ struct Program {
 // within `text` (file and line empty) and whose message says "column N of the expression ...".
 Checked<Program> compile(std::string_view text, Context context);
 
+// compile's program for `text`, compiled once per thread and then looked up (the kernels run
+// the same step's text on every tile); throws the problem. The lookup is per thread, so it needs
+// no lock, and it is emptied when it holds 64 programs, so no workflow makes it grow unbounded.
+const Program& compiled(std::string_view text, Context context);
+
 // out[i] = the program on inputs[0][i] (and inputs[1][i]) for i in [0, n). The inputs are
 // program.inputs arrays of n elements; out must not overlap them. T is float or double. Uses
 // one scratch allocation per call, none per block; safe to call from several threads at once.

@@ -3,6 +3,8 @@
 // result's temporary written by the last instruction alone (the evaluator points it at the
 // output). Then f(0) = 0 is checked by evaluating the program on zeros.
 #include <bit>
+#include <map>
+#include <utility>
 
 #include "kernels/expression_ops.hpp"
 #include "kernels/expression_syntax.hpp"
@@ -140,6 +142,17 @@ Checked<Program> compile(std::string_view text, Context context) {
     } catch (const Error& e) {
         return e;
     }
+}
+
+const Program& compiled(std::string_view text, Context context) {
+    constexpr std::size_t kMaxCached = 64;
+    thread_local std::map<std::pair<std::string, Context>, Program> cache;
+    std::pair<std::string, Context> key(std::string(text), context);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    Program program = compile(text, context).value();  // throws before anything is cached
+    if (cache.size() >= kMaxCached) cache.clear();
+    return cache.emplace(std::move(key), std::move(program)).first->second;
 }
 
 }  // namespace tra::kernels::expr

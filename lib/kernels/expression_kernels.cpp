@@ -1,9 +1,7 @@
 // The kernels of element-wise expressions (expression.hpp): `expr` maps one tile by an
 // expression in x, `expr_join` combines two tiles of one shape by an expression in a and b.
 //
-// apply compiles the text on every call rather than caching programs: compiling takes
-// microseconds, a tile's evaluation far longer, and a cache would be shared mutable state
-// across threads with no natural bound on its size.
+// A step's text is compiled once per thread (expr::compiled) and looked up for each tile after.
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/expression.hpp"
 #include "kernels/parallel_for.hpp"
@@ -16,12 +14,13 @@ namespace {
 // expression costs at least an element-wise op per element, usually several).
 constexpr std::int64_t kGrainElements = 1 << 14;
 
-expr::Program compiled(const std::string& name, const KernelParams& p, expr::Context context) {
+const expr::Program& compiled(const std::string& name, const KernelParams& p,
+                              expr::Context context) {
     if (p.expr.empty()) {
         const char* example = context == expr::Context::Transform ? "x * 2" : "a - b";
         throw Error(name + ": the expression is missing, e.g. \"" + example + "\"");
     }
-    return expr::compile(p.expr, context).value();
+    return expr::compiled(p.expr, context);
 }
 
 Checked<Shape> shape_of(const std::string& name, std::span<const Shape> ops, int arity) {
@@ -59,7 +58,7 @@ Kernel make_expression_kernel(const std::string& name, expr::Context context,
     };
     k.apply = [name, context, arity](std::span<const Tile* const> ops, const KernelParams& p,
                                      const TilePosition&) {
-        const expr::Program program = compiled(name, p, context);
+        const expr::Program& program = compiled(name, p, context);
         DType d = common_dtype(name, ops);
         // Every element is written below, by the thread that will read it next.
         Tile out = Tile::uninitialized(d, shape_of(name, shapes_of(ops), arity).value());

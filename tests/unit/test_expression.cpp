@@ -19,7 +19,7 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
-Program compiled(const std::string& text, Context context = Context::Transform) {
+Program program_of(const std::string& text, Context context = Context::Transform) {
     Checked<Program> p = compile(text, context);
     INFO(text << ": " << (p.ok() ? "" : p.problem().message()));
     REQUIRE(p.ok());
@@ -89,7 +89,7 @@ void check_functions() {
         {"x * x * x", [](T x, T) { return x * x * x; }, 0},
     };
     for (const Case& c : unary) {
-        const std::vector<T> got = eval(compiled(c.text), xs);
+        const std::vector<T> got = eval(program_of(c.text), xs);
         for (std::size_t i = 0; i < xs.size(); ++i) {
             INFO(c.text << " at x = " << xs[i] << ": got " << got[i]);
             CHECK(same(got[i], c.want(xs[i], T(0)), c.ulps));
@@ -107,7 +107,7 @@ void check_functions() {
         {"2 - a / b", [](T a, T b) { return T(2) - a / b; }, 0},
     };
     for (const Case& c : binary) {
-        const std::vector<T> got = eval(compiled(c.text, Context::Join), xs, bs);
+        const std::vector<T> got = eval(program_of(c.text, Context::Join), xs, bs);
         for (std::size_t i = 0; i < xs.size(); ++i) {
             INFO(c.text << " at a = " << xs[i] << ", b = " << bs[i] << ": got " << got[i]);
             CHECK(same(got[i], c.want(xs[i], bs[i]), c.ulps));
@@ -123,8 +123,8 @@ TEST_CASE("expressions compute every function and operator as the C library does
 }
 
 TEST_CASE("min and max propagate NaN from either operand, like numpy") {
-    const Program max = compiled("max(a, b)", Context::Join);
-    const Program min = compiled("min(b, a)", Context::Join);
+    const Program max = program_of("max(a, b)", Context::Join);
+    const Program min = program_of("min(b, a)", Context::Join);
     const std::vector<double> a = {kNaN, 1.0, kNaN, 2.0};
     const std::vector<double> b = {1.0, kNaN, kNaN, 3.0};
     for (const Program* p : {&max, &min}) {
@@ -137,10 +137,10 @@ TEST_CASE("min and max propagate NaN from either operand, like numpy") {
 }
 
 TEST_CASE("sigmoid does not overflow on either side") {
-    const std::vector<double> got = eval(compiled("sigmoid(x)"), std::vector<double>{-1000, 1000});
+    const std::vector<double> got = eval(program_of("sigmoid(x)"), std::vector<double>{-1000, 1000});
     CHECK(got[0] == 0.0);
     CHECK(got[1] == 1.0);
-    const std::vector<float> f = eval(compiled("sigmoid(x)"), std::vector<float>{-200, 200});
+    const std::vector<float> f = eval(program_of("sigmoid(x)"), std::vector<float>{-200, 200});
     CHECK(f[0] == 0.0f);
     CHECK(f[1] == 1.0f);
 }
@@ -157,13 +157,13 @@ TEST_CASE("precedence: * and / before + and -, left to right, unary minus binds 
     };
     for (const auto& [text, want] : cases) {
         INFO(text);
-        CHECK(eval(compiled(text), x)[0] == want);
+        CHECK(eval(program_of(text), x)[0] == want);
     }
 }
 
 TEST_CASE("evaluation covers blocks exactly: n = 0, 1, 255, 256, 257, 10000") {
-    const Program p = compiled("x * rsqrt(x * x + 1e-6) + sin(x) * 2");
-    const Program q = compiled("a * b - exp(a)", Context::Join);
+    const Program p = program_of("x * rsqrt(x * x + 1e-6) + sin(x) * 2");
+    const Program q = program_of("a * b - exp(a)", Context::Join);
     for (std::int64_t n : {0, 1, 255, 256, 257, 10000}) {
         INFO("n = " << n);
         std::vector<double> x(static_cast<std::size_t>(n) + 1), b(x.size());
@@ -192,44 +192,44 @@ TEST_CASE("evaluation covers blocks exactly: n = 0, 1, 255, 256, 257, 10000") {
 }
 
 TEST_CASE("constants fold at compile time, in each dtype as evaluation would compute them") {
-    const Program p = compiled("2 * 3 + x");
+    const Program p = program_of("2 * 3 + x");
     CHECK(p.code.size() == 1);
     REQUIRE(p.constants == std::vector<double>{6.0});
     // exp(1) folded in f32 is expf(1), not the f64 value rounded.
-    const Program e = compiled("x * exp(1)");
+    const Program e = program_of("x * exp(1)");
     REQUIRE(e.constants.size() == 1);
     CHECK(e.constants_f32[0] == std::exp(1.0f));
     CHECK(e.constants[0] == std::exp(1.0));
     // Repeated constants are stored once.
-    CHECK(compiled("x * 2 + 2 - x / 2").constants.size() == 1);
+    CHECK(program_of("x * 2 + 2 - x / 2").constants.size() == 1);
     // A whole constant or a bare variable needs no instruction.
-    const Program c = compiled("sqrt(16) - 1");
+    const Program c = program_of("sqrt(16) - 1");
     CHECK(c.code.empty());
     CHECK(eval(c, std::vector<double>{5, 6}) == std::vector<double>{3, 3});
-    CHECK(eval(compiled("b", Context::Join), std::vector<float>{1, 2}, std::vector<float>{8, 9}) ==
+    CHECK(eval(program_of("b", Context::Join), std::vector<float>{1, 2}, std::vector<float>{8, 9}) ==
           std::vector<float>{8, 9});
     // 0 / 0 folds to NaN, and NaN is a constant like any other.
-    CHECK(std::isnan(eval(compiled("0 / 0 + x"), std::vector<double>{1})[0]));
+    CHECK(std::isnan(eval(program_of("0 / 0 + x"), std::vector<double>{1})[0]));
 }
 
 TEST_CASE("f(0) = 0 is derived by evaluating on zeros in f32 and f64") {
     for (const char* text : {"x*rsqrt(x*x+1e-6)", "x", "-x", "sin(x)", "max(x, 0)", "x * 2",
                              "exp(x) - 1", "tanh(x) * sqrt(abs(x))", "erf(x)", "pow(x, 2)"}) {
         INFO(text);
-        CHECK(compiled(text).zero_preserving);
+        CHECK(program_of(text).zero_preserving);
     }
     for (const char* text : {"log(x)", "x/x", "sigmoid(x)", "x + 1", "cos(x)", "0 * log(x)",
                              "rsqrt(x)", "pow(x, 0)", "exp(x)"}) {
         INFO(text);
-        CHECK(!compiled(text).zero_preserving);
+        CHECK(!program_of(text).zero_preserving);
     }
-    CHECK(compiled("(a - b) * (a - b)", Context::Join).zero_preserving);
-    CHECK(compiled("a * b", Context::Join).zero_preserving);
-    CHECK(!compiled("a / b", Context::Join).zero_preserving);
-    CHECK(!compiled("a - b + 1", Context::Join).zero_preserving);
+    CHECK(program_of("(a - b) * (a - b)", Context::Join).zero_preserving);
+    CHECK(program_of("a * b", Context::Join).zero_preserving);
+    CHECK(!program_of("a / b", Context::Join).zero_preserving);
+    CHECK(!program_of("a - b + 1", Context::Join).zero_preserving);
     // 1e-30 rounds to a nonzero f32 and f64; 1e-50 is 0 in f32 alone: not zero-preserving.
-    CHECK(!compiled("x + 1e-30").zero_preserving);
-    CHECK(!compiled("exp(x) - 1 + 1e-50").zero_preserving);
+    CHECK(!program_of("x + 1e-30").zero_preserving);
+    CHECK(!program_of("exp(x) - 1 + 1e-50").zero_preserving);
 }
 
 TEST_CASE("heavier operands first keep the temporaries few") {
@@ -237,14 +237,14 @@ TEST_CASE("heavier operands first keep the temporaries few") {
     std::function<std::string(int)> tree = [&](int depth) -> std::string {
         return depth == 0 ? "-x" : "(" + tree(depth - 1) + "*" + tree(depth - 1) + ")";
     };
-    const Program p = compiled(tree(9));
+    const Program p = program_of(tree(9));
     CHECK(p.temporaries <= 12);  // log2 of its 512 leaves, + 3
     CHECK(eval(p, std::vector<double>{1.0, -1.0}) == std::vector<double>{1.0, 1.0});
     // A right-nested chain of exp(x) products nests 60 deep yet needs 4 temporaries: the chain
     // so far, exp(x), their product, and the result's own.
     std::string chain = "x";
     for (int i = 0; i < 60; ++i) chain = "exp(x) * (" + chain + ")";
-    const Program c = compiled(chain);
+    const Program c = program_of(chain);
     CHECK(c.temporaries == 4);
     CHECK(eval(c, std::vector<double>{0.0})[0] == 0.0);
     // The longest allowed left chain compiles.
@@ -338,4 +338,19 @@ TEST_CASE("expressions over the length or nesting limits are refused") {
     CHECK(error_at(nested("sin(", kMaxNesting + 1, ")"), 4 * int(kMaxNesting) + 1) == deep);
     // Parentheses and unary minus count alike: the 65th level is refused within the length.
     CHECK(error_at(nested("(-", 1000, ")"), int(kMaxNesting) + 1) == deep);
+}
+
+TEST_CASE("compiled: one program per text and context, looked up after the first compile") {
+    const Program& first = compiled("x * 2", Context::Transform);
+    CHECK(&compiled("x * 2", Context::Transform) == &first);
+    CHECK(compiled("a * 2", Context::Join).inputs == 2);
+    CHECK_THROWS_WITH(compiled("x * y", Context::Transform), Catch::Contains("unknown name 'y'"));
+    // Past the bound the lookup starts afresh; every program is still the text's own.
+    for (int i = 0; i < 200; ++i) {
+        const std::string text = "x + " + std::to_string(i);
+        const Program& p = compiled(text, Context::Transform);
+        REQUIRE(p.text == text);
+        REQUIRE(compiled(text, Context::Transform).text == text);
+    }
+    CHECK(compiled("x * 2", Context::Transform).text == "x * 2");
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """tra's einsums against numpy on the same cores: attention as EinDecomp writes it, a 4-D
 contraction in several label orders, batched products with the batch label in the middle and
-last, a trace-heavy and a 5-operand expression. Each case is run three ways, interleaved:
+last, a trace-heavy and a 5-operand expression; and the models of plans/models at large sizes
+(`decoder`, `decoder-7b` at LLaMA-7B shapes with S = 1024, `attention-model`, `mlp-train`),
+whose workflows and numpy functions come from tools/reference/models.py. Each case is run three ways, interleaved:
 
   tra 2x1   mpirun -n 2 tra run, 1 BLAS thread per rank
   tra 1x2   mpirun -n 1 tra run, 2 BLAS threads
@@ -164,10 +166,11 @@ def model(name, small_sizes, big_sizes):
                                      2 * z["h"] * z["s"] ** 2 * z["d"] * 2 +
                                      2 * z["s"] * z["a"] * z["f"] * 3),
                  "attention": lambda: (2 * z["s"] * z["a"] * z["h"] * z["d"] * 4 +
-                                       2 * z["h"] * z["s"] ** 2 * z["d"] * 2)}[name]()
-        output = {"decoder": "out", "attention": "Y"}[name]
+                                       2 * z["h"] * z["s"] ** 2 * z["d"] * 2),
+                 "mlp_train": lambda: 2 * z["n"] * z["hid"] * (2 * z["i"] + 3 * z["c"])}[name]()
+        output = {"decoder": "out", "attention": "Y", "mlp_train": "W1n"}[name]
         return dict(workflow=models.workflow(name, **sizes), output=output,
-                    output_file="%s.h5" % name, numpy=numpy_fn, reference=numpy_fn, flops=flops)
+                    output_file="out/%s.h5" % name, numpy=numpy_fn, reference=numpy_fn, flops=flops)
     return case
 
 
@@ -183,7 +186,9 @@ CASES = {"attention": attention, "4d": four_d("gemm"), "4d-perm": four_d("perm")
                              dict(s=1024, a=4096, h=32, d=128, f=11008, ts=512, th=32,
                                   tf=11008)),
          "attention-model": model("attention", {}, dict(s=2048, a=1024, h=8, d=128, ts=512,
-                                                        ta=512))}
+                                                        ta=512)),
+         "mlp-train": model("mlp_train", {}, dict(n=8192, i=1024, hid=2048, c=1024, tn=1024,
+                                                   ti=1024, th=1024, tc=512))}
 
 
 def write_case(case, work):

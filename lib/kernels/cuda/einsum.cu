@@ -91,8 +91,8 @@ Tile loop_apply(const Kernel& kernel, std::span<const Tile* const> ops, const Ke
         };
         Tile program_storage;  // kept until the kernel below has read the program
         if (b && p.join_op == "expr")
-            run_agg(ExpressionJoin<T>{upload<T>(
-                expr::compile(p.expr, expr::Context::Join).value(), program_storage)});
+            run_agg(ExpressionJoin<T>{
+                upload<T>(expr::compiled(p.expr, expr::Context::Join), program_storage)});
         else if (b)
             with_device_op(p.join_op, run_agg);
         else

@@ -32,7 +32,7 @@ Kernel::Apply expression_apply(const Kernel& kernel) {
     return [kernel, context](std::span<const Tile* const> ops, const KernelParams& params,
                              const TilePosition&) {
         // KernelCall checked the text when the call was made (Kernel::operand_count).
-        const expr::Program program = expr::compile(params.expr, context).value();
+        const expr::Program& program = expr::compiled(params.expr, context);
         DType d;
         Tile out = device_output(kernel, ops, params, d);
         const std::int64_t n = out.elements();
