@@ -2,28 +2,16 @@
 #include <charconv>
 #include <system_error>
 
+#include "core/ascii_text.hpp"
 #include "kernels/expression_syntax.hpp"
 
 namespace tra::kernels::expr {
 namespace {
 
-// ASCII only: the language has no other letters, and a locale must not change what parses.
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-bool is_name_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool is_name_char(char c) {
-    return is_name_start(c) || is_digit(c);
-}
-
-std::string show_char(char c) {
-    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
-    static const char* hex = "0123456789abcdef";
-    auto u = static_cast<unsigned char>(c);
-    return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
-}
+using ascii::is_digit;
+using ascii::is_name_char;
+using ascii::is_name_start;
+using ascii::show_char;
 
 // The end of the number starting at `i`: digits [ "." digits ] [ exponent ], or "." digits
 // [ exponent ]; fails on a malformed one ("1e", "1.2.3", "2x").

@@ -6,20 +6,9 @@
 namespace tra::key_expr {
 namespace {
 
-// ASCII only, as is_digit.
-bool is_name_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool is_name_char(char c) {
-    return is_name_start(c) || is_digit(c);
-}
-
-std::string show_char(char c) {
-    if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
-    static const char* hex = "0123456789abcdef";
-    auto u = static_cast<unsigned char>(c);
-    return std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
-}
+using ascii::is_name_char;
+using ascii::is_name_start;
+using ascii::show_char;
 
 }  // namespace
 

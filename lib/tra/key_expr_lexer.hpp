@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ascii_text.hpp"
+
 namespace tra::key_expr {
 
 // The token kinds; Eq..Ge are in the order of the comparison ops of Op
@@ -43,10 +45,7 @@ struct Token {
 // Throws Error (BadInput, no location): "column C of the expression "TEXT": WHAT".
 [[noreturn]] void fail(const std::string& expr, std::size_t column, const std::string& what);
 
-// ASCII only on purpose: names must not depend on the locale.
-inline bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
+using ascii::is_digit;
 
 // The tokens of `text`, ending with one End token at column text.size() + 1. The views point
 // into `text`, which must outlive them.

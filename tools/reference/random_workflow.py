@@ -16,6 +16,9 @@ them, and two to six steps drawn from templates that are valid by construction:
   filter      keep tuples by a condition on the column key, then aggregate by the row key
   tile/concat cut every tile along a dimension, optionally transform the pieces, concat back
   transform   relu, tanh, sigmoid, scale(f)
+  softmax     softmax or log_softmax along a random dimension of a plain tensor
+  expression  an element-wise expression as a transform's kernel ({expr: "..."} in x), as a
+              join's kernel (in a and b), or as an einsum's join (a matrix product's pair)
 
 Tensors that later steps can use are plain (key position d tiles dimension d, no holes); results
 of filter+aggregate and of `tile` are relations in relation layout, used only as outputs. The
@@ -28,6 +31,8 @@ SEMIRINGS = [("mul", "add"), ("add", "min"), ("add", "max"), ("min", "max"), ("m
              ("sub", "add")]
 UNARY = ["relu", "tanh", "sigmoid", "scale(0.5)", "scale(-2)"]
 ELEMENTWISE = ["add", "sub", "mul", "max", "min"]
+MAP_EXPRESSIONS = ["x * rsqrt(x * x + 1e-6)", "max(x, 0) - 0.5 * x", "-x * sigmoid(x) + 1"]
+JOIN_EXPRESSIONS = ["a * sigmoid(a) * b", "(a - b) * (a - b)", "min(a, b) + 2 * a"]
 LETTERS = "ijklmn"
 
 
@@ -200,6 +205,41 @@ class Builder:
         self.plain.append(Tensor(name, list(a.axes)))
         return True
 
+    def softmax(self):
+        a = self.pick()
+        if a is None:
+            return False
+        name = self.fresh("S")
+        op = self.rng.choice(["softmax", "log_softmax"])
+        self.step(name, "%s: %s, dim: %d" % (op, a.name, self.rng.randrange(len(a.axes))))
+        self.plain.append(Tensor(name, list(a.axes)))
+        return True
+
+    def expression(self):
+        rng = self.rng
+        a = self.pick()
+        if a is None:
+            return False
+        name = self.fresh("E")
+        kind = rng.choice(["transform", "join", "einsum"])
+        b = self.matrix(lambda t: t.axes[0] == a.axes[1]) if len(a.axes) == 2 else None
+        if kind == "einsum" and b is not None:
+            expr = rng.choice(JOIN_EXPRESSIONS)
+            self.step(name, 'einsum: "ij,jk->ik", inputs: [%s, %s], join: {expr: "%s"}'
+                      % (a.name, b.name, expr))
+            self.plain.append(Tensor(name, [a.axes[0], b.axes[1]]))
+        elif kind == "join":
+            b = self.pick(lambda t: t.axes == a.axes and t is not a) or self.add_input(list(a.axes))
+            positions = list(range(len(a.axes)))
+            self.step(name, 'join: [%s, %s], on: [%s, %s], kernel: {expr: "%s"}'
+                      % (a.name, b.name, positions, positions, rng.choice(JOIN_EXPRESSIONS)))
+            self.plain.append(Tensor(name, list(a.axes)))
+        else:
+            self.step(name, 'transform: %s, kernel: {expr: "%s"}'
+                      % (a.name, rng.choice(MAP_EXPRESSIONS)))
+            self.plain.append(Tensor(name, list(a.axes)))
+        return True
+
     def build(self):
         rng = self.rng
         n = len(self.axes)
@@ -207,7 +247,7 @@ class Builder:
             self.add_input([rng.randrange(n), rng.randrange(n)])
         templates = [self.einsum_product, self.einsum_product, self.einsum_reduce, self.elementwise,
                      self.join_aggregate, self.transpose, self.filter_aggregate, self.tile_concat,
-                     self.transform, self.rekey_aggregate]
+                     self.transform, self.rekey_aggregate, self.softmax, self.expression]
         wanted = rng.randint(2, 6)
         made = 0
         while made < wanted:
