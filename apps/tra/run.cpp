@@ -106,9 +106,11 @@ int run_distributed(const RunOptions& opt) {
     const int rank = agree.rank(), size = agree.size();
     const Clock::time_point start = Clock::now();
     const double started = MPI_Wtime();  // --timeout counts from here on every rank
-    // --timeout where no rank waits for another (one rank, planning, the report): each rank's
-    // own timer (runtime/run_backstop.hpp); the execution's waits have the roll call.
-    runtime::RunBackstop backstop(rank, size, opt.timeout, opt.timeout);
+    // --timeout and the per-operator limits where no rank waits for another (one rank, planning,
+    // a rank busy past its operator's limit): each rank's own timer (runtime/run_backstop.hpp);
+    // the execution's waits have the roll call.
+    runtime::RunBackstop backstop(rank, size, opt.timeout, opt.timeout,
+                                  opt.operator_timeout_factor > 0);
     backstop.set_place("planning (before the first operator)");
     Prepared prep;
     try {

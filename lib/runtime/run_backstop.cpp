@@ -18,6 +18,24 @@ namespace {
 constexpr double kRank0AfterSeconds = 5;
 constexpr double kOthersAfterSeconds = 10;
 
+using SteadyClock = std::chrono::steady_clock;
+
+// No due time: far enough away, and unlike time_point::max() safe to wait until.
+SteadyClock::time_point never() {
+    return SteadyClock::now() + std::chrono::hours(24 * 365);
+}
+
+SteadyClock::time_point in_seconds(double seconds) {
+    return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                                    std::chrono::duration<double>(seconds));
+}
+
+std::string seconds_text(double seconds) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", seconds);
+    return buf;
+}
+
 }  // namespace
 
 struct RunBackstop::Timer {
@@ -25,28 +43,44 @@ struct RunBackstop::Timer {
     std::condition_variable wake;
     bool done = false;  // stopped, or standing down
     std::string place = "the run";
+    PlaceLimit limit;
+    double after = 0;                             // seconds past a due limit before this rank acts
+    SteadyClock::time_point place_due = never();  // the place's limit + after
+    std::uint64_t places = 0;  // set_place calls, so the thread sees a new place's limit
     std::vector<std::string> temporaries;
     std::thread thread;
 };
 
 RunBackstop::RunBackstop() = default;
 
-RunBackstop::RunBackstop(int rank, int size, double timeout_seconds, double remaining_seconds) {
-    if (timeout_seconds <= 0) return;
+RunBackstop::RunBackstop(int rank, int size, double timeout_seconds, double remaining_seconds,
+                         bool place_limits) {
+    if (timeout_seconds <= 0 && !place_limits) return;
     timer_ = std::make_unique<Timer>();
-    const double after = rank == 0 ? kRank0AfterSeconds : kOthersAfterSeconds;
-    const auto wait = std::chrono::duration<double>(std::max(0.0, remaining_seconds) + after);
     Timer* t = timer_.get();
-    t->thread = std::thread([t, wait, rank, size, timeout_seconds] {
+    t->after = rank == 0 ? kRank0AfterSeconds : kOthersAfterSeconds;
+    const auto run_due =
+        timeout_seconds > 0 ? in_seconds(std::max(0.0, remaining_seconds) + t->after) : never();
+    t->thread = std::thread([t, run_due, rank, size, timeout_seconds] {
         std::unique_lock lock(t->mutex);
-        if (t->wake.wait_for(lock, wait, [t] { return t->done; })) return;
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
+        std::uint64_t seen = t->places;
+        for (;;) {
+            const bool woke = t->wake.wait_until(lock, std::min(run_due, t->place_due),
+                                                 [&] { return t->done || t->places != seen; });
+            if (t->done) return;
+            if (!woke) break;  // a due time passed
+            seen = t->places;  // a new place, with its own limit
+        }
+        const bool by_place = t->place_due < run_due;
+        const std::string what =
+            by_place
+                ? t->place + " passed its limit of " + seconds_text(t->limit.seconds) + " s (" +
+                      t->limit.reason + ") while rank " + std::to_string(rank) + " was in it"
+                : "--timeout of " + seconds_text(timeout_seconds) + " s passed while rank " +
+                      std::to_string(rank) + " was in " + t->place;
         const std::string line = error_line(
             rank, size,
-            std::string("--timeout of ") + seconds + " s passed while rank " +
-                std::to_string(rank) + " was in " + t->place +
-                " (ended by this rank's own timer: no rank was waiting to call the roll)");
+            what + " (ended by this rank's own timer: no rank was waiting to call the roll)");
         std::fprintf(stderr, "%s\ntra: run aborted; no output was written at its final name\n",
                      line.c_str());
         std::fflush(stderr);
@@ -61,10 +95,17 @@ RunBackstop::~RunBackstop() {
     timer_->thread.join();
 }
 
-void RunBackstop::set_place(const std::string& place) {
+void RunBackstop::set_place(const std::string& place, const PlaceLimit& limit) {
     if (!timer_) return;
-    const std::lock_guard lock(timer_->mutex);
-    timer_->place = place;
+    {
+        const std::lock_guard lock(timer_->mutex);
+        timer_->place = place;
+        timer_->limit = limit;
+        timer_->place_due = never();
+        if (limit.seconds > 0) timer_->place_due = in_seconds(limit.seconds + timer_->after);
+        ++timer_->places;
+    }
+    timer_->wake.notify_all();
 }
 
 void RunBackstop::remove_on_expiry(const std::vector<std::string>& paths) {

@@ -55,7 +55,7 @@ PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_
 }
 
 void RunWatchdog::set_place(std::string place, PlaceLimit limit) {
-    if (backstop_) backstop_->set_place(place);
+    if (backstop_) backstop_->set_place(place, limit);
     place_ = std::move(place);
     limit_ = std::move(limit);
     place_deadline_ = on_ && limit_.seconds > 0 ? MPI_Wtime() + limit_.seconds : 0;

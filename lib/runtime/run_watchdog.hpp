@@ -22,12 +22,6 @@
 
 namespace tra::runtime {
 
-// How long a place may take, and where that came from, for the message.
-struct PlaceLimit {
-    double seconds = 0;  // 0: no limit
-    std::string reason;  // "20 x predicted 0.5 s + 60 s floor"
-};
-
 // The limit of an operator the time model predicts `predicted_seconds` for: `factor` x that plus
 // `floor_seconds` (no limit when factor is 0, or the sum is 0). The floor keeps operators predicted
 // to take microseconds from failing on a slow or oversubscribed machine, where the model is off

@@ -161,6 +161,16 @@ if [ "$RANKS" -eq 1 ]; then
     expect_one_message hung_alone 0 "--timeout of 3 s passed while rank 0 was in operator #[0-9]* local_join (ended by this rank's own timer"
     [ -z "$(find hung_alone -name '*.tmp*')" ] || fail "hung_alone: temporary files left: $(find hung_alone -name '*.tmp*')"
 fi
+# 10a'. The same for an operator's own limit (on by default, here with a 3 s floor and no
+#     --timeout): the rank's own timer ends the hang a few seconds after the limit, naming the
+#     operator and its limit.
+if [ "$RANKS" -eq 1 ]; then
+    TRA_FAULT="hang@0:local_join" run op_hung_alone matmul.yaml --operator-timeout-floor 3
+    expect_failed op_hung_alone
+    [ "$rc" -eq 1 ] || { cat op_hung_alone.err >&2; fail "op_hung_alone: exited with $rc, expected 1"; }
+    expect_one_message op_hung_alone 0 "operator #[0-9]* local_join passed its limit of [0-9.e+-]* s (20 x predicted [0-9.e+-]* s + 3 s floor) while rank 0 was in it (ended by this rank's own timer"
+    [ -z "$(find op_hung_alone -name '*.tmp*')" ] || fail "op_hung_alone: temporary files left: $(find op_hung_alone -name '*.tmp*')"
+fi
 # 10b. The per-operator limit is on by default (K = 20 x predicted + a floor): with a floor of
 #     5 s instead of 60 and no --timeout, the same hang ends after about 5 s (every operator before
 #     it takes milliseconds, even sanitized on 4 ranks per 2 cores) with one message naming the
