@@ -85,6 +85,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.cost = opt.cost;
         request.time = model;
         request.memory_per_site = plan_memory;
+        request.verify = opt.verify;
         const optimizer::RankedPlans ranked = [&] {
             try {
                 return optimizer::rank_plans(*prep.original, request);

@@ -4,6 +4,8 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/peak_memory.hpp"
+#include "ia/verification_plan.hpp"
 
 namespace tra::optimizer {
 
@@ -55,6 +57,13 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     options.time = request.time;
     // The search returns its plans in the request's order already.
     for (RankedPlan& plan : search_plans(p, ranked.sites, options)) {
+        if (request.memory_per_site && request.verify) {
+            const ia::VerificationPlan v = ia::plan_verification(plan.plan);
+            const std::vector<std::int64_t> peaks =
+                ia::peak_per_site(plan.plan, v.kept, v.scratch_per_site);
+            plan.totals.peak_per_site = peaks;
+            plan.totals.peak_bytes = *std::max_element(peaks.begin(), peaks.end());
+        }
         if (request.memory_per_site && plan.totals.peak_bytes > *request.memory_per_site) {
             ranked.dropped.push_back({plan.name, plan.totals.peak_bytes});
         } else if (ranked.plans.size() < request.top) {

@@ -36,6 +36,9 @@ struct PlanRequest {
     CostModel cost = CostModel::Time;                // the default ranking (CHANGES.md)
     ia::TimeModel time;                              // the time model's profile and hosts
     std::optional<std::int64_t> memory_per_site;     // drop plans whose peak exceeds it
+    // The run checks its outputs (`tra run --verify`): peaks count the operands the check keeps
+    // and its scratch (ia::plan_verification), so the budget drops the plans it would not fit.
+    bool verify = false;
     std::size_t top = static_cast<std::size_t>(-1);  // how many ranked plans to keep
 };
 

@@ -6,7 +6,9 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/time_estimate.hpp"
+#include "ia/verification_plan.hpp"
 #include "optimizer/planner.hpp"
 #include "program_fixtures.hpp"
 
@@ -74,6 +76,44 @@ TEST_CASE("planner: the memory budget drops plans, cheapest first, and says what
 
     budget.memory_per_site = lowest - 1;
     CHECK_THROWS_AS(optimizer::rank_plans(p, budget), Error);
+}
+
+TEST_CASE("planner: with verify, the budget counts what --verify keeps", "[planner]") {
+    const Program p = testing::tiled_matmul(4, 4, 4);
+    PlanRequest verified = request_for(4);
+    verified.verify = true;
+    verified.memory_per_site = std::int64_t{1} << 40;  // every plan fits
+    const RankedPlans all = optimizer::rank_plans(p, verified);
+    REQUIRE(all.plans.size() > 1);
+    // Each plan's peak is its verification peak: at least the plain one, and its own.
+    const RankedPlans plain = optimizer::rank_plans(p, request_for(4));
+    for (const auto& plan : all.plans) {
+        const ia::VerificationPlan v = ia::plan_verification(plan.plan);
+        const auto peaks = ia::peak_per_site(plan.plan, v.kept, v.scratch_per_site);
+        CHECK(plan.totals.peak_bytes == *std::max_element(peaks.begin(), peaks.end()));
+        for (const auto& q : plain.plans)
+            if (q.name == plan.name) CHECK(q.totals.peak_bytes <= plan.totals.peak_bytes);
+    }
+    // A budget between a plan's plain and verified peaks keeps it without verify, drops it with.
+    for (const auto& plan : all.plans)
+        for (const auto& q : plain.plans)
+            if (q.name == plan.name && q.totals.peak_bytes < plan.totals.peak_bytes) {
+                PlanRequest budget = request_for(4);
+                budget.memory_per_site = q.totals.peak_bytes;
+                const auto kept = optimizer::rank_plans(p, budget);
+                CHECK(std::any_of(kept.plans.begin(), kept.plans.end(),
+                                  [&](const auto& k) { return k.name == plan.name; }));
+                budget.verify = true;
+                try {
+                    const auto dropped = optimizer::rank_plans(p, budget);
+                    CHECK(std::none_of(dropped.plans.begin(), dropped.plans.end(),
+                                       [&](const auto& k) { return k.name == plan.name; }));
+                } catch (const Error&) {
+                    // No plan fits with verify: the plan was dropped with all others.
+                }
+                return;
+            }
+    FAIL("no plan whose verification adds to its peak");
 }
 
 TEST_CASE("planner: top cuts the list, choose_plan picks by rank", "[planner]") {
