@@ -61,7 +61,8 @@ void print_summary(const ia::MachineProfile& p) {
         std::cout << " einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s") << "\n";
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", kernel call "
-              << micro(p.kernel_call_seconds) << "\n"
+              << micro(p.kernel_call_seconds) << ", first touch "
+              << engineering(p.first_touch_bytes_per_second, "B/s") << "\n"
               << "same host: " << link_line(p.same_host) << "\n"
               << "across hosts: " << link_line(p.across_hosts) << "\n";
 }

@@ -22,6 +22,7 @@
 #include "runtime/rank_agreement.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "runtime/run_backstop.hpp"
+#include "runtime/tile_reservation.hpp"
 #include "verbs.hpp"
 
 namespace tra::cli {
@@ -64,6 +65,13 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
     RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
                        &device, &prep.predicted_seconds, &prep.profile};
     summary.provenance = &provenance;
+    if (device.tiles() == Residence::Host) {  // device tiles reserve nothing
+        summary.predicted_reserved_bytes = runtime::reserved_bytes_at_peak(*prep.plan);
+        const double rate = prep.profile.first_touch_bytes_per_second;
+        if (rate > 0)
+            summary.predicted_reserve_seconds =
+                static_cast<double>(summary.predicted_reserved_bytes) / rate;
+    }
     print_run_table(summary);
     if (opt.verify) std::cout << result.verification << " (" << result.verify_seconds << " s)\n";
     if (!opt.report.empty()) write_run_report(summary, opt.report);

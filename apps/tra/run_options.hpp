@@ -61,6 +61,10 @@ struct RunSummary {
     const std::vector<double>* predicted_seconds = nullptr;
     const ia::MachineProfile* profile = nullptr;
     const Provenance* provenance = nullptr;  // with --report (run_provenance.hpp)
+    // What the busiest rank reserves before the first operator (0 for device tiles), and the
+    // seconds that takes at the profile's first-touch rate.
+    std::int64_t predicted_reserved_bytes = 0;
+    double predicted_reserve_seconds = 0;
 };
 
 // Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.

@@ -90,8 +90,9 @@ void print_run_table(const RunSummary& run) {
     if (result.reserved_bytes > 0)
         std::printf(
             "reserved %lld bytes per rank for large tiles before the first operator, in "
-            "%.4f s\n",
-            ll(result.reserved_bytes), result.reserve_seconds);
+            "%.4f s (predicted %lld bytes, %.4f s)\n",
+            ll(result.reserved_bytes), result.reserve_seconds, ll(run.predicted_reserved_bytes),
+            run.predicted_reserve_seconds);
     if (run.profile)
         std::printf("predicted %.4g s for the plan's operators by machine profile %s (%s)\n",
                     predicted_total(run), run.profile->name.c_str(), run.profile->source.c_str());
@@ -134,7 +135,9 @@ void write_run_report(const RunSummary& run, const std::string& path) {
     j.field("overhead_bytes", t.overhead).field("predicted_overhead_bytes", t.predicted_overhead);
     j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);
     j.field("reserved_bytes", result.reserved_bytes)
-        .field("reserve_seconds", result.reserve_seconds);
+        .field("reserve_seconds", result.reserve_seconds)
+        .field("predicted_reserved_bytes", run.predicted_reserved_bytes)
+        .field("predicted_reserve_seconds", run.predicted_reserve_seconds);
     if (!result.verification.empty())  // --verify
         j.key("verify")
             .begin_object()

@@ -38,6 +38,7 @@ const MachineProfile& default_machine_profile() {
         p.f32.loop_flops_per_second = 8e8;
         p.memory_bytes_per_second = 5e9;
         p.kernel_call_seconds = 2e-6;
+        p.first_touch_bytes_per_second = 1e9;
         p.same_host = {true, 2e-6, 5e9};
         p.across_hosts = {false, 2e-5, 1.25e9};
         p.source = "built-in";

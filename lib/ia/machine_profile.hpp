@@ -45,6 +45,9 @@ struct MachineProfile {
     DtypeRates f32, f64;
     double memory_bytes_per_second = 0;  // bytes read plus written by element-wise passes
     double kernel_call_seconds = 0;      // fixed cost of one kernel call on one tile
+    // Fresh memory taken and touched (the run's tile reservation before its first operator,
+    // runtime/tile_reservation.hpp): on a VM the hypervisor backs each page on first touch.
+    double first_touch_bytes_per_second = 0;
     LinkRates same_host;                 // between ranks on one host (shared memory)
     LinkRates across_hosts;              // between ranks on different hosts (the network)
 

@@ -1,8 +1,10 @@
 #include "runtime/machine_calibration.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
+#include "core/host_mappings.hpp"
 #include "kernels/blas_threads.hpp"
 #include "kernels/kernel_calibration.hpp"
 #include "runtime/link_calibration.hpp"
@@ -44,6 +46,21 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
     profile.kernel_call_seconds = positive(-v[i++]);
 }
 
+// Bytes per second of fresh memory taken and touched the way a run reserves its tiles
+// (host_mappings::reserve of mappings for 8 MiB tiles, every page prefaulted), from an empty
+// cache, which is emptied again after.
+double first_touch_rate(std::size_t bytes) {
+    const std::size_t length = host_mappings::length_for(std::size_t{8} << 20);
+    const std::vector<std::size_t> lengths(std::max<std::size_t>(1, bytes / length), length);
+    host_mappings::trim();
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t got = host_mappings::reserve(lengths);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    host_mappings::trim();
+    return positive(static_cast<double>(got) / std::max(seconds, 1e-9));
+}
+
 ia::LinkRates link(MPI_Comm comm, std::optional<std::pair<int, int>> pair,
                    const ia::LinkRates& fallback, const LinkCalibrationSettings& settings,
                    const MachineCalibrationOptions& options, int me, const std::string& what) {
@@ -65,6 +82,13 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &size);
 
+    // First, while this process has taken no memory yet, as a run's reservation comes first:
+    // every rank at once, as a run's ranks reserve their tiles together; the slowest rank's.
+    polite_barrier(comm);
+    if (me == 0 && options.progress) options.progress("first touch of fresh memory");
+    double touch = first_touch_rate(options.quick ? std::size_t{32} << 20 : std::size_t{256} << 20);
+    MPI_Allreduce(MPI_IN_PLACE, &touch, 1, MPI_DOUBLE, MPI_MIN, comm);
+
     const auto settings = options.quick ? kernels::KernelCalibrationSettings::quick()
                                         : kernels::KernelCalibrationSettings::full();
     const kernels::KernelRates mine =
@@ -82,6 +106,7 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     p.blas_threads = options.blas_threads;
     p.ranks = size;
     unflatten(figures, mine, p);
+    p.first_touch_bytes_per_second = touch;
 
     const auto links =
         options.quick ? LinkCalibrationSettings::quick() : LinkCalibrationSettings::full();

@@ -59,4 +59,15 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site) {
     return out;
 }
 
+std::int64_t reserved_bytes_at_peak(const ia::Plan& plan) {
+    std::int64_t most = 0;
+    for (int site = 0; site < plan.sites(); ++site) {
+        std::int64_t bytes = 0;
+        for (std::size_t length : tile_mappings_at_peak(plan, site))
+            bytes += static_cast<std::int64_t>(length);
+        most = std::max(most, bytes);
+    }
+    return most;
+}
+
 }  // namespace tra::runtime

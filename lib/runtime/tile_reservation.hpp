@@ -5,6 +5,7 @@
 // inside its gemms and receives: the way a ScaLAPACK program allocates its matrices before it
 // multiplies, and an out-of-memory shows before any work. docs/runtime.md, "Memory".
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "ia/plan.hpp"
@@ -16,5 +17,9 @@ namespace tra::runtime {
 // peak model does (ia/peak_memory.hpp, ia/output_lifetimes.hpp); in all at most the site's
 // predicted peak. Small tiles (glibc's) are not counted.
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site);
+
+// The most bytes any site reserves (the sum of its tile_mappings_at_peak), what a run of `plan`
+// takes before its first operator on its busiest rank.
+std::int64_t reserved_bytes_at_peak(const ia::Plan& plan);
 
 }  // namespace tra::runtime

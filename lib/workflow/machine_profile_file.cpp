@@ -81,7 +81,7 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
         root.fail("a machine profile is a map starting with 'format: " +
                   std::string(kMachineProfileFormat) + "'");
     root.allow_only({"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
-                     "kernel_call_seconds", "links"});
+                     "kernel_call_seconds", "first_touch_bytes_per_second", "links"});
     const Field format = root.at("format");
     if (format.as_string() != kMachineProfileFormat)
         format.fail("unsupported format '" + format.as_string() + "' (expected " +
@@ -104,6 +104,11 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
     p.f64 = read_dtype(dtypes.at("f64"));
     p.memory_bytes_per_second = positive(root.at("memory_bytes_per_second"));
     p.kernel_call_seconds = positive(root.at("kernel_call_seconds"));
+    // Added after the first profiles were written: optional, the built-in's where absent.
+    p.first_touch_bytes_per_second =
+        root.has("first_touch_bytes_per_second")
+            ? positive(root.at("first_touch_bytes_per_second"))
+            : ia::default_machine_profile().first_touch_bytes_per_second;
 
     const Field links = root.at("links");
     if (!links.is_map()) links.fail("expected {same_host: ..., across_hosts: ...}");

@@ -61,6 +61,7 @@ std::string machine_profile_yaml(const ia::MachineProfile& p) {
         << "  f32:" << dtype_text(p.f32) << "\n"
         << "memory_bytes_per_second: " << number(p.memory_bytes_per_second) << "\n"
         << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n"
+        << "first_touch_bytes_per_second: " << number(p.first_touch_bytes_per_second) << "\n"
         << "links:\n"
         << "  same_host: " << link_text(p.same_host) << "\n"
         << "  across_hosts: " << link_text(p.across_hosts) << "\n";

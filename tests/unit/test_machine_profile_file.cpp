@@ -81,6 +81,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
     CHECK(near(a.kernel_call_seconds, b.kernel_call_seconds));
+    CHECK(near(a.first_touch_bytes_per_second, b.first_touch_bytes_per_second));
     for (auto [x, y] :
          {std::pair{&a.same_host, &b.same_host}, {&a.across_hosts, &b.across_hosts}}) {
         CHECK(x->measured == y->measured);
@@ -108,6 +109,9 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     CHECK(p.f32.loop_flops_per_second == 7.5e8);
     CHECK(p.memory_bytes_per_second == 5.5e9);
     CHECK(p.kernel_call_seconds == 2.5e-6);
+    // Absent (a profile written before the field existed): the built-in default's.
+    CHECK(p.first_touch_bytes_per_second ==
+          ia::default_machine_profile().first_touch_bytes_per_second);
     CHECK(p.same_host.measured);
     CHECK(p.same_host.latency_seconds == 1.5e-6);
     CHECK(p.same_host.bytes_per_second == 4e9);
@@ -143,6 +147,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.f32.loop_flops_per_second = 1.0 / 3;
         p.memory_bytes_per_second = 7.123456789e9;
         p.kernel_call_seconds = 1.23456789e-7;
+        p.first_touch_bytes_per_second = 8.7654321e8;
         p.same_host = {true, 1.7e-6, 5.4321e9};
         p.across_hosts = {true, 2.5e-5, 1.1e9};
         const std::string text = machine_profile_yaml(p);

@@ -8,7 +8,8 @@ Usage: check_report.py REPORT.json [--monitoring PREFIX] [--same-bytes OTHER.jso
   its own tiles; docs/runtime.md).
 * No operator holds more than the plan's predicted peak (`predicted_peak_bytes` includes the
   exchange buffers, lib/ia/peak_memory.hpp), and neither does the whole run nor the memory it
-  reserves for large tiles before its first operator (`reserved_bytes`).
+  reserves for large tiles before its first operator (`reserved_bytes`), which equals its
+  prediction (`predicted_reserved_bytes`: the busiest rank's tile mappings at its peak).
 * --monitoring PREFIX: OpenMPI's pml monitoring files PREFIX.RANK.prof (one per rank, written by
   `mpiexec --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3
   --mca pml_monitoring_filename PREFIX`). Their `E` lines are the point-to-point bytes the
@@ -57,8 +58,13 @@ def check_prediction(report):
     if report.get("reserved_bytes", 0) > report.get("predicted_peak_bytes", 0):
         problems.append("run: %d bytes reserved for large tiles, the plan predicts at most %d"
                         % (report["reserved_bytes"], report["predicted_peak_bytes"]))
+    if report.get("reserved_bytes", 0) != report.get("predicted_reserved_bytes", 0):
+        problems.append("run: %d bytes reserved for large tiles, predicted %d"
+                        % (report.get("reserved_bytes", 0),
+                           report.get("predicted_reserved_bytes", 0)))
     for key in ("sites", "plan", "seconds", "peak_bytes", "predicted_peak_bytes",
-                "reserved_bytes", "reserve_seconds"):
+                "reserved_bytes", "reserve_seconds", "predicted_reserved_bytes",
+                "predicted_reserve_seconds"):
         if key not in report:
             problems.append("the report has no '%s'" % key)
     return problems
