@@ -1,21 +1,26 @@
 #pragma once
 // Internal to the expression compiler and evaluator: the scalar meaning of each Op, written
-// once, so folding a constant at compile time and evaluating it per element agree bit for bit.
+// once, so folding a constant at compile time and evaluating it per element agree bit for bit
+// (the files that include it compile without fma contraction, lib/CMakeLists.txt). exp and
+// sigmoid are vector_math.hpp's, which vectorise, not the C library's (within 1 ulp of it).
 // lib/kernels/cuda/expression.cu mirrors it on the GPU.
 #include <cmath>
 #include <string_view>
 #include <type_traits>
 
 #include "kernels/expression.hpp"
+#include "kernels/vector_math.hpp"
 
 namespace tra::kernels::expr {
 
+// Always inlined: the evaluator's loops (expression_eval.cpp) must see the arithmetic to vectorise
+// it, and its target_clones copies do not inline an ordinary call.
 template <Op op, class T>
-T apply_op(T x, [[maybe_unused]] T y) {
+[[gnu::always_inline]] inline T apply_op(T x, [[maybe_unused]] T y) {
     if constexpr (op == Op::Neg)
         return -x;
     else if constexpr (op == Op::Exp)
-        return std::exp(x);
+        return vmath::exp(x);
     else if constexpr (op == Op::Log)
         return std::log(x);
     else if constexpr (op == Op::Sqrt)
@@ -24,12 +29,9 @@ T apply_op(T x, [[maybe_unused]] T y) {
         return T(1) / std::sqrt(x);
     else if constexpr (op == Op::Tanh)
         return std::tanh(x);
-    else if constexpr (op == Op::Sigmoid) {
-        // Split by sign so exp never overflows, as the sigmoid kernel (unary.cpp) does.
-        if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-        const T e = std::exp(x);
-        return e / (T(1) + e);
-    } else if constexpr (op == Op::Erf)
+    else if constexpr (op == Op::Sigmoid)
+        return vmath::sigmoid(x);  // the sigmoid kernel's (unary.cpp), which never overflows
+    else if constexpr (op == Op::Erf)
         return std::erf(x);
     else if constexpr (op == Op::Abs)
         return std::abs(x);
