@@ -17,10 +17,10 @@ namespace {
 const std::vector<Kernel>& registry() {
     static const std::vector<Kernel> kernels = [] {
         std::vector<Kernel> all;
-        for (auto part : {cpu::matmul_kernels(), cpu::elementwise_kernels(), cpu::unary_kernels(),
-                          cpu::reduction_kernels(), cpu::argmin_kernels(),
-                          cpu::expression_kernels(),
-                          std::vector<Kernel>{cpu::einsum_kernel(), cpu::diagonal_kernel()}})
+        for (auto part :
+             {cpu::matmul_kernels(), cpu::elementwise_kernels(), cpu::unary_kernels(),
+              cpu::reduction_kernels(), cpu::argmin_kernels(), cpu::expression_kernels(),
+              std::vector<Kernel>{cpu::einsum_kernel(), cpu::diagonal_kernel()}})
             for (Kernel& k : part) all.push_back(std::move(k));
 #if TRA_CUDA
         for (Kernel& k : all) {

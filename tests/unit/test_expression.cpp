@@ -137,7 +137,8 @@ TEST_CASE("min and max propagate NaN from either operand, like numpy") {
 }
 
 TEST_CASE("sigmoid does not overflow on either side") {
-    const std::vector<double> got = eval(program_of("sigmoid(x)"), std::vector<double>{-1000, 1000});
+    const std::vector<double> got =
+        eval(program_of("sigmoid(x)"), std::vector<double>{-1000, 1000});
     CHECK(got[0] == 0.0);
     CHECK(got[1] == 1.0);
     const std::vector<float> f = eval(program_of("sigmoid(x)"), std::vector<float>{-200, 200});
@@ -206,8 +207,8 @@ TEST_CASE("constants fold at compile time, in each dtype as evaluation would com
     const Program c = program_of("sqrt(16) - 1");
     CHECK(c.code.empty());
     CHECK(eval(c, std::vector<double>{5, 6}) == std::vector<double>{3, 3});
-    CHECK(eval(program_of("b", Context::Join), std::vector<float>{1, 2}, std::vector<float>{8, 9}) ==
-          std::vector<float>{8, 9});
+    CHECK(eval(program_of("b", Context::Join), std::vector<float>{1, 2},
+               std::vector<float>{8, 9}) == std::vector<float>{8, 9});
     // 0 / 0 folds to NaN, and NaN is a constant like any other.
     CHECK(std::isnan(eval(program_of("0 / 0 + x"), std::vector<double>{1})[0]));
 }

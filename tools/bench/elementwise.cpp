@@ -79,9 +79,8 @@ int main(int argc, char** argv) {
     std::vector<double> copy(static_cast<std::size_t>(n));
     const double bytes = 2.0 * 8.0 * static_cast<double>(n);
 
-    const double memcpy_s = best_seconds(repeats, [&] {
-        std::memcpy(copy.data(), xs, static_cast<std::size_t>(n) * 8);
-    });
+    const double memcpy_s = best_seconds(
+        repeats, [&] { std::memcpy(copy.data(), xs, static_cast<std::size_t>(n) * 8); });
     std::printf("%-34s %9.4f s %7.2f GB/s  1.00\n", "memcpy", memcpy_s, bytes / memcpy_s / 1e9);
 
     const std::vector<Case> cases = {
