@@ -70,9 +70,14 @@ Spec parse_spec(const std::string& text) {
 Spec checked_spec(const KernelParams& p) {
     Spec spec = parse_spec(p.spec);
     if (p.join_op == "expr") {
-        // An expression join (variables a and b): checked here, evaluated by the loop.
-        Checked<expr::Program> program = expr::compile(p.expr, expr::Context::Join);
-        if (!program) throw Error("einsum: join " + program.problem().message());
+        // An expression join (variables a and b): checked here, evaluated by the loop. The
+        // program is compiled once per thread (checked_spec runs for every tile), the same one
+        // the loop then looks up.
+        try {
+            expr::compiled(p.expr, expr::Context::Join);
+        } catch (const Error& e) {
+            throw Error("einsum: join " + e.message());
+        }
     } else if (!with_scalar_op(p.join_op, [](auto) {})) {
         throw Error("einsum: unknown join '" + p.join_op +
                     "' (mul, add, sub, div, max, min, or an expression)");
@@ -335,8 +340,7 @@ Kernel einsum_kernel() {
         // One operand: any aggregation of zeros is 0. Two: join(0, 0) decides, evaluated.
         props.zero_preserving = true;
         if (checked_spec(p).inputs.size() == 2 && p.join_op == "expr")
-            props.zero_preserving =
-                expr::compile(p.expr, expr::Context::Join).value().zero_preserving;
+            props.zero_preserving = expr::compiled(p.expr, expr::Context::Join).zero_preserving;
         else if (checked_spec(p).inputs.size() == 2)
             with_scalar_op(p.join_op,
                            [&](auto join) { props.zero_preserving = join(0.0, 0.0) == 0.0; });
