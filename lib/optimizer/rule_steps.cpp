@@ -18,12 +18,17 @@ std::size_t Steps::uses(const std::string& name) const {
     for (const Step& s : steps)
         for (const std::string& in : s.inputs) n += in == name;
     for (const StepOutput& o : outputs) n += o.relation == name;
+    if (repeat)
+        for (const auto& c : repeat->carry) n += c.step == name;
     return n;
 }
 
 bool Steps::is_output(const std::string& name) const {
     for (const StepOutput& o : outputs)
         if (o.relation == name) return true;
+    if (repeat)
+        for (const auto& c : repeat->carry)
+            if (c.step == name) return true;
     return false;
 }
 
@@ -45,14 +50,20 @@ std::string Steps::fresh_name(const std::string& base) const {
 }
 
 Steps to_steps(const Program& p) {
-    Steps out{p.name, p.dtype, p.sites, {}, {}};
+    Steps out{p.name, p.dtype, p.sites, {}, {}, {}};
     for (const Node& n : p.nodes) {
         Step s{n.name, n.op, {}, n.where, n.lowered_from, n.type};
         for (NodeId in : n.inputs) s.inputs.push_back(p.node(in).name);
         out.steps.push_back(std::move(s));
     }
     for (const Output& o : p.outputs)
-        out.outputs.push_back({p.node(o.node).name, o.file, o.dataset, o.where});
+        out.outputs.push_back({p.node(o.node).name, o.file, o.dataset, o.where, o.iteration});
+    if (p.repeat) {
+        StepRepeat r{p.repeat->times, {}, p.repeat->where};
+        for (const Carry& c : p.repeat->carry)
+            r.carry.push_back({p.node(c.input).name, p.node(c.step).name, c.where});
+        out.repeat = std::move(r);
+    }
     return out;
 }
 
@@ -88,10 +99,15 @@ Checked<Program> build_steps(const Steps& steps) {
         if (!id) return id.problem();
         if (!s.lowered_from.empty()) b.set_lowered_from(*id, s.lowered_from);
     }
+    if (steps.repeat)
+        if (auto problem =
+                b.try_set_repeat(steps.repeat->times, steps.repeat->carry, steps.repeat->where))
+            return *problem;
     for (const StepOutput& o : steps.outputs) {
         StepSource src;
         src.step = o.where;
-        if (auto problem = b.try_add_output(o.relation, o.file, o.dataset, src)) return *problem;
+        if (auto problem = b.try_add_output(o.relation, o.file, o.dataset, src, o.iteration))
+            return *problem;
     }
     return b.finish();
 }

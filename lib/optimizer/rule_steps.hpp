@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tra/program.hpp"
+#include "tra/program_builder.hpp"
 
 namespace tra::optimizer {
 
@@ -24,6 +25,14 @@ struct StepOutput {
     std::string relation;
     std::string file, dataset;
     SourceLocation where;
+    std::int64_t iteration = 0;  // Output::iteration
+};
+
+// A `repeat:` by names: rules keep a carried step's name, as they keep an output's.
+struct StepRepeat {
+    std::int64_t times = 1;
+    std::vector<ProgramBuilder::CarryText> carry;
+    SourceLocation where;
 };
 
 struct Steps {
@@ -32,11 +41,13 @@ struct Steps {
     std::optional<int> sites;
     std::vector<Step> steps;
     std::vector<StepOutput> outputs;
+    std::optional<StepRepeat> repeat;
 
     // Index of the step called `name`; throws Error (Failed) when there is none.
     std::size_t index(const std::string& name) const;
-    // How many operands (of steps and outputs) read `name`; join(X, X) counts twice.
+    // How many operands (of steps, outputs and carries) read `name`; join(X, X) counts twice.
     std::size_t uses(const std::string& name) const;
+    // Whether `name` leaves the program: an output, or a step a loop carries.
     bool is_output(const std::string& name) const;
     // Points every operand reading `from` (steps only, not outputs) at `to`.
     void redirect(const std::string& from, const std::string& to);

@@ -59,4 +59,10 @@ std::vector<NodeId> Program::input_nodes() const {
     return ids;
 }
 
+const Carry* Repeat::carried(NodeId input) const {
+    for (const Carry& c : carry)
+        if (c.input == input) return &c;
+    return nullptr;
+}
+
 }  // namespace tra

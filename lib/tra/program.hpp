@@ -4,6 +4,7 @@
 // (see ProgramBuilder). Einsum steps appear here already lowered to join/aggregate/rekey/
 // transform nodes.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -96,6 +97,29 @@ struct Output {
     std::string file;     // resolved: absolute or relative to the current directory
     std::string dataset;  // e.g. "/C"
     SourceLocation where;
+    // In a `repeat:` program, an output with `every: K` is also written after iterations K, 2K,
+    // ... (1-based): one Output each, dataset "/C@K", with that iteration here. 0: written once,
+    // after the last iteration (every output of a program without `repeat:`).
+    std::int64_t iteration = 0;
+};
+
+// One `carry:` entry of a `repeat:` (docs/workflow-format.md): after each iteration, input
+// `input` takes the value step `step` had in it. Both have the same type, key set and frontier.
+struct Carry {
+    NodeId input;
+    NodeId step;
+    SourceLocation where;
+};
+
+// A top-level `repeat:`: the program (the loop body) runs `times` times in one run, planned
+// once; carried relations stay in memory between iterations, other inputs are read once.
+struct Repeat {
+    std::int64_t times = 1;
+    std::vector<Carry> carry;
+    SourceLocation where;
+
+    // The carry whose input is `input`, if it is carried.
+    const Carry* carried(NodeId input) const;
 };
 
 class Program {
@@ -108,6 +132,7 @@ public:
     std::vector<std::string> rewrites;
     std::vector<Node> nodes;  // topological: inputs precede users
     std::vector<Output> outputs;
+    std::optional<Repeat> repeat;  // none: the program runs once
 
     const Node& node(NodeId id) const { return nodes.at(id); }
     std::optional<NodeId> find(const std::string& name) const;

@@ -352,7 +352,8 @@ NodeId ProgramBuilder::add_softmax(const std::string& name, const std::string& i
 }
 
 std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation, std::string file,
-                                                    std::string dataset, const StepSource& src) {
+                                                    std::string dataset, const StepSource& src,
+                                                    std::int64_t iteration) {
     const Checked<NodeId> id_id = try_lookup(relation, src.step);
     if (!id_id) return id_id.problem();
     const NodeId id = *id_id;
@@ -365,12 +366,15 @@ std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation,
     for (const Output& o : program_.outputs)
         if (o.file == file && o.dataset == dataset)
             return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
-    program_.outputs.push_back(Output{id, std::move(file), std::move(dataset), src.step});
+    program_.outputs.push_back(
+        Output{id, std::move(file), std::move(dataset), src.step, iteration});
     return std::nullopt;
 }
 
 Program ProgramBuilder::finish() {
     for (const Output& o : program_.outputs) program_.nodes[o.node].needed = true;
+    if (program_.repeat)
+        for (const Carry& c : program_.repeat->carry) program_.nodes[c.step].needed = true;
     for (NodeId i = program_.nodes.size(); i-- > 0;)
         if (program_.nodes[i].needed)
             for (NodeId in : program_.nodes[i].inputs) program_.nodes[in].needed = true;

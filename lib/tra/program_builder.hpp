@@ -74,7 +74,22 @@ class ProgramBuilder {
                                    const StepSource& src);
     // The problem, if any; nothing is added then.
     std::optional<Error> try_add_output(const std::string& relation, std::string file,
-                                        std::string dataset, const StepSource& src);
+                                        std::string dataset, const StepSource& src,
+                                        std::int64_t iteration = 0);
+    // `repeat:` (program_builder_repeat.cpp): after the steps, before the outputs (an output's
+    // `every:` needs the iteration count). Each carry is (input name, step name, where).
+    struct CarryText {
+        std::string input, step;
+        SourceLocation where;
+    };
+    std::optional<Error> try_set_repeat(std::int64_t times, const std::vector<CarryText>& carry,
+                                        const SourceLocation& where);
+    // An output written every `every` iterations as well as after the last: one Output per
+    // observation (Output::iteration), datasets "DATASET@ITERATION". Needs the repeat.
+    std::optional<Error> try_add_observed_output(const std::string& relation,
+                                                 const std::string& file,
+                                                 const std::string& dataset, std::int64_t every,
+                                                 const StepSource& src);
 
     NodeId add_input(const std::string& name, const Shape& shape, const Shape& tile, DType dtype,
                      InputSource source, const StepSource& src) {
@@ -124,7 +139,7 @@ class ProgramBuilder {
             throw *problem;
     }
 
-    // The finished program, with `needed` marked on every node an output depends on.
+    // The finished program, with `needed` marked on every node an output or a carry depends on.
     Program finish();
 
     // Reads for lowering and validation.

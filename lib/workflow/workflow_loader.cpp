@@ -110,7 +110,7 @@ public:
     Program load() {
         Field root(load_yaml(path_), path_, "");
         if (!root.is_map()) root.fail("a workflow is a map with name, inputs, program, outputs");
-        root.allow_only({"name", "dtype", "sites", "inputs", "program", "outputs"});
+        root.allow_only({"name", "dtype", "sites", "inputs", "program", "repeat", "outputs"});
         DType dtype = DType::F64;
         if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
         ProgramBuilder b(root.at("name").as_string(), dtype);
@@ -123,6 +123,7 @@ public:
         if (root.has("inputs"))
             for (const auto& [name, f] : root.at("inputs").entries()) add_input(b, name, f, dtype);
         if (root.has("program")) add_steps(b, root.at("program"));
+        if (root.has("repeat")) set_repeat(b, root.at("repeat"));
         if (root.has("outputs"))
             for (const auto& [name, f] : root.at("outputs").entries()) add_output(b, name, f);
         return b.finish();
@@ -317,9 +318,26 @@ private:
         }
     }
 
+    // repeat: {times: N, carry: {INPUT: STEP, ...}}
+    static void set_repeat(ProgramBuilder& b, const Field& f) {
+        if (!f.is_map()) f.fail("repeat is a map with times and carry");
+        f.allow_only({"times", "carry"});
+        std::vector<ProgramBuilder::CarryText> carry;
+        if (f.has("carry")) {
+            const Field c = f.at("carry");
+            if (!c.is_map() && !c.is_null())
+                c.fail("carry is a map from an input to the step whose value it takes next");
+            if (c.is_map())
+                for (const auto& [input, step] : c.entries())
+                    carry.push_back({input, step.as_string(), step.where()});
+        }
+        if (auto problem = b.try_set_repeat(f.at("times").as_int(), carry, f.at("times").where()))
+            throw *problem;
+    }
+
     void add_output(ProgramBuilder& b, const std::string& name, const Field& f) {
         if (!f.is_map()) f.fail("an output is a map with file (and dataset)");
-        f.allow_only({"file", "dataset"});
+        f.allow_only({"file", "dataset", "every"});
         const std::string file = resolve(out_folder_, f.at("file").as_string());
         const std::string dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
         // Checked here, not when running, so that `tra validate` says it too, and before
@@ -330,6 +348,12 @@ private:
                                   "', which is the file of input " + in.name + " ('" + in.file +
                                   "', " + in.where.str() +
                                   "); inputs are never modified: write the output to another file");
+        if (f.has("every")) {
+            if (auto problem = b.try_add_observed_output(name, file, dataset,
+                                                         f.at("every").as_int(), source_of(f)))
+                throw *problem;
+            return;
+        }
         b.add_output(name, file, dataset, source_of(f));
     }
 
