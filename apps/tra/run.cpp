@@ -83,13 +83,14 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
         // The oracle evaluates the workflow as written, before any logical rewrite.
         const Program& oracle = prep.original ? *prep.original : p;
         runtime::ReferenceEvaluator reference(oracle);
-        for (std::size_t i = 0; i < p.outputs.size(); ++i) {
-            const Output& o = p.outputs[i];
-            const std::string diff = compare_relations(
-                prep.files->read(o, p.node(o.node)), reference.evaluate(oracle.outputs.at(i).node));
+        reference.evaluate_outputs([&](std::size_t i, const TensorRelation& expected) {
+            const Output& o = p.outputs.at(i);
+            const std::string diff = compare_relations(prep.files->read(o, p.node(o.node)), expected);
             if (!diff.empty())
-                problems.push_back(p.node(o.node).name + " differs from the reference: " + diff);
-        }
+                problems.push_back(p.node(o.node).name +
+                                   (o.iteration ? " (" + o.dataset + ")" : std::string()) +
+                                   " differs from the reference: " + diff);
+        });
     }
 
     // Outputs appear at their final names only once everything else has succeeded.

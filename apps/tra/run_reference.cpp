@@ -20,17 +20,27 @@ void run_reference(const RunOptions& opt) {
     const Program p = workflow::load_workflow(opt.workflow, load);
     runtime::OutputFiles files(p, opt.force);
     runtime::ReferenceEvaluator evaluator(p);
-    for (NodeId id = 0; id < p.nodes.size(); ++id) {
-        if (!p.node(id).needed) continue;
-        const auto t0 = std::chrono::steady_clock::now();
-        const TensorRelation& r = evaluator.evaluate(id);
-        if (opt.progress)
-            std::cerr
-                << "  " << p.node(id).name << ": " << r.tuples.size() << " tuples in "
-                << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
-                << " s\n";
+    const std::int64_t times = p.repeat ? p.repeat->times : 1;
+    for (;;) {
+        for (NodeId id = 0; id < p.nodes.size(); ++id) {
+            if (!p.node(id).needed) continue;
+            const auto t0 = std::chrono::steady_clock::now();
+            const TensorRelation& r = evaluator.evaluate(id);
+            if (opt.progress)
+                std::cerr
+                    << "  " << (times > 1 ? "iteration " + std::to_string(evaluator.iteration()) +
+                                                ": "
+                                          : "")
+                    << p.node(id).name << ": " << r.tuples.size() << " tuples in "
+                    << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+                    << " s\n";
+        }
+        for (const Output& o : p.outputs)
+            if ((o.iteration ? o.iteration : times) == evaluator.iteration())
+                files.write(o, evaluator.evaluate(o.node));
+        if (evaluator.iteration() >= times) break;
+        evaluator.next_iteration();
     }
-    for (const Output& o : p.outputs) files.write(o, evaluator.evaluate(o.node));
     files.commit();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

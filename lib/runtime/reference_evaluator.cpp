@@ -3,6 +3,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/error.hpp"
 #include "runtime/local_ops.hpp"
 
 namespace tra::runtime {
@@ -14,6 +15,33 @@ const TensorRelation& ReferenceEvaluator::evaluate(NodeId id) {
     for (NodeId in : node.inputs) evaluate(in);
     TensorRelation r = compute(node);
     return results_.emplace(id, std::move(r)).first->second;
+}
+
+void ReferenceEvaluator::next_iteration() {
+    if (!program_.repeat) throw Error("internal: next_iteration of a program without a loop");
+    std::map<NodeId, TensorRelation> next;
+    for (const Carry& c : program_.repeat->carry) next[c.input] = evaluate(c.step);
+    for (NodeId in : program_.input_nodes())
+        if (!next.count(in) && results_.count(in)) next[in] = std::move(results_.at(in));
+    results_ = std::move(next);
+    ++iteration_;
+}
+
+std::vector<TensorRelation> ReferenceEvaluator::evaluate_outputs(
+    const std::function<void(std::size_t, const TensorRelation&)>& each) {
+    const auto& outputs = program_.outputs;
+    std::vector<TensorRelation> values(outputs.size());
+    const std::int64_t times = program_.repeat ? program_.repeat->times : 1;
+    for (;;) {
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const std::int64_t at = outputs[i].iteration ? outputs[i].iteration : times;
+            if (at != iteration_) continue;
+            values[i] = evaluate(outputs[i].node);
+            if (each) each(i, values[i]);
+        }
+        if (iteration_ >= times) return values;
+        next_iteration();
+    }
 }
 
 TensorRelation ReferenceEvaluator::compute(const Node& node) {
