@@ -12,6 +12,14 @@ std::vector<IaNodeId> last_uses(const Plan& plan) {
     }
     for (const Output& o : plan.program().outputs)
         if (auto r = plan.result(o.node)) last[*r] = plan.size();
+    // A loop keeps, to the end of every iteration, the inputs it does not carry (read once, read
+    // by every iteration) and the carried steps' results (the next iteration's inputs).
+    if (const auto& repeat = plan.program().repeat) {
+        for (const IaNode& n : plan.nodes())
+            if (n.op == IaOp::Input && !repeat->carried(n.origin)) last[n.id] = plan.size();
+        for (const Carry& c : repeat->carry)
+            if (auto r = plan.result(c.step)) last[*r] = plan.size();
+    }
     return last;
 }
 

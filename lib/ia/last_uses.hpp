@@ -9,7 +9,8 @@
 namespace tra::ia {
 
 // Per node: the id of the last node reading its output (its own id when none does), or
-// plan.size() when the output is a result of the program.
+// plan.size() when the output is a result of the program, or, in a loop, an input it does not
+// carry or a carried step's result.
 std::vector<IaNodeId> last_uses(const Plan& plan);
 
 }  // namespace tra::ia

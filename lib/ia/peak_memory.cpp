@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ia/loop_carry.hpp"
 #include "ia/output_lifetimes.hpp"
 
 namespace tra::ia {
@@ -31,11 +32,16 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
         if (k < lifetimes.size() && lifetimes[k]) lifetimes[k]->last = plan.size();
 
     // Step t runs node t, with its exchange buffers; step plan.size() is after the last node,
-    // with `at_end` (what a verifying run allocates then).
+    // with `at_end` (what a verifying run allocates then) or, between two iterations of a loop,
+    // the carry's buffers and new tiles (never both: a run verifies after its last iteration).
+    std::vector<std::int64_t> after = at_end;
+    after.resize(S, 0);
+    const std::vector<std::int64_t> carry = carry_scratch(plan, carry_moves(plan));
+    for (std::size_t s = 0; s < S; ++s) after[s] = std::max(after[s], carry[s]);
     std::vector<std::int64_t> peak(S, 0);
     for (IaNodeId t = 0; t <= plan.size(); ++t) {
         std::vector<std::int64_t> live =
-            t < plan.size() ? exchange_buffers(plan.node(t).cost.transfer, plan.sites()) : at_end;
+            t < plan.size() ? exchange_buffers(plan.node(t).cost.transfer, plan.sites()) : after;
         live.resize(S, 0);
         for (IaNodeId i = 0; i < plan.size(); ++i)
             if (lifetimes[i] && lifetimes[i]->alive_at(t))

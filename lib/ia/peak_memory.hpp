@@ -10,7 +10,9 @@
 //                 receiver and one receive buffer per sender, held together, each
 //                 [8-byte count][per tuple: key values, tile] (exchange_buffers)
 // and, with `tra run --verify`, after the last node: what is alive then (the outputs and the
-// operands the checks kept) plus the checks' own scratch.
+// operands the checks kept) plus the checks' own scratch. In a loop (Program::repeat), what
+// stays alive across iterations lives to the end (last_uses.hpp), and between iterations the
+// carry's buffers and new tiles join what is alive (loop_carry.hpp).
 //
 // This is what the runtime measures (lib/runtime/executor.cpp), so measured <= predicted.
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/partials.hpp"
+#include "ia/loop_carry.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/replication.hpp"
 #include "ia/site_tracing.hpp"
@@ -154,6 +155,12 @@ PlanTotals whole_plan_totals(const Plan& plan) {
         totals.paper_floats += n.cost.paper_floats;
         totals.paper_floats_aggregated += n.cost.paper_floats_aggregated;
         totals.flops += n.cost.flops;
+    }
+    // A loop's carry moves between iterations: part of every iteration but the last, counted
+    // with the iteration it ends (ia/loop_carry.hpp).
+    for (const CarryMove& m : carry_moves(plan)) {
+        totals.payload_bytes += m.transfer.payload_bytes;
+        totals.overhead_bytes += m.transfer.overhead_bytes;
     }
 
     // Resident outputs plus exchange buffers, per site (ia/peak_memory.hpp).

@@ -9,6 +9,7 @@
 #include "core/dtype.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/gemm_permutes.hpp"
+#include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
 
 namespace tra::ia {
@@ -214,8 +215,21 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
     return out;
 }
 
-double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first) {
+double carry_seconds(const Plan& plan, const TimeModel& model) {
+    const auto sites = static_cast<std::size_t>(plan.sites());
+    const Exchange exchange(model, sites);
     double seconds = 0;
+    for (const CarryMove& m : carry_moves(plan)) {
+        double busiest = exchange.busiest_link(m.transfer);
+        for (std::size_t s = 0; s < sites; ++s)
+            busiest = std::max(busiest, exchange.site(m.transfer, s));
+        seconds += busiest;
+    }
+    return seconds;
+}
+
+double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first) {
+    double seconds = first == 0 ? carry_seconds(plan, model) : 0.0;
     for (const OperatorTime& t : operator_times(plan, model, first)) seconds += t.seconds();
     return seconds;
 }
