@@ -65,6 +65,7 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
     RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
                        &device, &prep.predicted_seconds, &prep.profile};
     summary.provenance = &provenance;
+    summary.iterations = result.iterations_run;
     if (device.tiles() == Residence::Host) {  // device tiles reserve nothing
         summary.predicted_reserved_bytes = runtime::reserved_bytes_at_peak(*prep.plan);
         const double rate = prep.profile.first_touch_bytes_per_second;

@@ -56,8 +56,9 @@ struct RunSummary {
     const runtime::ExecutionResult* result = nullptr;
     const ia::PlanTotals* totals = nullptr;
     const runtime::DeviceContext* device = nullptr;
-    // The time model's seconds per IA node (a fused join's on the aggregate that runs it), and
-    // the machine profile that predicted them.
+    // The time model's seconds per IA node (a fused join's on the aggregate that runs it), then
+    // in a loop 0 for `write` and one per carry move, all for one iteration; and the machine
+    // profile that predicted them.
     const std::vector<double>* predicted_seconds = nullptr;
     const ia::MachineProfile* profile = nullptr;
     const Provenance* provenance = nullptr;  // with --report (run_provenance.hpp)
@@ -65,9 +66,11 @@ struct RunSummary {
     // seconds that takes at the profile's first-touch rate.
     std::int64_t predicted_reserved_bytes = 0;
     double predicted_reserve_seconds = 0;
+    std::int64_t iterations = 1;  // the loop iterations this run took (1 without a loop)
 };
 
-// Operators whose measured bytes differ from the prediction (whole run or one rank), one line each.
+// Operators whose measured bytes differ from the prediction (whole run or one rank), and loop
+// iterations whose bytes differ from their prediction, one line each.
 std::vector<std::string> byte_mismatches(const runtime::ExecutionResult& result);
 
 void print_run_table(const RunSummary& run);

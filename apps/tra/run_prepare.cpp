@@ -38,6 +38,12 @@ std::vector<double> predicted_per_operator(const ia::Plan& plan, const ia::TimeM
             out.at(*fused[id]) += out[id];
             out[id] = 0;
         }
+    // A loop's carry moves follow `write` (plan.size()), as in the report (executor.hpp).
+    const std::vector<double> carry = ia::carry_seconds(plan, model);
+    if (!carry.empty()) {
+        out.push_back(0.0);
+        out.insert(out.end(), carry.begin(), carry.end());
+    }
     return out;
 }
 

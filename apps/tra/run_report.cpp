@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -28,18 +29,40 @@ Totals totals_of(const runtime::ExecutionResult& result) {
     return t;
 }
 
-// The time model's seconds for operator `id` (an IA node; `write` has none).
-double predicted(const RunSummary& run, std::int64_t id) {
-    if (!run.predicted_seconds || id < 0) return 0;
-    const auto i = static_cast<std::size_t>(id);
-    return i < run.predicted_seconds->size() ? (*run.predicted_seconds)[i] : 0.0;
+// The time model's seconds for operator `r` over the run (`write` has none): an IA node's once
+// per iteration, a carry move's once between two iterations.
+double predicted(const RunSummary& run, const runtime::OperatorRun& r) {
+    if (!run.predicted_seconds || r.id < 0 || r.op == "write") return 0;
+    const auto i = static_cast<std::size_t>(r.id);
+    const double once = i < run.predicted_seconds->size() ? (*run.predicted_seconds)[i] : 0.0;
+    return once * static_cast<double>(r.op == "carry" ? run.iterations - 1 : run.iterations);
 }
 
 double predicted_total(const RunSummary& run) {
     double total = 0;
-    if (run.predicted_seconds)
-        for (double s : *run.predicted_seconds) total += s;
+    for (const auto& r : run.result->operators) total += predicted(run, r);
     return total;
+}
+
+// One line for a loop: how many iterations, their seconds, and whether every one moved the
+// bytes predicted for it.
+void print_iterations(const runtime::ExecutionResult& result) {
+    const auto& its = result.iterations;
+    if (its.empty()) return;
+    double least = its.front().seconds, most = least, sum = 0;
+    std::size_t exact = 0;
+    for (const auto& it : its) {
+        least = std::min(least, it.seconds);
+        most = std::max(most, it.seconds);
+        sum += it.seconds;
+        exact += it.measured_payload == it.predicted_payload &&
+                 it.measured_overhead == it.predicted_overhead;
+    }
+    std::printf(
+        "loop: iterations %lld to %lld, %.4g s each on average (%.4g to %.4g); %zu of %zu moved "
+        "exactly the bytes predicted for them\n",
+        static_cast<long long>(its.front().iteration), static_cast<long long>(its.back().iteration),
+        sum / static_cast<double>(its.size()), least, most, exact, its.size());
 }
 
 long long ll(std::int64_t v) {
@@ -61,6 +84,14 @@ std::vector<std::string> byte_mismatches(const runtime::ExecutionResult& result)
         for (const auto& m : r.rank_mismatches)
             problems.push_back("operator #" + std::to_string(r.id) + " " + r.op + ": " + m);
     }
+    for (const auto& it : result.iterations)
+        if (it.measured_payload != it.predicted_payload ||
+            it.measured_overhead != it.predicted_overhead)
+            problems.push_back("iteration " + std::to_string(it.iteration) + " moved " +
+                               std::to_string(it.measured_payload) + " + " +
+                               std::to_string(it.measured_overhead) + " bytes, predicted " +
+                               std::to_string(it.predicted_payload) + " + " +
+                               std::to_string(it.predicted_overhead));
     return problems;
 }
 
@@ -76,7 +107,7 @@ void print_run_table(const RunSummary& run) {
                 "predicted", "measured", "predicted", "overhead", "predicted", "peak/rank");
     for (const auto& r : result.operators) {
         char guess[16] = "-";
-        if (r.op != "write") std::snprintf(guess, sizeof guess, "%.4f", predicted(run, r.id));
+        if (r.op != "write") std::snprintf(guess, sizeof guess, "%.4f", predicted(run, r));
         std::printf("%4lld  %-16s %10.4f %10s %14lld %14lld %12lld %12lld %14lld\n", ll(r.id),
                     r.op.c_str(), r.seconds, guess, ll(r.measured_payload),
                     ll(r.predicted_payload), ll(r.measured_overhead), ll(r.predicted_overhead),
@@ -93,6 +124,7 @@ void print_run_table(const RunSummary& run) {
             "%.4f s (predicted %lld bytes, %.4f s)\n",
             ll(result.reserved_bytes), result.reserve_seconds, ll(run.predicted_reserved_bytes),
             run.predicted_reserve_seconds);
+    print_iterations(result);
     if (run.profile)
         std::printf("predicted %.4g s for the plan's operators by machine profile %s (%s)\n",
                     predicted_total(run), run.profile->name.c_str(), run.profile->source.c_str());
@@ -123,7 +155,7 @@ void write_run_report(const RunSummary& run, const std::string& path) {
             .field("seconds_median", r.seconds_median)
             .field("seconds_max", r.seconds)
             .field("slowest_rank", r.slowest_rank);
-        if (r.op != "write") j.field("predicted_seconds", predicted(run, r.id));
+        if (r.op != "write") j.field("predicted_seconds", predicted(run, r));
         j.field("measured_bytes", r.measured_payload).field("predicted_bytes", r.predicted_payload);
         j.field("overhead_bytes", r.measured_overhead)
             .field("predicted_overhead_bytes", r.predicted_overhead);
@@ -131,6 +163,19 @@ void write_run_report(const RunSummary& run, const std::string& path) {
         j.end_object();
     }
     j.end_array();
+    if (!result.iterations.empty()) {  // a loop: each iteration, its carry included
+        j.key("iterations").begin_array();
+        for (const auto& it : result.iterations)
+            j.begin_object()
+                .field("iteration", it.iteration)
+                .field("seconds", it.seconds)
+                .field("measured_bytes", it.measured_payload)
+                .field("predicted_bytes", it.predicted_payload)
+                .field("overhead_bytes", it.measured_overhead)
+                .field("predicted_overhead_bytes", it.predicted_overhead)
+                .end_object();
+        j.end_array();
+    }
     j.field("measured_bytes", t.measured).field("predicted_bytes", t.predicted);
     j.field("overhead_bytes", t.overhead).field("predicted_overhead_bytes", t.predicted_overhead);
     j.field("peak_bytes", result.peak_bytes).field("predicted_peak_bytes", run.totals->peak_bytes);

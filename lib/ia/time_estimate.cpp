@@ -215,21 +215,23 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
     return out;
 }
 
-double carry_seconds(const Plan& plan, const TimeModel& model) {
+std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const auto sites = static_cast<std::size_t>(plan.sites());
     const Exchange exchange(model, sites);
-    double seconds = 0;
+    std::vector<double> out;
     for (const CarryMove& m : carry_moves(plan)) {
         double busiest = exchange.busiest_link(m.transfer);
         for (std::size_t s = 0; s < sites; ++s)
             busiest = std::max(busiest, exchange.site(m.transfer, s));
-        seconds += busiest;
+        out.push_back(busiest);
     }
-    return seconds;
+    return out;
 }
 
 double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first) {
-    double seconds = first == 0 ? carry_seconds(plan, model) : 0.0;
+    double seconds = 0;
+    if (first == 0)
+        for (double s : carry_seconds(plan, model)) seconds += s;
     for (const OperatorTime& t : operator_times(plan, model, first)) seconds += t.seconds();
     return seconds;
 }

@@ -64,9 +64,9 @@ struct OperatorTime {
 std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model,
                                          IaNodeId first = 0);
 
-// A loop's carry between two iterations (ia/loop_carry.hpp): each move's busiest site or host
-// link, as an enforcer's communication; 0 without a loop.
-double carry_seconds(const Plan& plan, const TimeModel& model);
+// A loop's carry between two iterations (ia/loop_carry.hpp), per move in carry_moves order: its
+// busiest site or host link, as an enforcer's communication; empty without a loop.
+std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model);
 
 // The sum of operator_times' seconds, and from the first node on the carry's (one iteration).
 double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first = 0);

@@ -44,13 +44,15 @@ ExchangeLists reduce_lists(const IaNode& n, const HeldTuples& in, const ia::Site
     return lists;
 }
 
+}  // namespace
+
 // A move (bcast, shuffle, grid): each receiver lacking a tuple gets it from sender_for.
-ExchangeLists move_lists(const IaNode& n, const HeldTuples& in, const ia::SiteMap& from, Site me,
-                         int S) {
+ExchangeLists move_lists(const ia::Placement& to, const HeldTuples& in, const ia::SiteMap& from,
+                         Site me, int S) {
     ExchangeLists lists(S);
     for (const auto& [k, t] : in.tuples) {
         const std::vector<Site>& had = from.at(k);
-        for (Site r : n.placement.sites(k, S)) {
+        for (Site r : to.sites(k, S)) {
             if (r == me) {
                 lists.keep.push_back(&k);
             } else if (!holds(had, r) && ia::sender_for(had, r) == me) {
@@ -59,15 +61,15 @@ ExchangeLists move_lists(const IaNode& n, const HeldTuples& in, const ia::SiteMa
         }
     }
     for (const auto& [k, had] : from)
-        if (!holds(had, me) && holds(n.placement.sites(k, S), me))
+        if (!holds(had, me) && holds(to.sites(k, S), me))
             lists.expect[static_cast<std::size_t>(ia::sender_for(had, me))].push_back(k);
     return lists;
 }
 
 // "rank R received P + O bytes, predicted P' + O'" when this rank's own bytes differ from the
 // plan's per-site prediction.
-void check_received_bytes(const IaNode& n, Site me, const ExchangeStats& stats, OperatorRun& run) {
-    const auto& tr = n.cost.transfer;
+void check_received_bytes(const ia::Transfer& tr, Site me, const ExchangeStats& stats,
+                          OperatorRun& run) {
     const auto site = static_cast<std::size_t>(me);
     if (site < tr.received_payload.size() && (tr.received_payload[site] != stats.payload_bytes ||
                                               tr.received_overhead[site] != stats.overhead_bytes))
@@ -78,8 +80,6 @@ void check_received_bytes(const IaNode& n, Site me, const ExchangeStats& stats, 
                                       std::to_string(tr.received_overhead[site]));
 }
 
-}  // namespace
-
 void Execution::run_enforcer(const IaNode& n, OperatorStep& step) {
     // Local failures are agreed on before any message is posted; a failure during the exchange
     // itself (peers wait on this rank) ends the job in the caller.
@@ -88,7 +88,7 @@ void Execution::run_enforcer(const IaNode& n, OperatorStep& step) {
     const ia::SiteMap& from = where_.at(n.inputs[0]);
     agree_.step([&] {
         step.lists =
-            reduce ? reduce_lists(n, in, from, me_, sites_) : move_lists(n, in, from, me_, sites_);
+            reduce ? reduce_lists(n, in, from, me_, sites_) : move_lists(n.placement, in, from, me_, sites_);
     });
     faults_.reach(me_, step.run.id, step.run.op);
     HeldTuples& out = step.out;
@@ -105,7 +105,7 @@ void Execution::run_enforcer(const IaNode& n, OperatorStep& step) {
     step.run.measured_payload = stats.payload_bytes;
     step.run.measured_overhead = stats.overhead_bytes;
     step.buffers = stats.buffer_bytes;
-    check_received_bytes(n, me_, stats, step.run);
+    check_received_bytes(n.cost.transfer, me_, stats, step.run);
 }
 
 }  // namespace tra::runtime

@@ -76,6 +76,14 @@ Execution::Execution(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& 
     last_use_ = ia::last_uses(plan_);
     fused_ = ia::fused_joins(plan_);
     held_.resize(plan_.size());
+    if (const auto& repeat = plan_.program().repeat) {
+        moves_ = ia::carry_moves(plan_);
+        first_iteration_ = options_.first_iteration;
+        last_iteration_ = repeat->times;
+        if (first_iteration_ < 1 || first_iteration_ > last_iteration_)
+            fail("the run starts at iteration " + std::to_string(first_iteration_) +
+                 " of a loop of " + std::to_string(last_iteration_));
+    }
     if (options_.verify) {
         agree_.step([&] { verification_ = OutputVerification(plan_, fused_, where_); });
         // The check reads its operands after the last operator: none is freed or moved before.
@@ -139,7 +147,12 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
     agree_.step([&] {
         if (!ia::is_enforcer(n.op)) faults_.reach(me_, step.run.id, step.run.op);
         HeldTuples& out = step.out;
-        if (n.op == ia::IaOp::Input) {
+        if (n.op == ia::IaOp::Input && iteration_ > first_iteration_) {
+            // A loop reads its inputs once: the carried ones hold the carry's values, the others
+            // their first (loop_iteration.cpp).
+            out = std::move(held_[n.id]);
+            resident_ -= out.bytes;
+        } else if (n.op == ia::IaOp::Input) {
             auto span = trace_.span("read");  // trace
             const ia::SiteMap& mine = where_[n.id];
             out.tuples = input_tuples(plan_.relation(n.id),
@@ -178,10 +191,12 @@ void Execution::account_memory(const ia::IaNode& n, OperatorStep& step, double s
             held_[in].clear();
         }
     step.run.seconds = MPI_Wtime() - started;
-    runs_.push_back(std::move(step.run));
+    ++operators_done_;
+    moved_ += step.run.predicted_payload;
+    record(runs_, n.id, std::move(step.run));
     if (me_ == 0 && options_.progress) {
-        moved_ += runs_.back().predicted_payload;
-        options_.progress(runs_.size(), plan_.size() + 1, moved_);
+        const auto iterations = static_cast<std::size_t>(last_iteration_ - first_iteration_ + 1);
+        options_.progress(operators_done_, plan_.size() * iterations + 1, moved_);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "ia/loop_carry.hpp"
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
 #include "runtime/executor.hpp"
@@ -37,6 +38,15 @@ struct ExchangeLists {
 };
 
 // What one operator produces on this rank while it runs.
+// The tuples an enforcer moving `in` (held where `from` says) to `to` sends, expects and keeps
+// on site `me` of `sites` (enforcer_step.cpp).
+ExchangeLists move_lists(const ia::Placement& to, const HeldTuples& in, const ia::SiteMap& from,
+                         ia::Site me, int sites);
+// Adds "rank R received P + O bytes, predicted P' + O'" to `run` when this rank's own bytes
+// differ from the transfer's per-site prediction.
+void check_received_bytes(const ia::Transfer& predicted, ia::Site me, const ExchangeStats& stats,
+                          OperatorRun& run);
+
 struct OperatorStep {
     OperatorRun run;
     HeldTuples out;
@@ -52,15 +62,26 @@ class Execution {
 
     // Maps the large tiles of this rank's peak before the first operator (tile_reservation.hpp).
     void reserve_tiles();
+    // Loops (loop_iteration.cpp): the iterations this run takes, first to last (1 to 1 without
+    // a loop); begin_iteration before an iteration's first operator; carry after an iteration
+    // but the last (its observed outputs written): every carried input takes its step's value
+    // (ia/loop_carry.hpp) and all else but the inputs read once is freed.
+    std::int64_t first_iteration() const { return first_iteration_; }
+    std::int64_t last_iteration() const { return last_iteration_; }
+    void begin_iteration(std::int64_t iteration);
+    void carry();
+    void end_iteration();
     // Runs one IA node: its exchange if it is an enforcer, then its local part, then the account.
     void run_operator(const ia::IaNode& n);
     // --verify: checks every output on every rank (agreed; does nothing without --verify).
     void verify_outputs();
     // Puts the verification line and seconds into the report (after reduce_over_ranks).
     void report_verification(ExecutionResult& result) const;
-    // The `write` operator: every rank writes the output tuples it is the lowest holder of.
-    void write_outputs();
+    // The `write` operator: every rank writes the output tuples it is the lowest holder of, of
+    // the outputs due after this iteration (Output::iteration; 0 after the last).
+    void write_outputs(std::int64_t iteration);
     // The report: on rank 0 reduced over ranks, elsewhere this rank's own. Collective.
+    // (operator_report_reduction.cpp)
     ExecutionResult reduce_over_ranks();
     // --trace: every rank writes its spans (trace_recorder.hpp); agreed, so a rank that cannot
     // fails the run everywhere. Does nothing when tracing is off.
@@ -73,6 +94,13 @@ class Execution {
     void run_local(const ia::IaNode& n, OperatorStep& step);
     // Counts the new output resident, frees inputs at their last use, reports progress.
     void account_memory(const ia::IaNode& n, OperatorStep& step, double started);
+    // Adds an operator's run to its slot (the same slot in every iteration) and to the
+    // iteration's figures.
+    void record(std::vector<OperatorRun>& slots, std::size_t slot, OperatorRun run);
+    // Moves carry `j` (ia/loop_carry.hpp) into `next`, with `held_before` bytes resident.
+    void carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before);
+    // The iterations' figures reduced onto rank 0 (seconds by max, bytes by sum). Collective.
+    std::vector<IterationRun> reduce_iterations();
 
     const ia::Plan& plan_;
     MPI_Comm comm_;
@@ -93,7 +121,15 @@ class Execution {
 
     std::vector<HeldTuples> held_;  // by IA node
     std::int64_t resident_ = 0;     // bytes of the tuples held now
-    std::vector<OperatorRun> runs_;
+    std::vector<OperatorRun> runs_;        // by IA node
+    std::vector<OperatorRun> carry_runs_;  // by carry move
+    std::vector<OperatorRun> write_run_;   // one slot, `write`, once anything was written
+    std::size_t operators_done_ = 0;       // progress, over every iteration
+
+    std::vector<ia::CarryMove> moves_;  // loops: the carry between two iterations
+    std::int64_t first_iteration_ = 1, last_iteration_ = 1, iteration_ = 1;
+    std::vector<IterationRun> iterations_;  // this rank's, up to kMaxIterationRecords
+    double iteration_started_ = 0;
     std::int64_t moved_ = 0;  // predicted payload so far (progress)
     std::int64_t reserved_ = 0;
     double reserve_seconds_ = 0;

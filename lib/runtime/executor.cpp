@@ -12,9 +12,18 @@ std::vector<ia::SiteMap> trace_sites(const ia::Plan& plan) {
 ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOptions& options) {
     Execution run(plan, comm, options);
     run.reserve_tiles();
-    for (const ia::IaNode& n : plan.nodes()) run.run_operator(n);
+    // A loop runs the plan once per iteration (loop_iteration.cpp); a program without one, once.
+    for (std::int64_t i = run.first_iteration(); i <= run.last_iteration(); ++i) {
+        run.begin_iteration(i);
+        for (const ia::IaNode& n : plan.nodes()) run.run_operator(n);
+        if (i < run.last_iteration()) {
+            run.write_outputs(i);
+            run.carry();
+        }
+        run.end_iteration();
+    }
     run.verify_outputs();
-    run.write_outputs();
+    run.write_outputs(run.last_iteration());
     run.write_trace();
     ExecutionResult result = run.reduce_over_ranks();
     run.report_verification(result);

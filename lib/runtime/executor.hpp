@@ -36,8 +36,25 @@ struct OperatorRun {
     std::vector<std::string> rank_mismatches;
 };
 
+// One iteration of a loop (Program::repeat): its body and the carry that ends it.
+struct IterationRun {
+    std::int64_t iteration = 0;  // 1-based
+    double seconds = 0;          // max over ranks (rank 0; elsewhere this rank's own)
+    std::int64_t measured_payload = 0, measured_overhead = 0;  // summed over ranks
+    std::int64_t predicted_payload = 0, predicted_overhead = 0;
+};
+
+// At most this many iterations are reported one by one (ExecutionResult::iterations); the
+// operators' figures always cover every iteration.
+inline constexpr std::int64_t kMaxIterationRecords = 100000;
+
 struct ExecutionResult {
-    std::vector<OperatorRun> operators;  // on rank 0: reduced over ranks; elsewhere: local
+    // On rank 0: reduced over ranks; elsewhere: local. In a loop, each operator's seconds and
+    // bytes (measured and predicted) are summed over the iterations run, and the carry's moves
+    // follow the plan's operators ("carry", ids from plan.size() + 1), before `write`.
+    std::vector<OperatorRun> operators;
+    std::vector<IterationRun> iterations;  // loops only
+    std::int64_t iterations_run = 1;       // loops: how many this run took (up to the records')
     std::int64_t peak_bytes = 0;         // max over ranks and operators
     // Memory mapped for large tiles before the first operator (tile_reservation.hpp), and the
     // time it took: max over ranks on rank 0.
@@ -80,6 +97,9 @@ struct ExecuteOptions {
     // `--verify`: check every output against its producing operator's inputs before writing it
     // (output_verification.hpp); a failed check fails the run (agreed, exit 1).
     bool verify = false;
+    // Loops: the iteration to start from (`--resume`: the one after the checkpoint's, whose
+    // carried values the inputs then read). Outputs observed before it are not written again.
+    std::int64_t first_iteration = 1;
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the

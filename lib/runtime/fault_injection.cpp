@@ -14,18 +14,19 @@ FaultInjection FaultInjection::from_environment() {
     FaultInjection f;
     const char* text = std::getenv("TRA_FAULT");
     if (!text || !*text) return f;
-    static const std::regex form(R"((error|kill|hang|corrupt)@([0-9]+):([0-9]+|[a-z_]+))");
+    static const std::regex form(R"((error|kill|hang|corrupt)@([0-9]+):([0-9]+|[a-z_]+)(#([0-9]+))?)");
     std::cmatch m;
     if (!std::regex_match(text, m, form))
         throw Error(
             "TRA_FAULT='" + std::string(text) +
-            "' is not ACTION@RANK:OPERATOR (ACTION error, kill, hang or corrupt, OPERATOR an id or "
-            "op name)");
+            "' is not ACTION@RANK:OPERATOR[#ITERATION] (ACTION error, kill, hang or corrupt, "
+            "OPERATOR an id or op name, ITERATION of a loop from 1)");
     const Action action = m[1] == "kill"      ? Action::Kill
                           : m[1] == "hang"    ? Action::Hang
                           : m[1] == "corrupt" ? Action::Corrupt
                                               : Action::Error;
-    Fault fault{action, std::stoi(m[2]), std::nullopt, ""};
+    Fault fault{action, std::stoi(m[2]), std::nullopt, "", 1};
+    if (m[5].matched) fault.iteration = std::stoll(m[5]);
     const std::string where = m[3];
     if (where.find_first_not_of("0123456789") == std::string::npos)
         fault.node_id = std::stoll(where);
@@ -36,7 +37,7 @@ FaultInjection FaultInjection::from_environment() {
 }
 
 bool FaultInjection::matches(int rank, std::int64_t node_id, const std::string& op_name) const {
-    if (!fault_ || fault_->rank != rank) return false;
+    if (!fault_ || fault_->rank != rank || fault_->iteration != iteration_) return false;
     return fault_->node_id ? *fault_->node_id == node_id : fault_->op_name == op_name;
 }
 

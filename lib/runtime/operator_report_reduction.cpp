@@ -24,7 +24,10 @@ void spread_over_ranks(std::vector<double> by_rank, OperatorRun& run) {
 }  // namespace
 
 ExecutionResult Execution::reduce_over_ranks() {
-    std::vector<OperatorRun>& runs = runs_;
+    // The plan's operators, then the carry's moves, then `write` (executor.hpp).
+    std::vector<OperatorRun> runs = std::move(runs_);
+    for (auto* more : {&carry_runs_, &write_run_})
+        for (OperatorRun& r : *more) runs.push_back(std::move(r));
     ExecutionResult result;
     const std::size_t k = runs.size();
     // Every rank's seconds of every operator: k per rank, which is small next to any tile.
@@ -68,7 +71,33 @@ ExecutionResult Execution::reduce_over_ranks() {
     result.reserve_seconds = me_ == 0 ? reserve_max[0] : reserve_seconds_;
     result.reserved_bytes = me_ == 0 ? static_cast<std::int64_t>(reserve_max[1]) : reserved_;
     result.operators = std::move(runs);
+    result.iterations = reduce_iterations();
+    result.iterations_run = last_iteration_ - first_iteration_ + 1;
     return result;
+}
+
+std::vector<IterationRun> Execution::reduce_iterations() {
+    std::vector<IterationRun> out = iterations_;
+    const std::size_t n = out.size();  // the same on every rank
+    if (n == 0) return out;
+    std::vector<double> seconds(n), seconds_max(n);
+    std::vector<std::int64_t> bytes(2 * n), bytes_sum(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        seconds[i] = out[i].seconds;
+        bytes[2 * i] = out[i].measured_payload;
+        bytes[2 * i + 1] = out[i].measured_overhead;
+    }
+    MPI_Reduce(seconds.data(), seconds_max.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0,
+               comm_);
+    MPI_Reduce(bytes.data(), bytes_sum.data(), static_cast<int>(2 * n), MPI_INT64_T, MPI_SUM, 0,
+               comm_);
+    if (me_ == 0)
+        for (std::size_t i = 0; i < n; ++i) {
+            out[i].seconds = seconds_max[i];
+            out[i].measured_payload = bytes_sum[2 * i];
+            out[i].measured_overhead = bytes_sum[2 * i + 1];
+        }
+    return out;
 }
 
 }  // namespace tra::runtime

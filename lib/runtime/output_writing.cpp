@@ -74,10 +74,20 @@ void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
 
 }  // namespace
 
-void Execution::write_outputs() {
+void Execution::write_outputs(std::int64_t iteration) {
+    // The outputs due now: observations of this iteration, and after the last the others.
+    const auto& outputs = plan_.program().outputs;
+    std::vector<std::size_t> due;
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        if (outputs[i].iteration == iteration ||
+            (outputs[i].iteration == 0 && iteration == last_iteration_))
+            due.push_back(i);
+    const bool last = iteration == last_iteration_;
+    if (due.empty() && !last) return;
+
     // Nothing but the outputs' tiles is allocated from here on: the cached mappings go back to
     // the system, where the output files' page cache takes them up.
-    host_mappings::trim();
+    if (last) host_mappings::trim();
 
     OperatorRun write;
     write.id = static_cast<std::int64_t>(plan_.size());
@@ -87,7 +97,6 @@ void Execution::write_outputs() {
     if (watchdog_.on()) watchdog_.set_place("operator #" + std::to_string(write.id) + " write");
     trace_.set_operator(write.id, write.op);   // trace
     const auto traced = TraceRecorder::now();  // trace
-    const auto& outputs = plan_.program().outputs;
     if (options_.output_paths.size() != outputs.size())
         fail("the run has " + std::to_string(options_.output_paths.size()) + " output files for " +
              std::to_string(outputs.size()) + " outputs");
@@ -105,7 +114,7 @@ void Execution::write_outputs() {
         write_in_turns(comm_, [&] {
             faults_.reach(me_, write.id, write.op);
             auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
-            for (std::size_t i = 0; i < outputs.size(); ++i)
+            for (std::size_t i : due)
                 write_in_my_turn(plan_.program().node(outputs[i].node), outputs[i],
                                  options_.output_paths[i], held_[results[i]], where_[results[i]],
                                  me_);
@@ -119,7 +128,7 @@ void Execution::write_outputs() {
                                                               : storage::Transfer::Independent;
         agree_.step([&] {
             auto span = trace_.span("write");  // trace
-            for (std::size_t i = 0; i < outputs.size(); ++i)
+            for (std::size_t i : due)
                 write_together(comm_, transfer, plan_.program().node(outputs[i].node), outputs[i],
                                options_.output_paths[i], held_[results[i]], where_[results[i]],
                                me_);
@@ -129,7 +138,7 @@ void Execution::write_outputs() {
     write.peak_bytes = resident_;
     write.seconds = MPI_Wtime() - started;
     trace_.operator_done(traced);  // trace
-    runs_.push_back(std::move(write));
+    record(write_run_, 0, std::move(write));
 }
 
 }  // namespace tra::runtime
