@@ -13,7 +13,9 @@ expected outputs are an independent check of tra.
     /usr/bin/python3 tools/reference/models.py list                     # model names
 
 `expected` reads the model's name and sizes from the workflow itself (the `name:` field and the
-input shapes), so it serves any size written by `workflow()`.
+input shapes; for a loop model, `repeat: times` and the outputs' `every:`), so it serves any size
+written by `workflow()`. It writes one dataset per output as tra names them: /NAME, and /NAME@K
+for an output observed in iteration K.
 """
 
 import argparse
@@ -126,15 +128,37 @@ def decoder_numpy(x):
 # ---------------------------------------------------------------------------------------------
 # One SGD step of a two-layer MLP with softmax cross-entropy on soft targets.
 # ---------------------------------------------------------------------------------------------
-def mlp_yaml(n, i, hid, c, tn, ti, th, tc, lr=0.1, dtype="f64"):
-    return f"""\
+def mlp_yaml(n, i, hid, c, tn, ti, th, tc, lr=0.1, dtype="f64", times=0, every=0):
+    """mlp_train; with `times`, mlp_loop: the same step as the body of a `repeat:` of `times`
+    iterations carrying the weights, its loss also written every `every` iterations."""
+    if times:
+        name = "mlp_loop"
+        head = f"""\
+# mlp_loop: {times} SGD steps (learning rate {fmt(lr)}) of a two-layer MLP, relu hidden layer,
+# softmax cross-entropy against soft targets Y = T / rowsum(T) (written by
+# tools/reference/models.py; regenerate, do not edit): mlp_train's step as the body of a loop
+# (`repeat:`) in which W1 and W2 take the updated weights W1n and W2n after every iteration.
+# Writes the loss of iterations {every}, {2 * every}, ... (datasets /loss@K, each computed before
+# that iteration's update), and after the last iteration its loss and updated weights.
+# log_softmax and softmax run along the class dimension, tiled {c // tc} ways.
+# n = {n} samples, {i} features, {hid} hidden, {c} classes.
+#   tra run plans/models/mlp_loop.yaml --reference --out-dir /tmp/mlp_loop
+#   mpirun -n 2 tra run plans/models/mlp_loop.yaml --out-dir /tmp/mlp_loop
+"""
+    else:
+        name = "mlp_train"
+        head = f"""\
 # mlp_train: one SGD step (learning rate {fmt(lr)}) of a two-layer MLP, relu hidden layer, softmax
 # cross-entropy against soft targets Y = T / rowsum(T) (written by tools/reference/models.py;
 # regenerate, do not edit). Outputs the mean loss before the step and the updated weights.
 # log_softmax and softmax run along the class dimension, tiled {c // tc} ways.
 # n = {n} samples, {i} features, {hid} hidden, {c} classes.
 #   mpirun -n 2 tra run plans/models/mlp_train.yaml --out-dir /tmp/mlp
-name: mlp_train
+"""
+    loop = (f"repeat: {{times: {times}, carry: {{W1: W1n, W2: W2n}}}}\n" if times else "")
+    observe = f", every: {every}" if times and every else ""
+    return head + f"""\
+name: {name}
 dtype: {dtype}
 inputs:
   X:  {{shape: [{n}, {i}], tile: [{tn}, {ti}], generate: {{uniform: [-1, 1], seed: 21}}}}
@@ -161,10 +185,10 @@ program:
   - dW1:  {{einsum: "ni,nh->ih", inputs: [X, dz1]}}
   - W1n:  {{join: [W1, dW1], on: [[0, 1], [0, 1]], kernel: {{expr: "a - {fmt(lr)} * b"}}}}
   - W2n:  {{join: [W2, dW2], on: [[0, 1], [0, 1]], kernel: {{expr: "a - {fmt(lr)} * b"}}}}
-outputs:
-  loss: {{file: out/mlp_train.h5}}
-  W1n:  {{file: out/mlp_train.h5}}
-  W2n:  {{file: out/mlp_train.h5}}
+{loop}outputs:
+  loss: {{file: out/{name}.h5{observe}}}
+  W1n:  {{file: out/{name}.h5}}
+  W2n:  {{file: out/{name}.h5}}
 """
 
 
@@ -184,6 +208,28 @@ def mlp_numpy(x, lr=0.1):
     dz1 = (dz2 @ W2.T) * (z1 > 0)
     dW1 = X.T @ dz1
     return {"loss": np.array(loss), "W1n": W1 - lr * dW1, "W2n": W2 - lr * dW2}
+
+
+def iterate(step, x, times, carry, every):
+    """A `repeat:` in numpy: runs `step` (inputs -> outputs) `times` times, input IN taking
+    output carry[IN] after each iteration. Returns the last iteration's outputs and, for every
+    output NAME with every[NAME] = K, NAME@K, NAME@2K, ... (NAME in iterations K, 2K, ...)."""
+    x = dict(x)
+    observed = {}
+    for it in range(1, times + 1):
+        out = step(x)
+        for name, k in every.items():
+            if it % k == 0:
+                observed["%s@%d" % (name, it)] = out[name]
+        x.update({i: out[s] for i, s in carry.items()})
+    return {**out, **observed}
+
+
+def mlp_loop_numpy(x, times=6, every=None, lr=0.1):
+    """mlp_numpy's step `times` times, carrying the weights; every: {output: K} (default the
+    loss every 2 iterations)."""
+    every = {"loss": 2} if every is None else every
+    return iterate(lambda v: mlp_numpy(v, lr), x, times, {"W1": "W1n", "W2": "W2n"}, every)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,6 +282,8 @@ MODELS = {
     "decoder": (decoder_yaml, decoder_numpy,
                 dict(s=32, a=16, h=2, d=8, f=24, ts=8, th=1, tf=12)),
     "mlp_train": (mlp_yaml, mlp_numpy, dict(n=16, i=12, hid=10, c=6, tn=8, ti=6, th=5, tc=3)),
+    "mlp_loop": (mlp_yaml, mlp_loop_numpy,
+                 dict(n=16, i=12, hid=10, c=6, tn=8, ti=6, th=5, tc=3, times=6, every=2)),
     "attention": (attention_yaml, attention_numpy, dict(s=32, a=16, h=2, d=8, ts=8, ta=8)),
 }
 
@@ -255,7 +303,11 @@ def expected(wf_path):
         raise SystemExit("%s: '%s' is not a model (%s)" % (wf_path, name, ", ".join(MODELS)))
     inputs = {k: v.astype(np.float64) for k, v in read_inputs(wf_path, wf).items()}
     dtype = NP_DTYPE[wf.get("dtype", "f64")]
-    return {k: np.asarray(v).astype(dtype) for k, v in MODELS[name][1](inputs).items()}
+    loop = {}
+    if "repeat" in wf:  # a loop model: its iteration count and observations are the workflow's
+        loop["times"] = wf["repeat"]["times"]
+        loop["every"] = {k: o["every"] for k, o in wf["outputs"].items() if "every" in o}
+    return {k: np.asarray(v).astype(dtype) for k, v in MODELS[name][1](inputs, **loop).items()}
 
 
 def main(argv):
