@@ -15,6 +15,7 @@
 #include "run_options.hpp"
 #include "run_prepare.hpp"
 #include "run_provenance.hpp"
+#include "run_resume.hpp"
 #include "runtime/broadcast_text.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/host_layout.hpp"
@@ -166,6 +167,13 @@ int run_distributed(const RunOptions& opt) {
             check_memory(budget, prep.name,
                          prep.totals.peak_per_site.at(static_cast<std::size_t>(rank)), rank);
         });
+        // A loop's checkpoints, and where it resumes (run_resume.hpp).
+        agree.step([&] {
+            if (!prep.program->repeat && (!opt.checkpoint_dir.empty() || !opt.resume_dir.empty()))
+                throw Error("--checkpoint and --resume save and restore a loop; " + opt.workflow +
+                            " has no repeat:");
+        });
+        const ResumePoint resume = find_resume_point(opt, prep, size, agree, comm);
         // The inputs as this run reads them: examined (and hashed) before the first operator.
         Provenance provenance;
         if (!opt.report.empty())  // the same on every rank
@@ -178,6 +186,7 @@ int run_distributed(const RunOptions& opt) {
             prep.files = std::make_unique<runtime::OutputFiles>(*prep.program, opt.force);
             prep.files->create_datasets(*prep.program);
             paths = prep.files->temp_paths(*prep.program);
+            restore_observations(resume, *prep.program, paths);
             backstop.remove_on_expiry(paths);
         });
 
@@ -200,6 +209,15 @@ int run_distributed(const RunOptions& opt) {
         exec.operator_timeout_floor = opt.operator_timeout_floor;
         exec.predicted_seconds = prep.predicted_seconds;
         exec.verify = opt.verify;
+        exec.first_iteration = resume.first_iteration;
+        exec.input_sources = resume.sources;
+        if (prep.program->repeat && !opt.checkpoint_dir.empty()) {
+            exec.checkpoint_dir = opt.checkpoint_dir;
+            exec.checkpoint_every = opt.checkpoint_every > 0
+                                        ? opt.checkpoint_every
+                                        : std::max<std::int64_t>(1, prep.program->repeat->times / 10);
+        }
+        exec.plan_name = prep.name;
         if (rank == 0 && opt.progress)
             exec.progress = [&](std::size_t done, std::size_t total, std::int64_t bytes) {
                 std::fprintf(stderr, "\r  %zu/%zu operators, %s moved, %.1f s", done, total,
@@ -308,9 +326,21 @@ void add_run(CLI::App& app, int& exit_code) {
     cmd->add_option("--device", opt->device,
                     "cpu (default) or gpu: each rank computes on the GPU of its local rank "
                     "(TRA_GPU=N overrides; needs a build with -DTRA_CUDA=ON, docs/gpu.md)");
+    cmd->add_option("--checkpoint", opt->checkpoint_dir,
+                    "Loops: write the carried values to DIR/checkpoint.h5 (replaced atomically) "
+                    "every --checkpoint-every iterations, for --resume");
+    cmd->add_option("--checkpoint-every", opt->checkpoint_every,
+                    "Loops: iterations between checkpoints (default: a tenth of the loop, at "
+                    "least 1)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--resume", opt->resume_dir,
+                    "Loops: continue from DIR/checkpoint.h5 when it exists (same plan and ranks), "
+                    "else start from the first iteration; outputs equal an uninterrupted run's");
     cmd->add_flag("--progress", opt->progress,
                   "Show progress on stderr (default when stderr is a terminal)");
     cmd->callback([opt, cmd, &exit_code] {
+        if (cmd->count("--checkpoint-every") && opt->checkpoint_dir.empty())
+            throw Error("--checkpoint-every says how often to write --checkpoint DIR; add it");
         if (cmd->count("--trace") && opt->trace_dir.empty())
             throw Error("--trace needs a folder for the rank-R.json files");
         if (opt->hash_inputs && opt->report.empty())
@@ -325,6 +355,10 @@ void add_run(CLI::App& app, int& exit_code) {
                 throw Error(
                     "--verify checks a distributed run; --reference is the oracle itself "
                     "(drop one of them)");
+            if (!opt->checkpoint_dir.empty() || !opt->resume_dir.empty())
+                throw Error(
+                    "--checkpoint and --resume save and restore a distributed run; --reference "
+                    "runs the whole loop in one process (drop one of them)");
             if (opt->device != "cpu")
                 throw Error(
                     "--reference evaluates on the CPU (it is the oracle); drop --device or "

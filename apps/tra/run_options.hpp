@@ -40,6 +40,11 @@ struct RunOptions {
     optimizer::CostModel cost = optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
     TimeFlags time;
     std::int64_t max_tuples = kDefaultMaxTuples;  // --max-tuples
+    // Loops (run_resume.hpp): --checkpoint DIR, --checkpoint-every K (0: the default, about a
+    // tenth of the loop), --resume DIR.
+    std::string checkpoint_dir;
+    std::int64_t checkpoint_every = 0;
+    std::string resume_dir;
 };
 
 // Evaluates the workflow on one process with the reference evaluator and writes its outputs.

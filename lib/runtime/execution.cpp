@@ -155,8 +155,15 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         } else if (n.op == ia::IaOp::Input) {
             auto span = trace_.span("read");  // trace
             const ia::SiteMap& mine = where_[n.id];
-            out.tuples = input_tuples(plan_.relation(n.id),
-                                      [&](const Key& k) { return holds(mine.at(k), me_); });
+            auto is_mine = [&](const Key& k) { return holds(mine.at(k), me_); };
+            const auto resumed = options_.input_sources.find(n.origin);
+            if (resumed == options_.input_sources.end()) {
+                out.tuples = input_tuples(plan_.relation(n.id), is_mine);
+            } else {  // --resume: a carried input's value from the checkpoint
+                Node from = plan_.relation(n.id);
+                std::get<InputOp>(from.op).source = resumed->second;
+                out.tuples = input_tuples(from, is_mine);
+            }
             if (options_.memory.tiles == Residence::Device)
                 for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);
         } else if (ia::is_enforcer(n.op)) {

@@ -47,6 +47,15 @@ ExchangeLists move_lists(const ia::Placement& to, const HeldTuples& in, const ia
 void check_received_bytes(const ia::Transfer& predicted, ia::Site me, const ExchangeStats& stats,
                           OperatorRun& run);
 
+// One relation every rank writes its tuples of (the lowest holder of each) into a dataset of a
+// file rank 0 created: a program output, or a carried value of a loop's checkpoint.
+struct WriteJob {
+    const Node* node;     // the relation's type and keys
+    std::string dataset;  // its dataset, existing and empty
+    std::string path;     // the file, the same on every rank
+    ia::IaNodeId held;    // the IA node whose tuples are written
+};
+
 struct OperatorStep {
     OperatorRun run;
     HeldTuples out;
@@ -70,6 +79,8 @@ class Execution {
     std::int64_t last_iteration() const { return last_iteration_; }
     void begin_iteration(std::int64_t iteration);
     void carry();
+    // --checkpoint: after the carry of every K-th iteration (loop_checkpoint.cpp). Collective.
+    void checkpoint(std::int64_t iteration);
     void end_iteration();
     // Runs one IA node: its exchange if it is an enforcer, then its local part, then the account.
     void run_operator(const ia::IaNode& n);
@@ -99,6 +110,9 @@ class Execution {
     void record(std::vector<OperatorRun>& slots, std::size_t slot, OperatorRun run);
     // Moves carry `j` (ia/loop_carry.hpp) into `next`, with `held_before` bytes resident.
     void carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before);
+    // Writes the jobs' tuples in turns or together (output_writing.cpp); `op` names the operator
+    // for the fault hook. Collective.
+    void write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op);
     // The iterations' figures reduced onto rank 0 (seconds by max, bytes by sum). Collective.
     std::vector<IterationRun> reduce_iterations();
 
@@ -123,6 +137,7 @@ class Execution {
     std::int64_t resident_ = 0;     // bytes of the tuples held now
     std::vector<OperatorRun> runs_;        // by IA node
     std::vector<OperatorRun> carry_runs_;  // by carry move
+    std::vector<OperatorRun> checkpoint_run_;  // one slot, once a checkpoint was written
     std::vector<OperatorRun> write_run_;   // one slot, `write`, once anything was written
     std::size_t operators_done_ = 0;       // progress, over every iteration
 

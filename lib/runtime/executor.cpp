@@ -19,6 +19,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         if (i < run.last_iteration()) {
             run.write_outputs(i);
             run.carry();
+            run.checkpoint(i);
         }
         run.end_iteration();
     }

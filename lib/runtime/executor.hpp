@@ -51,7 +51,8 @@ inline constexpr std::int64_t kMaxIterationRecords = 100000;
 struct ExecutionResult {
     // On rank 0: reduced over ranks; elsewhere: local. In a loop, each operator's seconds and
     // bytes (measured and predicted) are summed over the iterations run, and the carry's moves
-    // follow the plan's operators ("carry", ids from plan.size() + 1), before `write`.
+    // follow the plan's operators ("carry", ids from plan.size() + 1), then "checkpoint" (when
+    // one was written), then `write`.
     std::vector<OperatorRun> operators;
     std::vector<IterationRun> iterations;  // loops only
     std::int64_t iterations_run = 1;       // loops: how many this run took (up to the records')
@@ -97,9 +98,17 @@ struct ExecuteOptions {
     // `--verify`: check every output against its producing operator's inputs before writing it
     // (output_verification.hpp); a failed check fails the run (agreed, exit 1).
     bool verify = false;
-    // Loops: the iteration to start from (`--resume`: the one after the checkpoint's, whose
-    // carried values the inputs then read). Outputs observed before it are not written again.
+    // Loops: the iteration to start from (`--resume`: the one after the checkpoint's), and where
+    // the carried inputs are read from then instead of their workflow source (by TRA node id:
+    // the checkpoint's datasets). Outputs observed before it are not written by this run.
     std::int64_t first_iteration = 1;
+    std::map<NodeId, InputSource> input_sources;
+    // Loops: `--checkpoint DIR --checkpoint-every K`: after every K-th iteration but the last,
+    // the carried values and the outputs observed so far go to DIR/checkpoint.h5, replaced
+    // atomically (loop_checkpoint.cpp; storage/checkpoint_file.hpp). Empty dir: none.
+    std::string checkpoint_dir;
+    std::int64_t checkpoint_every = 0;
+    std::string plan_name;  // the checkpoint's stamp: a resumed run must run the same plan
 };
 
 // Where the tuples of every node's output are, key -> ascending sites: ia::trace_plan_sites, the

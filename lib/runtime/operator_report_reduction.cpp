@@ -24,9 +24,9 @@ void spread_over_ranks(std::vector<double> by_rank, OperatorRun& run) {
 }  // namespace
 
 ExecutionResult Execution::reduce_over_ranks() {
-    // The plan's operators, then the carry's moves, then `write` (executor.hpp).
+    // The plan's operators, then the carry's moves, `checkpoint`, `write` (executor.hpp).
     std::vector<OperatorRun> runs = std::move(runs_);
-    for (auto* more : {&carry_runs_, &write_run_})
+    for (auto* more : {&carry_runs_, &checkpoint_run_, &write_run_})
         for (OperatorRun& r : *more) runs.push_back(std::move(r));
     ExecutionResult result;
     const std::size_t k = runs.size();

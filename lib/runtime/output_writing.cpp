@@ -34,14 +34,14 @@ std::vector<const Tuples::value_type*> lowest_held(const HeldTuples& held, const
 
 // Writes this rank's tuples of `held` into the dataset of `output` in the file at `path`, in its
 // turn: opens the file only when there is one.
-void write_in_my_turn(const Node& node, const Output& output, const std::string& path,
+void write_in_my_turn(const Node& node, const std::string& dataset, const std::string& path,
                       const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
     const auto layout = output_layout(node);
     std::optional<storage::DatasetWriter> writer;
     for (const auto* kt : lowest_held(held, where, me)) {
         const auto& [k, t] = *kt;
         if (!writer)
-            writer.emplace(storage::DatasetWriter::reopen(path, output.dataset, node.type.dtype,
+            writer.emplace(storage::DatasetWriter::reopen(path, dataset, node.type.dtype,
                                                           layout.dataset_shape));
         if (t.on_device())
             writer->write_block(layout.origin(k), t.to(Residence::Host));
@@ -55,11 +55,11 @@ void write_in_my_turn(const Node& node, const Output& output, const std::string&
 // Writes this rank's tuples of `held` with every other rank at once; every rank calls it, also
 // one without tuples (the file's opening, writes and closing are collective).
 void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
-                    const Output& output, const std::string& path, const HeldTuples& held,
+                    const std::string& dataset, const std::string& path, const HeldTuples& held,
                     const ia::SiteMap& where, ia::Site me) {
     const auto layout = output_layout(node);
     const auto mine = lowest_held(held, where, me);
-    storage::CollectiveWriter writer(comm, path, output.dataset, node.type.dtype,
+    storage::CollectiveWriter writer(comm, path, dataset, node.type.dtype,
                                      layout.dataset_shape, transfer);
     writer.write(mine.size(), [&](std::size_t i, Shape& origin, Tile& host) -> const Tile& {
         const auto& [k, t] = *mine[i];
@@ -77,11 +77,22 @@ void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
 void Execution::write_outputs(std::int64_t iteration) {
     // The outputs due now: observations of this iteration, and after the last the others.
     const auto& outputs = plan_.program().outputs;
-    std::vector<std::size_t> due;
-    for (std::size_t i = 0; i < outputs.size(); ++i)
-        if (outputs[i].iteration == iteration ||
-            (outputs[i].iteration == 0 && iteration == last_iteration_))
-            due.push_back(i);
+    if (options_.output_paths.size() != outputs.size())
+        fail("the run has " + std::to_string(options_.output_paths.size()) + " output files for " +
+             std::to_string(outputs.size()) + " outputs");
+    std::vector<WriteJob> due;
+    agree_.step([&] {
+        for (std::size_t i = 0; i < outputs.size(); ++i)
+            if (outputs[i].iteration == iteration ||
+                (outputs[i].iteration == 0 && iteration == last_iteration_)) {
+                const Output& o = outputs[i];
+                const auto r = plan_.result(o.node);
+                if (!r)
+                    fail("the plan has no result for output " + plan_.program().node(o.node).name);
+                due.push_back({&plan_.program().node(o.node), o.dataset, options_.output_paths[i],
+                               *r});
+            }
+    });
     const bool last = iteration == last_iteration_;
     if (due.empty() && !last) return;
 
@@ -97,48 +108,38 @@ void Execution::write_outputs(std::int64_t iteration) {
     if (watchdog_.on()) watchdog_.set_place("operator #" + std::to_string(write.id) + " write");
     trace_.set_operator(write.id, write.op);   // trace
     const auto traced = TraceRecorder::now();  // trace
-    if (options_.output_paths.size() != outputs.size())
-        fail("the run has " + std::to_string(options_.output_paths.size()) + " output files for " +
-             std::to_string(outputs.size()) + " outputs");
+    write_relations(due, write);
+    write.peak_bytes = resident_;
+    write.seconds = MPI_Wtime() - started;
+    trace_.operator_done(traced);  // trace
+    record(write_run_, 0, std::move(write));
+}
+
+void Execution::write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op) {
     OutputWriter how = OutputWriter::Turns;
-    std::vector<std::size_t> results;
-    agree_.step([&] {
-        how = output_writer(comm_);
-        for (const auto& o : outputs) {
-            const auto r = plan_.result(o.node);
-            if (!r) fail("the plan has no result for output " + plan_.program().node(o.node).name);
-            results.push_back(*r);
-        }
-    });
+    agree_.step([&] { how = output_writer(comm_); });
     if (how == OutputWriter::Turns) {
         write_in_turns(comm_, [&] {
-            faults_.reach(me_, write.id, write.op);
+            faults_.reach(me_, op.id, op.op);
             auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
-            for (std::size_t i : due)
-                write_in_my_turn(plan_.program().node(outputs[i].node), outputs[i],
-                                 options_.output_paths[i], held_[results[i]], where_[results[i]],
-                                 me_);
+            for (const WriteJob& j : jobs)
+                write_in_my_turn(*j.node, j.dataset, j.path, held_[j.held], where_[j.held], me_);
         });
     } else {
 #if TRA_PARALLEL_HDF5
         // The injected fault is agreed on before the collective writes begin, so no rank is left
         // in one of them; a failure inside one reaches every rank (CollectiveWriter) and is agreed.
-        agree_.step([&] { faults_.reach(me_, write.id, write.op); });
+        agree_.step([&] { faults_.reach(me_, op.id, op.op); });
         const auto transfer = how == OutputWriter::Collective ? storage::Transfer::Collective
                                                               : storage::Transfer::Independent;
         agree_.step([&] {
             auto span = trace_.span("write");  // trace
-            for (std::size_t i : due)
-                write_together(comm_, transfer, plan_.program().node(outputs[i].node), outputs[i],
-                               options_.output_paths[i], held_[results[i]], where_[results[i]],
-                               me_);
+            for (const WriteJob& j : jobs)
+                write_together(comm_, transfer, *j.node, j.dataset, j.path, held_[j.held],
+                               where_[j.held], me_);
         });
 #endif
     }
-    write.peak_bytes = resident_;
-    write.seconds = MPI_Wtime() - started;
-    trace_.operator_done(traced);  // trace
-    record(write_run_, 0, std::move(write));
 }
 
 }  // namespace tra::runtime

@@ -363,9 +363,8 @@ std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation,
                          std::to_string(n.frontier.product()) + " tuples below its frontier " +
                          n.frontier.str() + "; an output is written as a dense tensor",
                      src.step);
-    for (const Output& o : program_.outputs)
-        if (o.file == file && o.dataset == dataset)
-            return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
+    if (!written_.insert({file, dataset}).second)
+        return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
     program_.outputs.push_back(
         Output{id, std::move(file), std::move(dataset), src.step, iteration});
     return std::nullopt;

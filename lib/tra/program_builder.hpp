@@ -5,6 +5,7 @@
 // field was written.
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,7 @@ class ProgramBuilder {
     std::optional<Error> enumeration_problem(const Node& input, const SourceLocation& where) const;
 
     Program program_;
+    std::set<std::pair<std::string, std::string>> written_;  // (file, dataset) of every output
     std::int64_t max_tuples_ = kDefaultMaxTuples;
     TupleLimitScope scope_ = TupleLimitScope::every_relation;
 };
