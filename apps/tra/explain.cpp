@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ia/fused_joins.hpp"
+#include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
@@ -76,6 +77,21 @@ struct Predicted {
     }
 };
 
+// A loop (Program::repeat): how often the plan runs, and each carry's move between iterations
+// with its exact bytes (ia/loop_carry.hpp); the figures above are one iteration's, carry included.
+void print_loop(std::ostream& out, const ia::Plan& plan) {
+    const auto& repeat = plan.program().repeat;
+    if (!repeat) return;
+    out << "loop: the plan runs " << repeat->times
+        << " times; the figures above are one iteration's, with the carry that ends it\n";
+    for (const ia::CarryMove& m : ia::carry_moves(plan))
+        out << "carry " << plan.relation(m.input).name << " <- #" << m.step << " "
+            << plan.relation(m.step).name << ": " << plan.node(m.step).placement.str() << " -> #"
+            << m.input << " " << plan.node(m.input).placement.str() << ", "
+            << m.transfer.payload_bytes << " bytes payload + " << m.transfer.overhead_bytes
+            << " overhead\n";
+}
+
 void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name,
                 const ia::PlanTotals& t, const optimizer::RewriteLog& rewrites,
                 const Predicted& predicted) {
@@ -112,6 +128,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
                         std::to_string(resident_max(n)), seconds, rules_of(n), does(plan, n)});
     }
     print_columns(out, rows);
+    print_loop(out, plan);
     for (const auto& [tra, ia] : plan.results())
         for (const Output& o : plan.program().outputs)
             if (o.node == tra)

@@ -22,6 +22,9 @@ void print_table(std::ostream& out, const optimizer::RankedPlans& r, const PlanF
         << " plan(s), cheapest first by the " << optimizer::cost_name(req.cost) << " model\n";
     const bool timed = req.cost == optimizer::CostModel::Time;
     if (timed) out << machine_line(r.profile) << "\n";
+    if (r.program->repeat)
+        out << "loop: each plan runs " << r.program->repeat->times
+            << " times; its figures are one iteration's, with the carry that ends it\n";
     std::vector<std::vector<std::string>> rows = {{"rank", "name", "paper floats", "exact bytes",
                                                    "overhead bytes", "peak bytes/site", "flops"}};
     if (timed) rows[0].push_back("est. seconds");
