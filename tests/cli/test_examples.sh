@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every workflow in plans/examples/ validates, runs with --reference into a fresh folder, and each
 # of its outputs equals the committed numpy result data/examples/NAME/expected.h5:/OUTPUT (tra diff,
-# default tolerances). Needs no python: the expected files are committed
-# (tools/reference/examples.py makes them; test_examples_numpy.sh checks they are up to date).
+# default tolerances; a loop's observations /OUTPUT@K likewise). Needs no python: the expected
+# files are committed (tools/reference/examples.py makes them; test_examples_numpy.sh checks they
+# are up to date).
 # Usage: bash test_examples.sh TRA_BINARY SOURCE_DIR WORK_DIR
 set -euo pipefail
 
@@ -42,13 +43,16 @@ for wf in "${workflows[@]}"; do
             "$out"/*) ;;
             *) fail "$name: output $output written to '$location', outside --out-dir $out" ;;
         esac
+        # The expected dataset is named like the written one: /OUTPUT, or /OUTPUT@K for a loop's
+        # observation after iteration K (an output with `every:`).
+        dataset=${location##*/}
         rc=0
-        "$TRA" diff "$location" "$expected:/$output" > "$WORK/$name.$output.diff.log" 2>&1 || rc=$?
+        "$TRA" diff "$location" "$expected:/$dataset" > "$WORK/$name.$dataset.diff.log" 2>&1 || rc=$?
         if [ "$rc" -ne 0 ]; then
-            cat "$WORK/$name.$output.diff.log" >&2
-            fail "$name: output $output ($location) differs from $expected:/$output (tra diff exited $rc)"
+            cat "$WORK/$name.$dataset.diff.log" >&2
+            fail "$name: output $output ($location) differs from $expected:/$dataset (tra diff exited $rc)"
         fi
-        echo "$name/$output: $(cat "$WORK/$name.$output.diff.log")"
+        echo "$name/$dataset: $(cat "$WORK/$name.$dataset.diff.log")"
         checked=$((checked + 1))
     done < <(outputs_written "$WORK/$name.run.log")
     [ "$written" -eq "$declared" ] || { cat "$WORK/$name.run.log" >&2; fail "$name: the workflow declares $declared outputs, the run reported writing $written"; }

@@ -92,12 +92,17 @@ PY
             fail "$name: the verify line does not say how $out was verified"
     done
 
+    # In a loop (`repeat:`) the fault hits the last iteration (TRA_FAULT's #ITERATION, default
+    # 1): what the outputs hold. --verify checks an output against its producing operator's
+    # operands, so an earlier iteration's corruption reaches the outputs through the carried
+    # values unseen (and of an observed output, only iterations K, 2K, ... are checked).
+    last=$(sed -n 's/^repeat: *{ *times: *\([0-9]*\).*/#\1/p' "$name.yaml")
     for entry in "${produced[RANKS % ${#produced[@]}]}"; do
         out=${entry% *} node=${entry#* }
         caught=""
         for ((r = 0; r < RANKS; r++)); do
             tag="$name.$out.r$r"
-            run "$tag" "$name.yaml" "TRA_FAULT=corrupt@$r:$node"
+            run "$tag" "$name.yaml" "TRA_FAULT=corrupt@$r:$node$last"
             grep -q "produces no tile of operator" "$tag.err" && continue
             caught=$tag
             break

@@ -16,7 +16,9 @@ Usage (Debian's python: /usr/bin/python3, which has numpy, h5py and yaml):
 
 Each expected.h5 holds one dataset per workflow output, named like the output (/C, /D, ...), in the
 workflow's dtype and in the layout tra writes: the dense tensor when the output's key arity equals
-its tile rank, otherwise the relation layout (frontier ++ tile bound).
+its tile rank, otherwise the relation layout (frontier ++ tile bound). An output with `every: K` in a
+`repeat:` workflow also has its observations /NAME@K, /NAME@2K, ... (the value computed in iteration
+K), as tra writes them.
 Compare a run with it:  tra diff OUT/out/C.h5:/C data/examples/matmul/expected.h5:/C
 """
 
@@ -157,6 +159,28 @@ def ex_distances(x):
     return {"D": D, "E": np.sqrt(np.maximum(D.min(axis=1), 0.0))}
 
 
+def ex_ffnn_train(x, times=100, every=10, eta=0.01):
+    """The paper's FFNN SGD step (plans/paper/scaled/ffnn-speech.yaml) run `times` times, W1 and W2
+    carrying W1n and W2n; loss = 0.5 * sum((a2 - Y)^2) / N of each iteration, before its update,
+    observed every `every` iterations as loss@K (K = every, 2 every, ..., times)."""
+    X, Y, W1, W2 = (x[k].astype(np.float64) for k in ("X", "Y", "W1", "W2"))
+    scale = 0.5 / X.shape[0]
+    out = {}
+    for iteration in range(1, times + 1):
+        a1 = np.maximum(X @ W1, 0.0)
+        a2 = 1.0 / (1.0 + np.exp(-(a1 @ W2)))
+        g2 = a2 - Y
+        loss = np.array(scale * np.sum(g2 * g2))
+        dW2 = a1.T @ g2
+        g1 = (a1 > 0.0) * (g2 @ W2.T)
+        dW1 = X.T @ g1
+        W1, W2 = W1 - eta * dW1, W2 - eta * dW2
+        if iteration % every == 0:
+            out["loss@%d" % iteration] = loss
+    out.update({"loss": loss, "W1n": W1, "W2n": W2})
+    return out
+
+
 EXAMPLES = {
     "matmul": ex_matmul,
     "ffnn": ex_ffnn,
@@ -165,6 +189,7 @@ EXAMPLES = {
     "tile_concat": ex_tile_concat,
     "shortest_paths": ex_shortest_paths,
     "distances": ex_distances,
+    "ffnn_train": ex_ffnn_train,
 }
 
 
@@ -172,11 +197,19 @@ def expected(name):
     path, wf = load_workflow(name)
     outputs = EXAMPLES[name](read_inputs(path, wf))
     declared = set(wf.get("outputs") or {})
+    # A loop's `every: K` outputs are also written as NAME@K, NAME@2K, ... up to `times`.
+    times = (wf.get("repeat") or {}).get("times", 1)
+    for name, spec in (wf.get("outputs") or {}).items():
+        every = (spec or {}).get("every")
+        if every:
+            declared |= {"%s@%d" % (name, k) for k in range(every, times + 1, every)}
     if declared != set(outputs):
         raise ValueError("%s: outputs %s, but examples.py computes %s"
                          % (path, sorted(declared), sorted(outputs)))
     dtype = NP_DTYPE[wf.get("dtype", "f64")]
-    return {k: np.ascontiguousarray(v, dtype=dtype) for k, v in outputs.items()}
+    # (a scalar, e.g. einsum "nl,nl->", stays a 0-d dataset: ascontiguousarray would make it [1])
+    return {k: np.ascontiguousarray(v, dtype=dtype) if np.ndim(v) else np.asarray(v, dtype=dtype)
+            for k, v in outputs.items()}
 
 
 def main(argv):
