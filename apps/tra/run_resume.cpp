@@ -43,7 +43,7 @@ ResumePoint find_resume_point(const RunOptions& opt, const Prepared& prep, int r
     point.checkpoint = storage::checkpoint_path(opt.resume_dir);
     for (const Carry& c : p.repeat->carry)
         point.sources[c.input] =
-            InputSource{point.checkpoint, storage::carry_dataset(p.node(c.input).name), {}};
+            InputSource{point.checkpoint, storage::carry_dataset(p.node(c.input).name), {}, {}};
     return point;
 }
 

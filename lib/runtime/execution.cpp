@@ -147,9 +147,11 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
     agree_.step([&] {
         if (!ia::is_enforcer(n.op)) faults_.reach(me_, step.run.id, step.run.op);
         HeldTuples& out = step.out;
-        if (n.op == ia::IaOp::Input && iteration_ > first_iteration_) {
+        const bool carried = n.op == ia::IaOp::Input && plan_.program().repeat &&
+                             plan_.program().repeat->carried(n.origin);
+        if (iteration_ > first_iteration_ && (carried || ia::read_once(plan_, n))) {
             // A loop reads its inputs once: the carried ones hold the carry's values, the others
-            // their first (loop_iteration.cpp).
+            // their first (loop_iteration.cpp); a slice is read anew every iteration.
             out = std::move(held_[n.id]);
             resident_ -= out.bytes;
         } else if (n.op == ia::IaOp::Input) {
@@ -158,11 +160,11 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
             auto is_mine = [&](const Key& k) { return holds(mine.at(k), me_); };
             const auto resumed = options_.input_sources.find(n.origin);
             if (resumed == options_.input_sources.end()) {
-                out.tuples = input_tuples(plan_.relation(n.id), is_mine);
+                out.tuples = input_tuples(plan_.relation(n.id), is_mine, iteration_);
             } else {  // --resume: a carried input's value from the checkpoint
                 Node from = plan_.relation(n.id);
                 std::get<InputOp>(from.op).source = resumed->second;
-                out.tuples = input_tuples(from, is_mine);
+                out.tuples = input_tuples(from, is_mine, iteration_);
             }
             if (options_.memory.tiles == Residence::Device)
                 for (auto& [k, t] : out.tuples) t = t.to(Residence::Device);

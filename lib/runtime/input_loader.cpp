@@ -5,8 +5,11 @@
 
 namespace tra::runtime {
 
-InputTiles::InputTiles(const Node& input) : input_(input) {
+InputTiles::InputTiles(const Node& input, std::int64_t iteration) : input_(input) {
     const auto& op = std::get<InputOp>(input.op);
+    if (const auto& slice = op.source.slice)
+        offset_ = op.source.slice_key_offset(iteration, input.type.bound[slice->dim],
+                                             op.shape[slice->dim]);
     if (op.source.generate) return;
     reader_.emplace(op.source.file, op.source.dataset);
     const auto& info = reader_->info();
@@ -19,10 +22,12 @@ InputTiles::InputTiles(const Node& input) : input_(input) {
 
 Tile InputTiles::tile(const Key& key) const {
     const auto& op = std::get<InputOp>(input_.op);
+    Key at = key;  // the tile's key in the whole source
+    if (op.source.slice) at[op.source.slice->dim] += offset_;
     if (!reader_)
         return storage::generate_tile(*op.source.generate, input_.type.dtype, op.shape,
-                                      input_.type.bound, key);
-    return reader_->read_block(storage::RelationLayout::of(input_.type, input_.frontier).origin(key),
+                                      input_.type.bound, at);
+    return reader_->read_block(storage::RelationLayout::of(input_.type, input_.frontier).origin(at),
                                input_.type.bound);
 }
 

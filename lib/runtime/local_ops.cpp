@@ -25,9 +25,10 @@ void insert_unique(Tuples& r, Key k, Tile t, const Node& node) {
 
 }  // namespace
 
-Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& mine) {
+Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& mine,
+                    std::int64_t iteration) {
     Tuples out;
-    const InputTiles input(node);
+    const InputTiles input(node, iteration);
     for (const Key& k : node.keys)
         if (mine(k)) out.emplace(k, input.tile(k));
     return out;

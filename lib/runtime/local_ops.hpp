@@ -19,7 +19,8 @@ Key project(const Key& k, const KeyPositions& positions);
 
 // The input's tiles for the keys of `node` that `mine` accepts (read from HDF5 or generated,
 // tile by tile).
-Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& mine);
+Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& mine,
+                    std::int64_t iteration = 1);
 
 // Every pair of tuples whose join positions agree (a hash join on the right's join positions).
 // Output key: the left key, then the right key without its join positions. Throws Error

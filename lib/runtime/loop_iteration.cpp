@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "ia/last_uses.hpp"
 #include "runtime/execution.hpp"
 
 namespace tra::runtime {
@@ -119,9 +120,7 @@ void Execution::carry() {
     }
     resident_ = 0;
     for (const ia::IaNode& n : plan_.nodes()) {
-        const bool read_once = n.op == ia::IaOp::Input && last_use_[n.id] == plan_.size() &&
-                               !plan_.program().repeat->carried(n.origin);
-        if (read_once)
+        if (ia::read_once(plan_, n))
             resident_ += held_[n.id].bytes;
         else
             held_[n.id].clear();

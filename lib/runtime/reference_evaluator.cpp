@@ -21,8 +21,10 @@ void ReferenceEvaluator::next_iteration() {
     if (!program_.repeat) throw Error("internal: next_iteration of a program without a loop");
     std::map<NodeId, TensorRelation> next;
     for (const Carry& c : program_.repeat->carry) next[c.input] = evaluate(c.step);
-    for (NodeId in : program_.input_nodes())
-        if (!next.count(in) && results_.count(in)) next[in] = std::move(results_.at(in));
+    for (NodeId in : program_.input_nodes())  // read once, unless read a slice at a time
+        if (!next.count(in) && results_.count(in) &&
+            !std::get<InputOp>(program_.node(in).op).source.slice)
+            next[in] = std::move(results_.at(in));
     results_ = std::move(next);
     ++iteration_;
 }
@@ -54,7 +56,7 @@ TensorRelation ReferenceEvaluator::compute(const Node& node) {
         [&](const auto& op) {
             using T = std::decay_t<decltype(op)>;
             if constexpr (std::is_same_v<T, InputOp>) {
-                out.tuples = input_tuples(node, [](const Key&) { return true; });
+                out.tuples = input_tuples(node, [](const Key&) { return true; }, iteration_);
             } else if constexpr (std::is_same_v<T, JoinOp>) {
                 out.tuples = join_tuples(node, op, operand(0).tuples, operand(1).tuples,
                                          operand(1).type.key_arity);

@@ -23,8 +23,13 @@ std::string operator_args(const Operator& op) {
         [](const auto& o) -> std::string {
             using T = std::decay_t<decltype(o)>;
             if constexpr (std::is_same_v<T, InputOp>) {
-                if (o.source.generate) return "generate " + o.source.generate->str();
-                return "file " + o.source.file + ":" + o.source.dataset;
+                const std::string slice =
+                    o.source.slice ? ", a slice of " + std::to_string(o.source.slice->size) +
+                                         " along dimension " +
+                                         std::to_string(o.source.slice->dim) + " per iteration"
+                                   : "";
+                if (o.source.generate) return "generate " + o.source.generate->str() + slice;
+                return "file " + o.source.file + ":" + o.source.dataset + slice;
             } else if constexpr (std::is_same_v<T, JoinOp>) {
                 return "on " + positions(o.left_keys) + "=" + positions(o.right_keys) + " kernel " +
                        o.kernel.str();
@@ -57,6 +62,13 @@ std::vector<NodeId> Program::input_nodes() const {
     for (NodeId i = 0; i < nodes.size(); ++i)
         if (std::holds_alternative<InputOp>(nodes[i].op)) ids.push_back(i);
     return ids;
+}
+
+std::int64_t InputSource::slice_key_offset(std::int64_t iteration, std::int64_t tile,
+                                           std::int64_t extent) const {
+    if (!slice || iteration < 1) return 0;
+    const std::int64_t batches = extent / slice->size;
+    return (iteration - 1) % batches * (slice->size / tile);
 }
 
 const Carry* Repeat::carried(NodeId input) const {

@@ -29,10 +29,24 @@ struct InputSource {
     std::string file;  // absolute or relative to the current directory
     std::string dataset;
     std::optional<storage::GeneratorSpec> generate;
+    // In a loop, a per-iteration input (`slice: {dim, size}`): iteration i (1-based) reads the
+    // `size` entries of array dimension `dim` from ((i - 1) * size) mod extent on, the relation
+    // being that slice (tiles of the slice, keys from 0). `size` divides the extent and is a
+    // multiple of the tile, so batches wrap around whole.
+    struct Slice {
+        std::size_t dim = 0;
+        std::int64_t size = 0;
+    };
+    std::optional<Slice> slice;
+
+    // The key offset along `slice->dim` of iteration `iteration` (0 without a slice), for
+    // tiles of `tile` elements along it and a source of `extent` elements.
+    std::int64_t slice_key_offset(std::int64_t iteration, std::int64_t tile,
+                                  std::int64_t extent) const;
 };
 
 struct InputOp {
-    Shape shape;
+    Shape shape;  // the source's (file or generated tensor); a slice's relation is smaller
     InputSource source;
 };
 // Output key = left key ++ right key without its join positions; tiles combined by `kernel`.

@@ -146,6 +146,19 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                 src.at("tile"));
         f[d] = shape[d] / tile[d];
     }
+    if (const auto& slice = source.slice) {
+        const std::size_t d = slice->dim;
+        if (d >= shape.size())
+            return Error("slice dim " + std::to_string(d) + " is out of range: the input has " +
+                             std::to_string(shape.size()) + " dimensions",
+                         src.at("slice"));
+        if (slice->size <= 0 || shape[d] % slice->size != 0 || slice->size % tile[d] != 0)
+            return Error("slice size " + std::to_string(slice->size) + " must divide the extent " +
+                             std::to_string(shape[d]) + " of dimension " + std::to_string(d) +
+                             " and be a multiple of its tile " + std::to_string(tile[d]),
+                         src.at("slice"));
+        f[d] = slice->size / tile[d];
+    }
     if (!checked_tile_bytes(tile, dtype))
         return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
                      src.at("tile"));

@@ -124,6 +124,9 @@ public:
             for (const auto& [name, f] : root.at("inputs").entries()) add_input(b, name, f, dtype);
         if (root.has("program")) add_steps(b, root.at("program"));
         if (root.has("repeat")) set_repeat(b, root.at("repeat"));
+        if (!root.has("repeat") && !slices_.empty())
+            throw Error("slice: an input read a slice at a time needs a loop (repeat:)",
+                        slices_.front());
         if (root.has("outputs"))
             for (const auto& [name, f] : root.at("outputs").entries()) add_output(b, name, f);
         return b.finish();
@@ -139,7 +142,7 @@ private:
     void add_input(ProgramBuilder& b, const std::string& name, const Field& f, DType dtype) {
         check_name(name, f.where());
         if (!f.is_map()) f.fail("an input is a map with shape, tile and file or generate");
-        f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate"});
+        f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate", "slice"});
         const Shape shape(f.at("shape").as_ints());
         const Shape tile = f.has("tile") ? Shape(f.at("tile").as_ints()) : shape;
         if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
@@ -152,6 +155,16 @@ private:
             source.file = resolve(folder_, f.at("file").as_string());
         } else {
             f.fail("input " + name + " needs a file (with dataset) or generate");
+        }
+        if (f.has("slice")) {  // per iteration of a loop (checked in load: needs a repeat)
+            const Field slice = f.at("slice");
+            if (!slice.is_map()) slice.fail("slice is a map {dim: D, size: B}");
+            slice.allow_only({"dim", "size"});
+            const auto dim = slice.at("dim").as_int();
+            if (dim < 0) slice.at("dim").fail("dim is non-negative");
+            source.slice = InputSource::Slice{static_cast<std::size_t>(dim),
+                                              slice.at("size").as_int()};
+            slices_.push_back(slice.where());
         }
         StepSource src = source_of(f);
         if (!source.generate) input_files_.push_back({name, source.file, src.at("file")});
@@ -363,6 +376,7 @@ private:
     };
 
     std::vector<InputFile> input_files_;
+    std::vector<SourceLocation> slices_;  // inputs' `slice:` fields
     std::string path_;
     LoadOptions options_;
     std::string folder_, out_folder_;

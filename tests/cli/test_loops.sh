@@ -152,6 +152,33 @@ for name in "${!says[@]}"; do
         esac
     done
 done
+# Bad slices: mlp_minibatch.yaml (X and T read a batch per iteration) with its X line or its
+# repeat line changed.
+mb="$SRC/plans/models/mlp_minibatch.yaml"
+x_line=$(grep -n '^  X: ' "$mb" | cut -d: -f1)
+mb_repeat=$(grep -n '^repeat:' "$mb" | cut -d: -f1)
+X='  X:  {shape: [24, 12], tile: [4, 6], slice: SLICE, generate: {uniform: [-1, 1], seed: 21}}'
+sed -e "${mb_repeat}s|.*||" -e "s|^  loss: {file: \(.*\), every: 2}|  loss: {file: \1}|" "$mb" \
+    > bad/slice_no_repeat.yaml
+sed -e "${x_line}s|.*|${X/SLICE/\{dim: 0, size: 5\}}|" "$mb" > bad/slice_size.yaml
+sed -e "${x_line}s|.*|${X/SLICE/\{dim: 2, size: 8\}}|" "$mb" > bad/slice_dim.yaml
+sed -e "${x_line}s|.*|${X/SLICE/\{dim: 0, size: 8, step: 1\}}|" "$mb" > bad/slice_field.yaml
+declare -A slice_says=(
+    [slice_no_repeat]="slice_no_repeat.yaml:$x_line:46: inputs.X.slice: slice: an input read a slice at a time needs a loop (repeat:)"
+    [slice_size]="slice_size.yaml:$x_line:46: inputs.X.slice: slice size 5 must divide the extent 24 of dimension 0 and be a multiple of its tile 4"
+    [slice_dim]="slice_dim.yaml:$x_line:46: inputs.X.slice: slice dim 2 is out of range: the input has 2 dimensions"
+    [slice_field]="slice_field.yaml:$x_line:64: inputs.X.slice: unknown field 'step'"
+)
+for name in "${!slice_says[@]}"; do
+    rc=0
+    "$TRA" validate "bad/$name.yaml" > "bad/$name.out" 2> "bad/$name.err" || rc=$?
+    [ "$rc" -eq 2 ] || fail "tra validate bad/$name.yaml exited $rc, expected 2 ($(cat "bad/$name.err"))"
+    first=$(head -n 1 "bad/$name.err")
+    case "$first" in
+        "tra: error: bad/${slice_says[$name]}"*) ;;
+        *) fail "tra validate bad/$name.yaml: '$first' does not start with 'tra: error: bad/${slice_says[$name]}'" ;;
+    esac
+done
 leftovers=$(find bad -name out -o -name '*.h5' -o -name '*.tmp*' | head)
 [ -z "$leftovers" ] || fail "bad loops left files behind: $leftovers"
 

@@ -128,10 +128,24 @@ def decoder_numpy(x):
 # ---------------------------------------------------------------------------------------------
 # One SGD step of a two-layer MLP with softmax cross-entropy on soft targets.
 # ---------------------------------------------------------------------------------------------
-def mlp_yaml(n, i, hid, c, tn, ti, th, tc, lr=0.1, dtype="f64", times=0, every=0):
+def mlp_yaml(n, i, hid, c, tn, ti, th, tc, lr=0.1, dtype="f64", times=0, every=0, batches=0):
     """mlp_train; with `times`, mlp_loop: the same step as the body of a `repeat:` of `times`
-    iterations carrying the weights, its loss also written every `every` iterations."""
-    if times:
+    iterations carrying the weights, its loss also written every `every` iterations; with
+    `batches` too, mlp_minibatch: X and T hold `batches` mini-batches of n samples, iteration k
+    reading batch (k - 1) mod batches (`slice:`)."""
+    if times and batches:
+        name = "mlp_minibatch"
+        head = f"""\
+# mlp_minibatch: {times} mini-batch SGD steps (learning rate {fmt(lr)}) of a two-layer MLP, relu
+# hidden layer, softmax cross-entropy against soft targets Y = T / rowsum(T) (written by
+# tools/reference/models.py; regenerate, do not edit): mlp_loop with X and T holding {batches}
+# batches of {n} samples, iteration k reading batch (k - 1) mod {batches} (`slice:`, read anew every
+# iteration), while W1 and W2 carry the updated weights. Writes the loss of iterations {every},
+# {2 * every}, ... (/loss@K), and after the last iteration its loss and updated weights.
+#   tra run plans/models/mlp_minibatch.yaml --reference --out-dir /tmp/mlp_minibatch
+#   mpirun -n 2 tra run plans/models/mlp_minibatch.yaml --out-dir /tmp/mlp_minibatch
+"""
+    elif times:
         name = "mlp_loop"
         head = f"""\
 # mlp_loop: {times} SGD steps (learning rate {fmt(lr)}) of a two-layer MLP, relu hidden layer,
@@ -157,12 +171,14 @@ def mlp_yaml(n, i, hid, c, tn, ti, th, tc, lr=0.1, dtype="f64", times=0, every=0
 """
     loop = (f"repeat: {{times: {times}, carry: {{W1: W1n, W2: W2n}}}}\n" if times else "")
     observe = f", every: {every}" if times and every else ""
+    rows = n * batches if batches else n
+    batch = f" slice: {{dim: 0, size: {n}}}," if batches else ""
     return head + f"""\
 name: {name}
 dtype: {dtype}
 inputs:
-  X:  {{shape: [{n}, {i}], tile: [{tn}, {ti}], generate: {{uniform: [-1, 1], seed: 21}}}}
-  T:  {{shape: [{n}, {c}], tile: [{tn}, {tc}], generate: {{uniform: [0.1, 1], seed: 22}}}}
+  X:  {{shape: [{rows}, {i}], tile: [{tn}, {ti}],{batch} generate: {{uniform: [-1, 1], seed: 21}}}}
+  T:  {{shape: [{rows}, {c}], tile: [{tn}, {tc}],{batch} generate: {{uniform: [0.1, 1], seed: 22}}}}
   W1: {{shape: [{i}, {hid}], tile: [{ti}, {th}], generate: {{uniform: [-0.3, 0.3], seed: 23}}}}
   W2: {{shape: [{hid}, {c}], tile: [{th}, {tc}], generate: {{uniform: [-0.3, 0.3], seed: 24}}}}
 program:
@@ -232,6 +248,26 @@ def mlp_loop_numpy(x, times=6, every=None, lr=0.1):
     return iterate(lambda v: mlp_numpy(v, lr), x, times, {"W1": "W1n", "W2": "W2n"}, every)
 
 
+def mlp_minibatch_numpy(x, times=6, every=None, slices=None, lr=0.1):
+    """mlp_loop_numpy whose inputs X and T are read a batch per iteration: slices {input: (dim,
+    size)} (default X and T along rows, 8 samples), iteration k reading entries ((k - 1) * size)
+    mod extent on."""
+    slices = {"X": (0, 8), "T": (0, 8)} if slices is None else slices
+    every = {"loss": 2} if every is None else every
+    whole = {k: x[k] for k in slices}
+    state = {"it": 0}
+
+    def step(v):
+        state["it"] += 1
+        v = dict(v)
+        for name, (dim, size) in slices.items():
+            start = (state["it"] - 1) * size % whole[name].shape[dim]
+            v[name] = np.take(whole[name], range(start, start + size), axis=dim)
+        return mlp_numpy(v, lr)
+
+    return iterate(step, x, times, {"W1": "W1n", "W2": "W2n"}, every)
+
+
 # ---------------------------------------------------------------------------------------------
 # Multi-head attention as EinDecomp writes it (seed 004), with the softmax step.
 # ---------------------------------------------------------------------------------------------
@@ -284,6 +320,9 @@ MODELS = {
     "mlp_train": (mlp_yaml, mlp_numpy, dict(n=16, i=12, hid=10, c=6, tn=8, ti=6, th=5, tc=3)),
     "mlp_loop": (mlp_yaml, mlp_loop_numpy,
                  dict(n=16, i=12, hid=10, c=6, tn=8, ti=6, th=5, tc=3, times=6, every=2)),
+    "mlp_minibatch": (mlp_yaml, mlp_minibatch_numpy,
+                      dict(n=8, i=12, hid=10, c=6, tn=4, ti=6, th=5, tc=3, times=7, every=2,
+                           batches=3)),
     "attention": (attention_yaml, attention_numpy, dict(s=32, a=16, h=2, d=8, ts=8, ta=8)),
 }
 
@@ -307,6 +346,10 @@ def expected(wf_path):
     if "repeat" in wf:  # a loop model: its iteration count and observations are the workflow's
         loop["times"] = wf["repeat"]["times"]
         loop["every"] = {k: o["every"] for k, o in wf["outputs"].items() if "every" in o}
+        sliced = {k: (i["slice"]["dim"], i["slice"]["size"])
+                  for k, i in wf["inputs"].items() if "slice" in i}
+        if sliced:
+            loop["slices"] = sliced
     return {k: np.asarray(v).astype(dtype) for k, v in MODELS[name][1](inputs, **loop).items()}
 
 
