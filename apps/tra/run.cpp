@@ -87,7 +87,8 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
         runtime::ReferenceEvaluator reference(oracle);
         reference.evaluate_outputs([&](std::size_t i, const TensorRelation& expected) {
             const Output& o = p.outputs.at(i);
-            const std::string diff = compare_relations(prep.files->read(o, p.node(o.node)), expected);
+            const std::string diff =
+                compare_relations(prep.files->read(o, p.node(o.node)), expected);
             if (!diff.empty())
                 problems.push_back(p.node(o.node).name +
                                    (o.iteration ? " (" + o.dataset + ")" : std::string()) +
@@ -213,9 +214,10 @@ int run_distributed(const RunOptions& opt) {
         exec.input_sources = resume.sources;
         if (prep.program->repeat && !opt.checkpoint_dir.empty()) {
             exec.checkpoint_dir = opt.checkpoint_dir;
-            exec.checkpoint_every = opt.checkpoint_every > 0
-                                        ? opt.checkpoint_every
-                                        : std::max<std::int64_t>(1, prep.program->repeat->times / 10);
+            exec.checkpoint_every =
+                opt.checkpoint_every > 0
+                    ? opt.checkpoint_every
+                    : std::max<std::int64_t>(1, prep.program->repeat->times / 10);
         }
         exec.plan_name = prep.name;
         if (rank == 0 && opt.progress)

@@ -28,9 +28,9 @@ void run_reference(const RunOptions& opt) {
             const TensorRelation& r = evaluator.evaluate(id);
             if (opt.progress)
                 std::cerr
-                    << "  " << (times > 1 ? "iteration " + std::to_string(evaluator.iteration()) +
-                                                ": "
-                                          : "")
+                    << "  "
+                    << (times > 1 ? "iteration " + std::to_string(evaluator.iteration()) + ": "
+                                  : "")
                     << p.node(id).name << ": " << r.tuples.size() << " tuples in "
                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
                     << " s\n";

@@ -17,7 +17,7 @@
 namespace tra::cli {
 
 struct ResumePoint {
-    std::int64_t first_iteration = 1;      // 1: from the start
+    std::int64_t first_iteration = 1;       // 1: from the start
     std::string checkpoint;                 // the file resumed from, when resuming
     std::map<NodeId, InputSource> sources;  // the carried inputs' values in it
 };

@@ -30,10 +30,10 @@ std::vector<CarryMove> carry_moves(const Plan& plan) {
                             " needs the costs of IA node #" + std::to_string(*step),
                         {}, ErrorKind::Failed);
         const Node& relation = plan.relation(*input);
-        moves.push_back({*input, *step,
-                         exact_transfer(*from.cost.sites, relation.type.key_arity,
-                                        relation.type.tile_bytes(), plan.node(*input).placement,
-                                        plan.sites())});
+        moves.push_back(
+            {*input, *step,
+             exact_transfer(*from.cost.sites, relation.type.key_arity, relation.type.tile_bytes(),
+                            plan.node(*input).placement, plan.sites())});
     }
     return moves;
 }

@@ -7,9 +7,9 @@
 #include <variant>
 
 #include "core/error.hpp"
+#include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/partials.hpp"
-#include "ia/loop_carry.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/replication.hpp"
 #include "ia/site_tracing.hpp"

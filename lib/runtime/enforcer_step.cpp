@@ -87,8 +87,8 @@ void Execution::run_enforcer(const IaNode& n, OperatorStep& step) {
     const HeldTuples& in = held_.at(n.inputs[0]);
     const ia::SiteMap& from = where_.at(n.inputs[0]);
     agree_.step([&] {
-        step.lists =
-            reduce ? reduce_lists(n, in, from, me_, sites_) : move_lists(n.placement, in, from, me_, sites_);
+        step.lists = reduce ? reduce_lists(n, in, from, me_, sites_)
+                            : move_lists(n.placement, in, from, me_, sites_);
     });
     faults_.reach(me_, step.run.id, step.run.op);
     HeldTuples& out = step.out;

@@ -135,11 +135,11 @@ class Execution {
 
     std::vector<HeldTuples> held_;  // by IA node
     std::int64_t resident_ = 0;     // bytes of the tuples held now
-    std::vector<OperatorRun> runs_;        // by IA node
-    std::vector<OperatorRun> carry_runs_;  // by carry move
+    std::vector<OperatorRun> runs_;            // by IA node
+    std::vector<OperatorRun> carry_runs_;      // by carry move
     std::vector<OperatorRun> checkpoint_run_;  // one slot, once a checkpoint was written
-    std::vector<OperatorRun> write_run_;   // one slot, `write`, once anything was written
-    std::size_t operators_done_ = 0;       // progress, over every iteration
+    std::vector<OperatorRun> write_run_;       // one slot, `write`, once anything was written
+    std::size_t operators_done_ = 0;           // progress, over every iteration
 
     std::vector<ia::CarryMove> moves_;  // loops: the carry between two iterations
     std::int64_t first_iteration_ = 1, last_iteration_ = 1, iteration_ = 1;

@@ -14,7 +14,8 @@ FaultInjection FaultInjection::from_environment() {
     FaultInjection f;
     const char* text = std::getenv("TRA_FAULT");
     if (!text || !*text) return f;
-    static const std::regex form(R"((error|kill|hang|corrupt)@([0-9]+):([0-9]+|[a-z_]+)(#([0-9]+))?)");
+    static const std::regex form(
+        R"((error|kill|hang|corrupt)@([0-9]+):([0-9]+|[a-z_]+)(#([0-9]+))?)");
     std::cmatch m;
     if (!std::regex_match(text, m, form))
         throw Error(

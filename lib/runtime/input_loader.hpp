@@ -13,11 +13,11 @@ namespace tra::runtime {
 
 class InputTiles {
 public:
-    // Opens the input's dataset (if it has one) and checks it still matches the workflow. A
-    // sliced input (InputSource::slice) reads loop iteration `iteration`'s slice.
-    explicit InputTiles(const Node& input, std::int64_t iteration = 1);
+  // Opens the input's dataset (if it has one) and checks it still matches the workflow. A
+  // sliced input (InputSource::slice) reads loop iteration `iteration`'s slice.
+  explicit InputTiles(const Node& input, std::int64_t iteration = 1);
 
-    Tile tile(const Key& key) const;
+  Tile tile(const Key& key) const;
 
 private:
     const Node& input_;

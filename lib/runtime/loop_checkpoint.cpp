@@ -27,9 +27,9 @@ void Execution::checkpoint(std::int64_t iteration) {
     op.op = "checkpoint";
     const double started = MPI_Wtime();
     if (watchdog_.on())
-        watchdog_.set_place("the checkpoint after iteration " + std::to_string(iteration),
-                            operator_limit(options_.operator_timeout_factor,
-                                           options_.operator_timeout_floor, 0.0));
+        watchdog_.set_place(
+            "the checkpoint after iteration " + std::to_string(iteration),
+            operator_limit(options_.operator_timeout_factor, options_.operator_timeout_floor, 0.0));
     trace_.set_operator(op.id, op.op);         // trace
     const auto traced = TraceRecorder::now();  // trace
 

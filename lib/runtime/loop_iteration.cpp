@@ -77,13 +77,13 @@ void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_bef
     const auto traced = TraceRecorder::now();       // trace
     const std::string input = plan_.relation(m.input).name;
     if (watchdog_.on())
-        watchdog_.set_place("the carry of " + input + " after iteration " +
-                                std::to_string(iteration_),
-                            operator_limit(options_.operator_timeout_factor,
-                                           options_.operator_timeout_floor, 0.0));
+        watchdog_.set_place(
+            "the carry of " + input + " after iteration " + std::to_string(iteration_),
+            operator_limit(options_.operator_timeout_factor, options_.operator_timeout_floor, 0.0));
     const HeldTuples& from = held_.at(m.step);
     agree_.step([&] {
-        step.lists = move_lists(plan_.node(m.input).placement, from, where_.at(m.step), me_, sites_);
+        step.lists =
+            move_lists(plan_.node(m.input).placement, from, where_.at(m.step), me_, sites_);
     });
     faults_.reach(me_, step.run.id, step.run.op);
     const ExchangeStats stats = exchange(

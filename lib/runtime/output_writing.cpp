@@ -59,8 +59,8 @@ void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
                     const ia::SiteMap& where, ia::Site me) {
     const auto layout = output_layout(node);
     const auto mine = lowest_held(held, where, me);
-    storage::CollectiveWriter writer(comm, path, dataset, node.type.dtype,
-                                     layout.dataset_shape, transfer);
+    storage::CollectiveWriter writer(comm, path, dataset, node.type.dtype, layout.dataset_shape,
+                                     transfer);
     writer.write(mine.size(), [&](std::size_t i, Shape& origin, Tile& host) -> const Tile& {
         const auto& [k, t] = *mine[i];
         origin = layout.origin(k);
@@ -89,8 +89,8 @@ void Execution::write_outputs(std::int64_t iteration) {
                 const auto r = plan_.result(o.node);
                 if (!r)
                     fail("the plan has no result for output " + plan_.program().node(o.node).name);
-                due.push_back({&plan_.program().node(o.node), o.dataset, options_.output_paths[i],
-                               *r});
+                due.push_back(
+                    {&plan_.program().node(o.node), o.dataset, options_.output_paths[i], *r});
             }
     });
     const bool last = iteration == last_iteration_;

@@ -56,7 +56,8 @@ TensorRelation ReferenceEvaluator::compute(const Node& node) {
         [&](const auto& op) {
             using T = std::decay_t<decltype(op)>;
             if constexpr (std::is_same_v<T, InputOp>) {
-                out.tuples = input_tuples(node, [](const Key&) { return true; }, iteration_);
+                out.tuples = input_tuples(
+                    node, [](const Key&) { return true; }, iteration_);
             } else if constexpr (std::is_same_v<T, JoinOp>) {
                 out.tuples = join_tuples(node, op, operand(0).tuples, operand(1).tuples,
                                          operand(1).type.key_arity);

@@ -31,7 +31,7 @@ public:
     std::vector<TensorRelation> evaluate_outputs(
         const std::function<void(std::size_t, const TensorRelation&)>& each = {});
 
-private:
+  private:
     TensorRelation compute(const Node& node);
 
     const Program& program_;

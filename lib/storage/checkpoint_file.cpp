@@ -33,8 +33,8 @@ Hid attribute(hid_t id) {
 
 void write_int(hid_t file, const char* name, std::int64_t value) {
     Hid space = detail::space_id(H5Screate(H5S_SCALAR));
-    Hid a = attribute(H5Acreate2(file, name, H5T_NATIVE_INT64, space.get(), H5P_DEFAULT,
-                                 H5P_DEFAULT));
+    Hid a =
+        attribute(H5Acreate2(file, name, H5T_NATIVE_INT64, space.get(), H5P_DEFAULT, H5P_DEFAULT));
     if (!a || H5Awrite(a.get(), H5T_NATIVE_INT64, &value) < 0)
         failed(std::string("write the checkpoint attribute ") + name);
 }
@@ -103,7 +103,8 @@ CheckpointStamp read_checkpoint_stamp(const std::string& path) {
     const auto iteration = read_int(file.get(), kIteration);
     const auto sites = read_int(file.get(), kSites);
     const auto plan = read_text(file.get(), kPlan);
-    if (!iteration || !sites || !plan) throw not_one("its root group has no tra_checkpoint_* stamp");
+    if (!iteration || !sites || !plan)
+        throw not_one("its root group has no tra_checkpoint_* stamp");
     return CheckpointStamp{*iteration, *sites, *plan};
 }
 

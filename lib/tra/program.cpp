@@ -25,8 +25,8 @@ std::string operator_args(const Operator& op) {
             if constexpr (std::is_same_v<T, InputOp>) {
                 const std::string slice =
                     o.source.slice ? ", a slice of " + std::to_string(o.source.slice->size) +
-                                         " along dimension " +
-                                         std::to_string(o.source.slice->dim) + " per iteration"
+                                         " along dimension " + std::to_string(o.source.slice->dim) +
+                                         " per iteration"
                                    : "";
                 if (o.source.generate) return "generate " + o.source.generate->str() + slice;
                 return "file " + o.source.file + ":" + o.source.dataset + slice;

@@ -27,16 +27,19 @@ std::optional<Error> ProgramBuilder::try_set_repeat(std::int64_t times,
         const Node& in = node(*input);
         const Node& st = node(*step);
         if (!std::holds_alternative<InputOp>(in.op))
-            return Error("carry: '" + c.input + "' is a step, not an input; only an input can "
-                         "take a new value between iterations",
+            return Error("carry: '" + c.input +
+                             "' is a step, not an input; only an input can "
+                             "take a new value between iterations",
                          c.where);
         if (std::get<InputOp>(in.op).source.slice)
-            return Error("carry: " + c.input + " is read a slice per iteration (slice:); a "
-                         "carried input takes its value from the loop instead",
+            return Error("carry: " + c.input +
+                             " is read a slice per iteration (slice:); a "
+                             "carried input takes its value from the loop instead",
                          c.where);
         if (*input == *step)
-            return Error("carry: " + c.input + ": " + c.step + " keeps the input as it is; drop "
-                         "the entry",
+            return Error("carry: " + c.input + ": " + c.step +
+                             " keeps the input as it is; drop "
+                             "the entry",
                          c.where);
         if (!(in.type == st.type))
             return Error("carry: " + c.step + " is " + st.type.str() + " but input " + c.input +

@@ -162,8 +162,8 @@ private:
             slice.allow_only({"dim", "size"});
             const auto dim = slice.at("dim").as_int();
             if (dim < 0) slice.at("dim").fail("dim is non-negative");
-            source.slice = InputSource::Slice{static_cast<std::size_t>(dim),
-                                              slice.at("size").as_int()};
+            source.slice =
+                InputSource::Slice{static_cast<std::size_t>(dim), slice.at("size").as_int()};
             slices_.push_back(slice.where());
         }
         StepSource src = source_of(f);
