@@ -20,20 +20,13 @@ enter_work_dir
 
 # same_as_numpy WANT.h5 GOT.h5: the same dataset names, shapes and dtypes, values within 1e-12.
 same_as_numpy() {
-    "$PY" - "$1" "$2" << 'PYTHON'
+    "$PY" - "$1" "$2" "$SRC/tools/reference" << 'PYTHON'
 import sys
 
-import h5py
 import numpy as np
 
-
-def datasets(path):
-    found = {}
-    with h5py.File(path, "r") as f:
-        f.visititems(lambda name, obj: found.__setitem__(name, obj[()])
-                     if isinstance(obj, h5py.Dataset) else None)
-    return found
-
+sys.path.insert(0, sys.argv[3])
+from same_outputs import datasets  # noqa: E402
 
 want, got = datasets(sys.argv[1]), datasets(sys.argv[2])
 ok = sorted(want) == sorted(got)
