@@ -12,7 +12,9 @@
 #      some plans fit, the run prints the budget Slurm gave (3/4 of SLURM_MEM_PER_NODE over the
 #      node's 3 ranks) and runs the plan `tra plan --memory-per-site` ranks first for it; under
 #      1 MB it is refused up front (exit 2, "no plan fits"), writing nothing;
-#   4. three jobs that must fail, each with a clear message: a workflow that does not exist, a
+#   4. a loop (plans/examples/ffnn_train.yaml) killed in its first job and resumed from its
+#      checkpoint by a second job with the same command line, bit-identical to a whole run;
+#   5. three jobs that must fail, each with a clear message: a workflow that does not exist, a
 #      paper experiment given the wrong task count, and srun without PMI (--mpi=none: OpenMPI
 #      cannot start under srun without PMIx).
 # The daemons are stopped on every exit (trap), jobs first. Usage: 40-slurm.sh BUILD_DIR
@@ -227,6 +229,28 @@ grep -q "no plan fits" "$work/jobs/mem-none.out" ||
 echo "slurm: --mem=$mem_mb chose plan $want (peak <= $budget bytes); --mem=1 refused up front"
 unset TRA_MACHINE
 
+# A loop (repeat:) whose job dies resumes in the next job with the same command line
+# (docs/cluster.md, "Restarting a long loop"): the first job's run is killed in iteration 50 of
+# 100 (TRA_FAULT kills rank 1), the second resumes from the checkpoint both name, and the
+# outputs equal an uninterrupted run's bit for bit.
+loop_dir=$work/jobs/loop
+mkdir -p "$loop_dir"
+"$tra" plan "$src/plans/examples/ffnn_train.yaml" --sites 2 -o "$loop_dir/plan.yaml" > /dev/null
+loop_job="mpirun -n 2 --bind-to none $tra run plan.yaml --threads 1 --checkpoint ckpt"
+loop_job+=" --checkpoint-every 10 --resume ckpt --out-dir run || exit 1"
+TRA_FAULT='kill@1:local_join#50' submit loop-killed 1 --ntasks=2 --cpus-per-task=1 \
+    --chdir="$loop_dir" --wrap="$loop_job"
+[ -s "$loop_dir/ckpt/checkpoint.h5" ] || fail "loop-killed left no checkpoint"
+[ ! -e "$loop_dir/run/out/ffnn_train.h5" ] || fail "loop-killed wrote its output"
+submit loop-resumed 0 --ntasks=2 --cpus-per-task=1 --chdir="$loop_dir" --wrap="$loop_job"
+grep -q "^resume: from ckpt/checkpoint.h5, after iteration 40 of 100" "$work/jobs/loop-resumed.out" ||
+    { cat "$work/jobs/loop-resumed.out" >&2; fail "loop-resumed did not resume after iteration 40"; }
+mpirun -n 2 --bind-to none "$tra" run "$loop_dir/plan.yaml" --threads 1 --out-dir "$loop_dir/whole" \
+    > "$loop_dir/whole.log" 2>&1 || { cat "$loop_dir/whole.log" >&2; fail "the uninterrupted loop failed"; }
+h5diff -q "$loop_dir/whole/out/ffnn_train.h5" "$loop_dir/run/out/ffnn_train.h5" ||
+    fail "the resumed loop's outputs differ from the uninterrupted run's"
+echo "slurm: a loop killed in iteration 50 resumed in the next job, outputs bit-identical"
+
 # expect_failure NAME MESSAGE: the job NAME failed (checked by submit) and said MESSAGE.
 expect_failure() {
     grep -qF "tra-job: error: $2" "$work/jobs/$1.out" ||
@@ -243,4 +267,4 @@ TRA_OUT=$work/jobs/nopmi TRA_SRUN_MPI=none submit nopmi 1 --ntasks=2 --cpus-per-
 expect_failure nopmi "tra run of $work/jobs/nopmi/plan.yaml exited with"
 grep -q "MPI_Init" "$work/jobs/nopmi.out" || fail "nopmi: the job output does not show the run's log"
 
-echo "slurm: ok (8 jobs)"
+echo "slurm: ok (10 jobs)"
