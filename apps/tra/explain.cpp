@@ -196,7 +196,21 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
             .field("rules", n.rules)
             .end_object();
     }
-    j.end_array().end_object();
+    j.end_array();
+    if (const auto& repeat = plan.program().repeat) {  // a loop: its carry's moves
+        j.key("loop").begin_object().field("times", repeat->times);
+        j.key("carry").begin_array();
+        for (const ia::CarryMove& m : ia::carry_moves(plan))
+            j.begin_object()
+                .field("input", plan.relation(m.input).name)
+                .field("input_node", static_cast<std::int64_t>(m.input))
+                .field("step_node", static_cast<std::int64_t>(m.step))
+                .field("exact_bytes", m.transfer.payload_bytes)
+                .field("overhead_bytes", m.transfer.overhead_bytes)
+                .end_object();
+        j.end_array().end_object();
+    }
+    j.end_object();
 }
 
 std::string dot_escape(const std::string& s) {
