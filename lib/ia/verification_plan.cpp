@@ -67,10 +67,25 @@ VerificationPlan plan_verification(const Plan& plan) {
     auto add_kept = [&](IaNodeId id) {
         for (auto in : plan.node(id).inputs) v.kept.push_back(in);
     };
-    for (const Output& o : plan.program().outputs) {
+    // The relations checked: every output's once (a relation written twice, or observed every K
+    // iterations of a loop, is one check), then a loop's carried steps, whose values reach the
+    // outputs of later iterations.
+    std::vector<std::pair<NodeId, std::string>> checked;
+    auto check = [&](NodeId tra, std::string name) {
+        for (const auto& [id, _] : checked)
+            if (id == tra) return;
+        checked.emplace_back(tra, std::move(name));
+    };
+    const Program& program = plan.program();
+    for (const Output& o : program.outputs) check(o.node, program.node(o.node).name);
+    if (program.repeat)
+        for (const Carry& c : program.repeat->carry)
+            check(c.step, program.node(c.step).name + " (carried to " +
+                              program.node(c.input).name + ")");
+    for (const auto& [tra, name] : checked) {
         OutputCheck c;
-        c.output = plan.program().node(o.node).name;
-        const auto r = plan.result(o.node);
+        c.output = name;
+        const auto r = plan.result(tra);
         if (!r) throw Error("the plan has no result for output " + c.output, {}, ErrorKind::Failed);
         c.node = *r;
         const IaNode& n = plan.node(c.node);

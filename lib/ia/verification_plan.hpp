@@ -23,7 +23,7 @@ namespace tra::ia {
 enum class VerifyMethod { Freivalds, Recompute, None };
 
 struct OutputCheck {
-    std::string output;  // the output's name
+    std::string output;  // the output's name, or a carried step's
     IaNodeId node = 0;   // its producing IA node
     VerifyMethod method = VerifyMethod::None;
     std::string reason;            // None: why not
@@ -35,7 +35,9 @@ struct OutputCheck {
 };
 
 struct VerificationPlan {
-    std::vector<OutputCheck> checks;  // one per output, in the program's order
+    // One per output relation, in the program's order (once however often it is written), then
+    // one per carried step of a loop that is not an output (its name "W1n (carried to W1)").
+    std::vector<OutputCheck> checks;
     std::vector<IaNodeId> kept;       // nodes whose tuples the checks read, sorted, unique
     // Per site: the bytes the checks allocate beside what is alive after the last node (the
     // largest recomputed output's tiles on that site).

@@ -84,7 +84,8 @@ class Execution {
     void end_iteration();
     // Runs one IA node: its exchange if it is an enforcer, then its local part, then the account.
     void run_operator(const ia::IaNode& n);
-    // --verify: checks every output on every rank (agreed; does nothing without --verify).
+    // --verify: checks every output on every rank (agreed; does nothing without --verify); in a
+    // loop after every iteration, the carried values too.
     void verify_outputs();
     // Puts the verification line and seconds into the report (after reduce_over_ranks).
     void report_verification(ExecutionResult& result) const;

@@ -17,6 +17,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
         run.begin_iteration(i);
         for (const ia::IaNode& n : plan.nodes()) run.run_operator(n);
         if (i < run.last_iteration()) {
+            run.verify_outputs();  // --verify: every iteration's, before its values move on
             run.write_outputs(i);
             run.carry();
             run.checkpoint(i);

@@ -50,12 +50,13 @@ OutputVerification::OutputVerification(const ia::Plan& plan,
 }
 
 void OutputVerification::run(std::vector<HeldTuples>& held, ia::Site me, std::uint64_t seed,
-                             const RankAgreement& agree, MPI_Comm comm) const {
+                             const RankAgreement& agree, MPI_Comm comm,
+                             const std::string& when) const {
     for (const ia::OutputCheck& c : checks_) {
         if (c.method == ia::VerifyMethod::Recompute)
             agree.step([&] {
                 const std::string problem = recompute(c, held, me);
-                if (!problem.empty()) fail("verify: " + problem);
+                if (!problem.empty()) fail("verify: " + when + problem);
             });
         if (c.method != ia::VerifyMethod::Freivalds) continue;
         Sides sides;
@@ -64,7 +65,7 @@ void OutputVerification::run(std::vector<HeldTuples>& held, ia::Site me, std::ui
         sum_over_ranks(sides, comm);
         agree.step([&] {
             const std::string problem = compare(c, sides);
-            if (!problem.empty()) fail("verify: " + problem);
+            if (!problem.empty()) fail("verify: " + when + problem);
         });
     }
 }

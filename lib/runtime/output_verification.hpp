@@ -39,9 +39,10 @@ class OutputVerification {
 
     // Checks this rank's tiles of every output. Collective: a failed check throws AgreedFailure
     // on every rank, after the lowest failing rank printed "verify: output C failed ...".
-    // `held` is indexed by IA node; recomputation writes only temporaries.
+    // `held` is indexed by IA node; recomputation writes only temporaries. `when` ("in
+    // iteration 3: " in a loop) starts the failure's message.
     void run(std::vector<HeldTuples>& held, ia::Site me, std::uint64_t seed,
-             const RankAgreement& agree, MPI_Comm comm) const;
+             const RankAgreement& agree, MPI_Comm comm, const std::string& when = "") const;
 
     // One line per run: how each output was verified ("C (Freivalds check of #4 ...)").
     std::string summary() const;
