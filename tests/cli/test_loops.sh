@@ -151,7 +151,7 @@ mb="$SRC/plans/models/mlp_minibatch.yaml"
 x_line=$(grep -n '^  X: ' "$mb" | cut -d: -f1)
 mb_repeat=$(grep -n '^repeat:' "$mb" | cut -d: -f1)
 X='  X:  {shape: [24, 12], tile: [4, 6], slice: SLICE, generate: {uniform: [-1, 1], seed: 21}}'
-sed -e "${mb_repeat}s|.*||" -e "s|^  loss: {file: \(.*\), every: 2}|  loss: {file: \1}|" "$mb" \
+sed -e "${mb_repeat}s|.*||" -e "s|^  loss: {file: \(.*\), every: [0-9]*}|  loss: {file: \1}|" "$mb" \
     > bad/slice_no_repeat.yaml
 sed -e "${x_line}s|.*|${X/SLICE/\{dim: 0, size: 5\}}|" "$mb" > bad/slice_size.yaml
 sed -e "${x_line}s|.*|${X/SLICE/\{dim: 2, size: 8\}}|" "$mb" > bad/slice_dim.yaml

@@ -321,7 +321,7 @@ MODELS = {
     "mlp_loop": (mlp_yaml, mlp_loop_numpy,
                  dict(n=16, i=12, hid=10, c=6, tn=8, ti=6, th=5, tc=3, times=6, every=2)),
     "mlp_minibatch": (mlp_yaml, mlp_minibatch_numpy,
-                      dict(n=8, i=12, hid=10, c=6, tn=4, ti=6, th=5, tc=3, times=7, every=2,
+                      dict(n=8, i=12, hid=10, c=6, tn=4, ti=6, th=5, tc=3, times=100, every=10,
                            batches=3)),
     "attention": (attention_yaml, attention_numpy, dict(s=32, a=16, h=2, d=8, ts=8, ta=8)),
 }
