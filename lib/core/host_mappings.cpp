@@ -2,11 +2,14 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
+#include <utility>
 
 namespace tra::host_mappings {
 
@@ -69,50 +72,68 @@ void* map_fresh(std::size_t length) {
     return p;
 }
 
+bool huge_aligned(const char* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % kHugePage == 0;
+}
+
+// Where a tile of `length` bytes goes in the cached range [begin, end), or nullptr where it does
+// not fit. A large tile starts on a 2 MiB boundary (as map_fresh maps it). A smaller one takes the
+// range's end where the range starts on a boundary (the start may serve a large tile later),
+// its start otherwise.
+char* place(char* begin, char* end, std::size_t length) {
+    if (static_cast<std::size_t>(end - begin) < length) return nullptr;
+    if (length < kLargeTileBytes) return huge_aligned(begin) ? end - length : begin;
+    const auto b = reinterpret_cast<std::uintptr_t>(begin);
+    char* at = begin + ((b + kHugePage - 1) / kHugePage * kHugePage - b);
+    return at <= end && static_cast<std::size_t>(end - at) >= length ? at : nullptr;
+}
+
 // Locked: the runtime makes tiles on one thread, but lib/core is a library and a tile may be made
 // or dropped on any thread.
+//
+// The cached mappings are indexed twice: by length (an exact length is found at once) and by
+// address (cached mappings that are neighbours serve together). They are kept as the pieces they
+// were freed as, not merged on release: a run's tiles come in a few lengths, and a piece of one
+// of them serves the next tile of its length as it is. Only a length that no cached mapping has
+// looks further, for the best fit (the least left over) among cached mappings and runs of
+// neighbouring ones, merges the run, and keeps what is left over cached. Before, a cut never
+// healed: an FFNN loop's 200 KiB tiles cut its reserved 1.25 MiB mappings into six pieces and a
+// tail in its first iteration, and every later iteration mapped its 25 tiles of 1.25 MiB (32 MB,
+// 8,000 page faults) fresh, evicting pieces to make room.
 class Cache {
   public:
     void* acquire(std::size_t length, bool zero) {
         std::unique_lock lock(mutex_);
-        if (auto it = free_.find(length); it != free_.end()) {
-            void* p = it->second;
-            free_.erase(it);
-            cached_ -= length;
+        if (char* p = take(length)) {
             live_ += length;
             lock.unlock();
             if (zero) std::memset(p, 0, length);  // a reused mapping holds an old tile
             return p;
         }
-        // No room for a fresh mapping within the high-water mark: a longer cached mapping serves
-        // with its head (pages already mapped) and stays cached as its tail, cheaper than evicting
-        // (each unmapping a TLB shootdown on every core) to map a fresh one (every page a fault).
-        // A ffnn step reading its 483 KB input tiles into a cache reserved for the 2.4 MB tiles
-        // of its busiest operator mapped 19 of them fresh by evicting; from heads and tails, none.
-        const bool room = live_ + cached_ + length <= high_water_;
-        if (auto it = free_.lower_bound(length); !room && it != free_.end()) {
-            auto [longer, p] = *it;
-            free_.erase(it);
-            cached_ -= length;
-            live_ += length;
-            try {
-                free_.emplace(longer - length, static_cast<char*>(p) + length);
-            } catch (...) {  // no memory for the cache's own node: give the tail back instead
-                munmap(static_cast<char*>(p) + length, longer - length);
-                cached_ -= longer - length;
+        // No cached mapping fits: map a fresh one (every page a fault), unmapping cached ones
+        // first (each a TLB shootdown on every core) as far as the high-water mark asks, the
+        // longest first, the last one only as far as needed.
+        while (!by_length_.empty() && live_ + cached_ + length > high_water_) {
+            const std::size_t need = live_ + cached_ + length - high_water_;
+            const auto longest = std::prev(by_length_.end());
+            const auto [piece, p] = *longest;
+            if (piece <= need) {
+                by_address_.erase(p);
+                by_length_.erase(longest);
+                munmap(p, piece);
+                cached_ -= piece;
+                evicted_ += piece;
+                continue;
             }
-            lock.unlock();
-            if (zero) std::memset(p, 0, length);
-            return p;
+            munmap(p + piece - need, need);  // whole pages: every length is
+            by_address_.find(p)->second = piece - need;
+            auto node = by_length_.extract(longest);  // no allocation: cannot throw
+            node.value().first = piece - need;
+            by_length_.insert(std::move(node));
+            cached_ -= need;
+            evicted_ += need;
         }
-        // Room for a fresh mapping within the high-water mark, or past it only by what the live
-        // tiles need: cached mappings of other lengths go first.
-        while (!free_.empty() && live_ + cached_ + length > high_water_) {
-            auto victim = std::prev(free_.end());  // the longest
-            munmap(victim->second, victim->first);
-            cached_ -= victim->first;
-            free_.erase(victim);
-        }
+        ++fresh_;
         lock.unlock();
         void* p = map_fresh(length);  // zero, being fresh
         if (!p) {
@@ -129,37 +150,34 @@ class Cache {
     void release(void* p, std::size_t length) noexcept {
         const std::lock_guard lock(mutex_);
         live_ -= length;
-        try {
-            free_.emplace(length, p);  // live + cached is unchanged, so within the mark
-            cached_ += length;
-        } catch (...) {  // no memory for the cache's own node: give the mapping back instead
-            munmap(p, length);
-        }
+        put(static_cast<char*>(p), length);  // live + cached is unchanged, so within the mark
     }
 
     std::size_t reserve(const std::vector<std::size_t>& lengths) {
-        std::multiset<std::size_t> wanted(lengths.begin(), lengths.end());
+        std::vector<std::size_t> wanted(lengths);
+        std::sort(wanted.begin(), wanted.end(), std::greater<>());
+        std::vector<std::size_t> missing;
         {
-            // Cached mappings of a wanted length stay; the others go, and the mark restarts.
+            // The wanted lengths are carved from the cache where they fit, the longest first; the
+            // rest of the cache goes, the carved mappings come back, and the mark restarts.
             const std::lock_guard lock(mutex_);
-            for (auto it = free_.begin(); it != free_.end();) {
-                if (auto w = wanted.find(it->first); w != wanted.end()) {
-                    wanted.erase(w);
-                    ++it;
-                    continue;
-                }
-                munmap(it->second, it->first);
-                cached_ -= it->first;
-                it = free_.erase(it);
+            std::vector<std::pair<char*, std::size_t>> kept;
+            kept.reserve(wanted.size());
+            for (std::size_t length : wanted) {
+                if (char* p = take(length))
+                    kept.emplace_back(p, length);
+                else
+                    missing.push_back(length);
             }
+            unmap_cached();
+            for (const auto& [p, length] : kept) put(p, length);
             high_water_ = live_ + cached_;
         }
-        for (std::size_t length : wanted) {
+        for (std::size_t length : missing) {
             void* p = map_fresh(length);
             if (!p) break;
             const std::lock_guard lock(mutex_);
-            free_.emplace(length, p);
-            cached_ += length;
+            put(static_cast<char*>(p), length);
             note_high_water();
         }
         return usage().cached;
@@ -167,14 +185,12 @@ class Cache {
 
     Usage usage() {
         const std::lock_guard lock(mutex_);
-        return {live_, cached_, high_water_};
+        return {live_, cached_, high_water_, by_address_.size(), fresh_, evicted_};
     }
 
     void trim() {
         const std::lock_guard lock(mutex_);
-        for (const auto& [length, p] : free_) munmap(p, length);
-        free_.clear();
-        cached_ = 0;
+        unmap_cached();
         high_water_ = live_;
     }
 
@@ -183,11 +199,91 @@ class Cache {
         if (live_ + cached_ > high_water_) high_water_ = live_ + cached_;
     }
 
+    // Caches [p, p + length), or unmaps it where the cache has no memory for its own nodes.
+    void put(char* p, std::size_t length) noexcept {
+        try {
+            by_address_.emplace(p, length);
+            try {
+                by_length_.emplace(length, p);
+            } catch (...) {
+                by_address_.erase(p);
+                throw;
+            }
+            cached_ += length;
+        } catch (...) {
+            munmap(p, length);
+        }
+    }
+
+    void unmap_cached() noexcept {
+        for (const auto& [p, length] : by_address_) munmap(p, length);
+        by_address_.clear();
+        by_length_.clear();
+        cached_ = 0;
+    }
+
+    // A cached `length` bytes taken out of the cache (cached_ lowered), or nullptr where none
+    // fits: a cached mapping of exactly that length where one is placed right, else the best fit
+    // among runs of neighbouring cached mappings (a single one being a run of one).
+    char* take(std::size_t length) {
+        for (auto it = by_length_.lower_bound({length, nullptr});
+             it != by_length_.end() && it->first == length; ++it) {
+            char* p = it->second;
+            if (place(p, p + length, length) != p) continue;  // large, off a 2 MiB boundary
+            by_length_.erase(it);
+            by_address_.erase(p);
+            cached_ -= length;
+            return p;
+        }
+        using Piece = std::map<char*, std::size_t>::iterator;
+        const auto end_of = [](Piece piece) { return piece->first + piece->second; };
+        // The best window [first, last) of neighbouring cached mappings, ending at `end`.
+        Piece first = by_address_.end(), last = by_address_.end();
+        char* end = nullptr;
+        std::size_t excess = static_cast<std::size_t>(-1);
+        for (Piece run = by_address_.begin(); run != by_address_.end() && excess > 0;) {
+            Piece run_end = std::next(run);
+            while (run_end != by_address_.end() && run_end->first == end_of(std::prev(run_end)))
+                ++run_end;
+            // Two pointers: for each start i, the fewest pieces [i, j) that fit the tile. Moving
+            // the start on never moves the fitting end back.
+            Piece j = run;
+            char* e = run->first;
+            for (Piece i = run; i != run_end && excess > 0; ++i) {
+                while (j != run_end && !place(i->first, e, length)) e = end_of(j++);
+                if (!place(i->first, e, length)) break;
+                if (const auto over = static_cast<std::size_t>(e - i->first) - length;
+                    over < excess) {
+                    excess = over;
+                    first = i;
+                    last = j;
+                    end = e;
+                }
+            }
+            run = run_end;
+        }
+        if (first == by_address_.end()) return nullptr;
+        char* begin = first->first;
+        for (Piece piece = first; piece != last;) {
+            by_length_.erase({piece->second, piece->first});
+            piece = by_address_.erase(piece);
+        }
+        const auto span = static_cast<std::size_t>(end - begin);
+        cached_ -= span;
+        char* p = place(begin, end, length);
+        if (p > begin) put(begin, static_cast<std::size_t>(p - begin));  // what is left over
+        if (p + length < end) put(p + length, static_cast<std::size_t>(end - p - length));
+        return p;
+    }
+
     std::mutex mutex_;
-    std::multimap<std::size_t, void*> free_;  // length -> a cached mapping of that length
+    std::map<char*, std::size_t> by_address_;            // a cached mapping's start -> its length
+    std::set<std::pair<std::size_t, char*>> by_length_;  // (length, start) of each
     std::size_t live_ = 0;
     std::size_t cached_ = 0;
     std::size_t high_water_ = 0;
+    std::size_t fresh_ = 0;
+    std::size_t evicted_ = 0;
 };
 
 // Never destroyed: tiles held by static objects may be freed after main returns.
