@@ -1,6 +1,7 @@
 #include "program_table.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "tra/einsum_orders.hpp"
@@ -38,7 +39,16 @@ void print_program(std::ostream& out, const Program& p) {
         << " outputs, default dtype " << name_of(p.dtype) << "\n";
     print_columns(out, rows);
     for (const Output& o : p.outputs)
-        out << "output " << p.node(o.node).name << " -> " << o.file << ":" << o.dataset << "\n";
+        out << "output " << p.node(o.node).name << " -> " << o.file << ":" << o.dataset
+            << (o.iteration ? " (after iteration " + std::to_string(o.iteration) + ")" : "")
+            << "\n";
+    if (p.repeat) {
+        out << "loop: " << p.repeat->times << " iterations";
+        for (const Carry& c : p.repeat->carry)
+            out << (&c == &p.repeat->carry.front() ? "; carry " : ", ") << p.node(c.input).name
+                << " <- " << p.node(c.step).name;
+        out << "\n";
+    }
     print_einsum_orders(out, p);
 }
 
