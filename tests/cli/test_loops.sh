@@ -68,6 +68,10 @@ run_against_numpy mlp_loop "$wf"
 written=$(outputs_written mlp_loop.run.log | sed 's/ .*:/ /' | tr '\n' ' ')
 [ "$written" = "loss /loss@2 loss /loss@4 loss /loss@6 loss /loss W1n /W1n W2n /W2n " ] ||
     fail "tra run --reference of mlp_loop wrote '$written'"
+grep -q '^loop: 6 iterations; carry W1 <- W1n, W2 <- W2n$' mlp_loop.validate.log ||
+    fail "tra validate does not show the loop: $(grep '^loop' mlp_loop.validate.log)"
+grep -q '^output loss -> .*:/loss@4 (after iteration 4)$' mlp_loop.validate.log ||
+    fail "tra validate does not say when /loss@4 is written"
 # The loop really advances: every observation differs from the others.
 "$PY" -c '
 import sys, h5py
