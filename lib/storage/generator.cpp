@@ -43,8 +43,11 @@ std::string GeneratorSpec::str() const {
         s += " " + number(lo);
     else
         s += " [" + number(lo) + ", " + number(hi) + "]";
-    // Constant and arange ignore the seed, so showing one would suggest it matters.
-    if (kind == Kind::Uniform || kind == Kind::Integers) s += " seed " + std::to_string(seed);
+    // Constant and arange ignore the seed, so showing one would suggest it matters, unless it
+    // draws which tiles are present.
+    if (kind == Kind::Uniform || kind == Kind::Integers || density < 1.0)
+        s += " seed " + std::to_string(seed);
+    if (density < 1.0) s += " density " + number(density);
     return s;
 }
 
@@ -56,6 +59,15 @@ double unit_uniform(std::uint64_t seed, std::uint64_t index) {
     z ^= z >> 31;
     // 53 bits fit a double's mantissa, so the conversion and the scaling are exact.
     return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+bool tile_present(const GeneratorSpec& spec, const Frontier& tiles, const Key& key) {
+    if (spec.density >= 1.0) return true;
+    std::uint64_t t = 0;  // row-major index of the key among the tiles
+    for (std::size_t d = 0; d < key.size(); ++d)
+        t = t * static_cast<std::uint64_t>(tiles[d]) + static_cast<std::uint64_t>(key[d]);
+    // Another stream than the values' (seed ^ constant), so presence and values are independent.
+    return unit_uniform(spec.seed ^ 0x5851F42D4C957F2DULL, t) < spec.density;
 }
 
 double generated_value(const GeneratorSpec& spec, std::uint64_t index) {

@@ -22,6 +22,8 @@ struct GeneratorSpec {
     double lo = 0.0;
     double hi = 1.0;
     std::uint64_t seed = 0;
+    // Tile-level block sparsity (`density:`): the fraction of tiles present, (0, 1]; 1 is dense.
+    double density = 1.0;
 
     std::string str() const;  // "uniform [-1, 1] seed 7", "constant 2.5", "arange [0, 1]"
 };
@@ -31,6 +33,11 @@ struct GeneratorSpec {
 double unit_uniform(std::uint64_t seed, std::uint64_t index);
 // The f64 value at a global flat index; f32 tensors hold this value rounded to f32.
 double generated_value(const GeneratorSpec& spec, std::uint64_t index);
+
+// `density:`: whether the tile at `key` of a relation of `tiles` tiles is present: u < density for
+// u = unit_uniform(seed ^ 0x5851F42D4C957F2D, t), t the key's row-major index among `tiles`.
+// Always true at density 1.
+bool tile_present(const GeneratorSpec& spec, const Frontier& tiles, const Key& key);
 
 // The tile at `key` of a tensor of `shape` cut into tiles of `bound` (key * bound is its origin).
 Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, const Shape& bound,

@@ -57,6 +57,11 @@ std::optional<NodeId> Program::find(const std::string& name) const {
     return std::nullopt;
 }
 
+std::int64_t Node::absent_tuples() const {
+    if (keys.held_as_box()) return 0;
+    return frontier.product() - static_cast<std::int64_t>(keys.size());
+}
+
 std::vector<NodeId> Program::input_nodes() const {
     std::vector<NodeId> ids;
     for (NodeId i = 0; i < nodes.size(); ++i)

@@ -38,6 +38,10 @@ struct InputSource {
         std::int64_t size = 0;
     };
     std::optional<Slice> slice;
+    // A block-sparse file input (`sparse: true`, docs/workflow-format.md "Sparse tensors"): the
+    // relation holds the tiles that cover an allocated chunk of the (chunked) dataset; the others
+    // are absent and stand for tiles of zeros. Generated inputs say it with `density:`.
+    bool sparse = false;
 
     // The key offset along `slice->dim` of iteration `iteration` (0 without a slice), for
     // tiles of `tile` elements along it and a source of `extent` elements.
@@ -100,10 +104,19 @@ struct Node {
     SourceLocation where;        // the step in the workflow
     std::string lowered_from;    // the einsum step this node implements, if any
     bool needed = false;         // some output depends on it
+    // Sparse-derived (docs/workflow-format.md "Sparse tensors"): a key below the frontier that
+    // the relation does not hold stands for a tile of zeros, and the frontier is that of the
+    // dense equivalent. Holes of other relations (made by filters) are just absent.
+    bool sparse = false;
 
     std::size_t tuples() const { return keys.size(); }
     std::size_t bytes() const { return keys.size() * type.tile_bytes(); }
     bool is_tensor() const { return type.key_arity == type.rank() && keys.is_box(type.key_arity); }
+    // Key position d tiles array dimension d, and every key below the frontier is held or, in a
+    // sparse-derived relation, stands for zeros: a tensor einsum and outputs may take.
+    bool is_sparse_tensor() const { return type.key_arity == type.rank() && sparse; }
+    // The keys below the frontier that the relation does not hold (0 for a box).
+    std::int64_t absent_tuples() const;
 };
 
 struct Output {
@@ -115,6 +128,10 @@ struct Output {
     // ... (1-based): one Output each, dataset "/C@K", with that iteration here. 0: written once,
     // after the last iteration (every output of a program without `repeat:`).
     std::int64_t iteration = 0;
+    // `sparse: true`: only the relation's tiles are written (chunks of one tile each); the
+    // other chunks stay unallocated and read as zeros. Otherwise absent tiles of a
+    // sparse-derived relation are written as zeros.
+    bool sparse = false;
 };
 
 // One `carry:` entry of a `repeat:` (docs/workflow-format.md): after each iteration, input
