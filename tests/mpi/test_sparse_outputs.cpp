@@ -1,0 +1,139 @@
+// The outputs of a sparse-derived relation (docs/runtime.md, "Sparse inputs and outputs"), run
+// under mpiexec -n 1..4 with every output writer this build has: a sparse output holds a chunk
+// for each present tile and no other, a dense one every chunk with zeros for the absent tiles;
+// both lie over the node's frontier (that of the dense equivalent), and each writer makes the
+// same bytes.
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimizer/search.hpp"
+#include "program_fixtures.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/output_files.hpp"
+#include "storage/chunk_presence.hpp"
+#include "storage/tensor_file.hpp"
+#include "temp_dir.hpp"
+#include "tra/program_builder.hpp"
+
+namespace {
+
+using namespace tra;
+using tra::testing::at;
+
+int rank_in_world() {
+    int me = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    return me;
+}
+
+// Rank 0's string on every rank.
+std::string from_rank0(std::string s) {
+    int n = static_cast<int>(s.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    s.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(s.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return s;
+}
+
+std::string bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A of 8 x 12 in 4 x 4 tiles (keys below [2, 3]); S keeps its first row of tiles and stands
+// for A with the second row zero: sparse-derived, frontier [2, 3] although its keys' is [1, 3].
+// Written twice: /S sparse in S.h5, /D dense in D.h5.
+constexpr std::int64_t kRows = 8, kCols = 12, kTile = 4;
+Program sparse_program(const std::string& dir) {
+    ProgramBuilder b("sparse", DType::F64);
+    InputSource arange;
+    arange.generate = storage::GeneratorSpec{storage::GeneratorSpec::Kind::Arange, 1, 1, 0};
+    b.add_input("A", Shape{kRows, kCols}, Shape{kTile, kTile}, DType::F64, arange, at("A"));
+    b.add_filter("S", "A", "k0 == 0", at("S"));
+    b.add_output("S", dir + "/S.h5", "/S", at("out S"));
+    b.add_output("S", dir + "/D.h5", "/D", at("out D"));
+    Program p = b.finish();
+    Node& s = p.nodes.at(*p.find("S"));
+    REQUIRE(s.keys.frontier(2) == Frontier{1, 3});
+    s.sparse = true;
+    s.frontier = Frontier{2, 3};
+    p.outputs.at(0).sparse = true;
+    return p;
+}
+
+// Whether the tile of `file`:`dataset` at `key` holds A's values, or zeros where `zero`.
+bool tile_is(const std::string& file, const std::string& dataset, const Key& key, bool zero) {
+    const storage::DatasetReader r(file, dataset);
+    const Tile t = r.read_tile(Shape{key[0] * kTile, key[1] * kTile}, Shape{kTile, kTile});
+    for (std::int64_t i = 0; i < kTile; ++i)
+        for (std::int64_t j = 0; j < kTile; ++j) {
+            const std::int64_t row = key[0] * kTile + i, col = key[1] * kTile + j;
+            const double want = zero ? 0.0 : static_cast<double>(1 + row * kCols + col);
+            if (t.get(i * kTile + j) != want) return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every writer") {
+    const int me = rank_in_world();
+    int sites = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &sites);
+    std::optional<tra::testing::TempDir> dir;
+    if (me == 0) dir.emplace("mpi-sparse-outputs");
+    const std::string root = from_rank0(me == 0 ? dir->path() : "");
+    std::vector<std::string> writers{"turns"};
+    if (TRA_PARALLEL_HDF5) writers = {"turns", "collective", "independent"};
+    std::string first_s, first_d;
+    for (const std::string& writer : writers) {
+        CAPTURE(writer, sites);
+        const std::string out = root + "/" + writer;
+        const Program program = sparse_program(out);
+        const auto plans = optimizer::search_plans(program, sites);
+        REQUIRE(!plans.empty());
+        std::optional<runtime::OutputFiles> files;
+        std::vector<std::string> paths;
+        if (me == 0) {
+            files.emplace(program, true);
+            files->create_datasets(program);
+            paths = files->temp_paths(program);
+        }
+        runtime::ExecuteOptions options;
+        for (std::size_t i = 0; i < program.outputs.size(); ++i)
+            options.output_paths.push_back(from_rank0(me == 0 ? paths.at(i) : ""));
+        if (me == 0) setenv("TRA_OUTPUT_WRITER", writer.c_str(), 1);
+        runtime::execute(plans.front().plan, MPI_COMM_WORLD, options);
+        if (me != 0) continue;
+        files->commit();
+        unsetenv("TRA_OUTPUT_WRITER");
+
+        const std::string s = out + "/S.h5", d = out + "/D.h5";
+        CHECK(storage::DatasetReader(s, "/S").info().shape == Shape{kRows, kCols});
+        CHECK(storage::DatasetReader(s, "/S").info().chunk == Shape{kTile, kTile});
+        CHECK(storage::allocated_tiles(s, "/S", Shape{kTile, kTile}) ==
+              std::vector<Key>{{0, 0}, {0, 1}, {0, 2}});
+        CHECK(storage::DatasetReader(d, "/D").info().shape == Shape{kRows, kCols});
+        CHECK(storage::allocated_tiles(d, "/D", Shape{kTile, kTile}).size() == 6);
+        for (std::int64_t r = 0; r < 2; ++r)
+            for (std::int64_t c = 0; c < 3; ++c) {
+                CHECK(tile_is(s, "/S", Key{r, c}, r == 1));
+                CHECK(tile_is(d, "/D", Key{r, c}, r == 1));
+            }
+        // The same bytes whichever writer wrote them.
+        if (first_s.empty()) {
+            first_s = bytes_of(s);
+            first_d = bytes_of(d);
+        } else {
+            CHECK(bytes_of(s) == first_s);
+            CHECK(bytes_of(d) == first_d);
+        }
+    }
+}
