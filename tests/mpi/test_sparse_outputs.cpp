@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_fixtures.hpp"
 #include "optimizer/search.hpp"
 #include "program_fixtures.hpp"
 #include "runtime/executor.hpp"
@@ -26,21 +27,9 @@ namespace {
 
 using namespace tra;
 using tra::testing::at;
-
-int rank_in_world() {
-    int me = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    return me;
-}
-
-// Rank 0's string on every rank.
-std::string from_rank0(std::string s) {
-    int n = static_cast<int>(s.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    s.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(s.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return s;
-}
+using tra::testing::from_rank0;
+using tra::testing::rank_in_world;
+using tra::testing::world_size;
 
 std::string bytes_of(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -85,8 +74,7 @@ bool tile_is(const std::string& file, const std::string& dataset, const Key& key
 
 TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every writer") {
     const int me = rank_in_world();
-    int sites = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &sites);
+    const int sites = world_size();
     std::optional<tra::testing::TempDir> dir;
     if (me == 0) dir.emplace("mpi-sparse-outputs");
     const std::string root = from_rank0(me == 0 ? dir->path() : "");

@@ -10,12 +10,14 @@
 #include "storage/checkpoint_file.hpp"
 #include "storage/chunk_presence.hpp"
 #include "storage/tensor_file.hpp"
+#include "storage_fixtures.hpp"
 #include "temp_dir.hpp"
 
 using namespace tra;
 using storage::allocated_tiles;
 using storage::DatasetReader;
 using storage::DatasetWriter;
+using tra::testing::bad_input_message;
 using Allocation = DatasetWriter::Allocation;
 
 namespace {
@@ -49,16 +51,6 @@ bool all_equal(const Tile& t, double value) {
     for (std::int64_t i = 0; i < t.elements(); ++i)
         if (t.get(i) != value) return false;
     return true;
-}
-
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::BadInput);
-        return e.message();
-    }
-    return "(no error)";
 }
 
 }  // namespace
@@ -126,24 +118,24 @@ TEST_CASE("allocated tiles refuses what has no chunks to be absent") {
     DatasetWriter(file, "/s", DType::F64, Shape{}, Shape{}).close();
     DatasetWriter(file, "/e", DType::F64, Shape{0, 4}, Shape{1, 4}).close();
     for (const char* name : {"/s", "/e"})
-        CHECK(message_of([&] {
+        CHECK(bad_input_message([&] {
                   allocated_tiles(file, name, Shape{1, 4});
               }) == "dataset '" + std::string(name) + "' in '" + file +
                         "' is not chunked: `sparse: true` needs a chunked dataset, whose unwritten "
                         "chunks are absent");
-    CHECK(message_of([&] {
+    CHECK(bad_input_message([&] {
               allocated_tiles(file, "/A", Shape{3, 3});
           }) == "tile [3, 3] does not divide the shape [8, 12] of dataset '/A' in '" + file + "'");
-    CHECK(message_of([&] { allocated_tiles(file, "/A", Shape{2}); }) ==
+    CHECK(bad_input_message([&] { allocated_tiles(file, "/A", Shape{2}); }) ==
           "tile [2] does not divide the shape [8, 12] of dataset '/A' in '" + file + "'");
-    CHECK(message_of([&] {
+    CHECK(bad_input_message([&] {
               allocated_tiles(file, "/A", Shape{0, 3});
           }) == "tile [0, 3] does not divide the shape [8, 12] of dataset '/A' in '" + file + "'");
-    CHECK(message_of([&] {
+    CHECK(bad_input_message([&] {
               allocated_tiles(file, "/B", Shape{2, 3});
           }) == "no dataset '/B' in '" + file + "' (it has: /A, /e, /s)");
     const std::string missing = dir / "missing.h5";
-    CHECK(message_of([&] {
+    CHECK(bad_input_message([&] {
               allocated_tiles(missing, "/A", Shape{2, 3});
           }) == "cannot open HDF5 file '" + missing + "': no such file");
 }
