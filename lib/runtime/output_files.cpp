@@ -11,10 +11,10 @@ storage::RelationLayout output_layout(const Node& node) {
     return storage::RelationLayout::of(node.type, node.frontier);
 }
 
-storage::DatasetWriter::Allocation output_allocation(const Output& output, const Node& node,
+storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& node,
                                                      bool distributed) {
     using Allocation = storage::DatasetWriter::Allocation;
-    if (output.sparse) return Allocation::Sparse;
+    if (sparse) return Allocation::Sparse;
     if (node.absent_tuples() > 0) return Allocation::ReproducibleZeros;
     return distributed ? Allocation::Reproducible : Allocation::Incremental;
 }
@@ -22,7 +22,8 @@ storage::DatasetWriter::Allocation output_allocation(const Output& output, const
 OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
         const Node& node = program.node(o.node);
-        targets_[{o.file, o.dataset}] = {output_layout(node), output_allocation(o, node, false)};
+        targets_[{o.file, o.dataset}] = {output_layout(node),
+                                         output_allocation(o.sparse, node, false)};
         if (files_.count(o.file)) continue;
         try {
             auto file = std::make_unique<storage::AtomicOutput>(o.file, replace);
@@ -50,19 +51,22 @@ void OutputFiles::write(const Output& output, const TensorRelation& relation) {
     writer.close();
 }
 
-void OutputFiles::create_datasets(const Program& program) {
-    for (const Output& o : program.outputs) {
-        const Node& node = program.node(o.node);
-        const auto layout = output_layout(node);
-        storage::DatasetWriter writer(files_.at(o.file)->temp_path(), o.dataset, node.type.dtype,
-                                      layout.dataset_shape, layout.chunk,
-                                      output_allocation(o, node, true));
-        if (o.sparse) {
-            const Tile zeros(node.type.dtype, node.type.bound);
-            for (const Key& k : node.keys) writer.write_block(layout.origin(k), zeros);
-        }
-        writer.close();
+void create_relation_dataset(const std::string& path, const std::string& dataset, const Node& node,
+                             bool sparse) {
+    const auto layout = output_layout(node);
+    storage::DatasetWriter writer(path, dataset, node.type.dtype, layout.dataset_shape,
+                                  layout.chunk, output_allocation(sparse, node, true));
+    if (sparse) {
+        const Tile zeros(node.type.dtype, node.type.bound);
+        for (const Key& k : node.keys) writer.write_block(layout.origin(k), zeros);
     }
+    writer.close();
+}
+
+void OutputFiles::create_datasets(const Program& program) {
+    for (const Output& o : program.outputs)
+        create_relation_dataset(files_.at(o.file)->temp_path(), o.dataset, program.node(o.node),
+                                o.sparse);
 }
 
 std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {

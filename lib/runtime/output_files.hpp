@@ -12,7 +12,7 @@
 // A sparse output (`sparse: true`) has a chunk per tile and only its relation's tiles get one:
 // create_datasets writes zeros into exactly those, in key order, so the file does not depend on
 // which rank writes which tile, and parallel HDF5 writes into chunks that exist (it cannot
-// allocate one: docs/runtime.md, "Sparse outputs").
+// allocate one: docs/runtime.md, "Sparse inputs and outputs").
 #include <mpi.h>
 
 #include <functional>
@@ -34,11 +34,17 @@ namespace tra::runtime {
 // that of the dense equivalent for a sparse-derived relation.
 storage::RelationLayout output_layout(const Node& node);
 
-// How the dataset of output `output` of `node` is made: Sparse for a sparse output; for a dense
-// one with absent tiles ReproducibleZeros (they read as exact zeros); else Reproducible when the
+// How the dataset of `node`'s relation is made: Sparse for a sparse output; for a dense one
+// with absent tiles ReproducibleZeros (they read as exact zeros); else Reproducible when the
 // ranks write it (`distributed`), Incremental when one process writes every tile in key order.
-storage::DatasetWriter::Allocation output_allocation(const Output& output, const Node& node,
+storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& node,
                                                      bool distributed);
+
+// Creates (rank 0) the empty dataset `dataset` in the file at `path` for the ranks to write the
+// relation of `node` into: dense (output_allocation), or `sparse` with the chunks of the node's
+// keys made now, holding zeros, in key order (see above). For outputs and checkpoints.
+void create_relation_dataset(const std::string& path, const std::string& dataset, const Node& node,
+                             bool sparse);
 
 class OutputFiles {
 public:
