@@ -15,7 +15,10 @@ storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& no
                                                      bool distributed) {
     using Allocation = storage::DatasetWriter::Allocation;
     if (sparse) return Allocation::Sparse;
-    if (node.absent_tuples() > 0) return Allocation::ReproducibleZeros;
+    // Not Node::absent_tuples(): it counts none for keys held as a box, which a sparse-derived
+    // relation's frontier may exceed (its last row of tiles absent).
+    if (static_cast<std::int64_t>(node.keys.size()) < node.frontier.product())
+        return Allocation::ReproducibleZeros;
     return distributed ? Allocation::Reproducible : Allocation::Incremental;
 }
 

@@ -18,6 +18,7 @@
 #include "program_fixtures.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/output_files.hpp"
+#include "runtime/reference_evaluator.hpp"
 #include "storage/chunk_presence.hpp"
 #include "storage/tensor_file.hpp"
 #include "temp_dir.hpp"
@@ -57,6 +58,10 @@ Program sparse_program(const std::string& dir) {
     return p;
 }
 
+// Checks S.h5 and D.h5 in `out`: the dense shape; S holds only its present tiles' chunks, D
+// every chunk; both have A's values in the first row of tiles and zeros in the second.
+void check_outputs(const std::string& out);
+
 // Whether the tile of `file`:`dataset` at `key` holds A's values, or zeros where `zero`.
 bool tile_is(const std::string& file, const std::string& dataset, const Key& key, bool zero) {
     const storage::DatasetReader r(file, dataset);
@@ -68,6 +73,21 @@ bool tile_is(const std::string& file, const std::string& dataset, const Key& key
             if (t.get(i * kTile + j) != want) return false;
         }
     return true;
+}
+
+void check_outputs(const std::string& out) {
+    const std::string s = out + "/S.h5", d = out + "/D.h5";
+    CHECK(storage::DatasetReader(s, "/S").info().shape == Shape{kRows, kCols});
+    CHECK(storage::DatasetReader(s, "/S").info().chunk == Shape{kTile, kTile});
+    CHECK(storage::allocated_tiles(s, "/S", Shape{kTile, kTile}) ==
+          std::vector<Key>{{0, 0}, {0, 1}, {0, 2}});
+    CHECK(storage::DatasetReader(d, "/D").info().shape == Shape{kRows, kCols});
+    CHECK(storage::allocated_tiles(d, "/D", Shape{kTile, kTile}).size() == 6);
+    for (std::int64_t r = 0; r < 2; ++r)
+        for (std::int64_t c = 0; c < 3; ++c) {
+            CHECK(tile_is(s, "/S", Key{r, c}, r == 1));
+            CHECK(tile_is(d, "/D", Key{r, c}, r == 1));
+        }
 }
 
 }  // namespace
@@ -103,18 +123,8 @@ TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every wri
         files->commit();
         unsetenv("TRA_OUTPUT_WRITER");
 
+        check_outputs(out);
         const std::string s = out + "/S.h5", d = out + "/D.h5";
-        CHECK(storage::DatasetReader(s, "/S").info().shape == Shape{kRows, kCols});
-        CHECK(storage::DatasetReader(s, "/S").info().chunk == Shape{kTile, kTile});
-        CHECK(storage::allocated_tiles(s, "/S", Shape{kTile, kTile}) ==
-              std::vector<Key>{{0, 0}, {0, 1}, {0, 2}});
-        CHECK(storage::DatasetReader(d, "/D").info().shape == Shape{kRows, kCols});
-        CHECK(storage::allocated_tiles(d, "/D", Shape{kTile, kTile}).size() == 6);
-        for (std::int64_t r = 0; r < 2; ++r)
-            for (std::int64_t c = 0; c < 3; ++c) {
-                CHECK(tile_is(s, "/S", Key{r, c}, r == 1));
-                CHECK(tile_is(d, "/D", Key{r, c}, r == 1));
-            }
         // The same bytes whichever writer wrote them.
         if (first_s.empty()) {
             first_s = bytes_of(s);
@@ -124,4 +134,16 @@ TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every wri
             CHECK(bytes_of(d) == first_d);
         }
     }
+}
+
+TEST_CASE("the reference evaluation writes sparse-derived outputs the same way") {
+    if (rank_in_world() != 0) return;
+    tra::testing::TempDir dir("mpi-sparse-reference");
+    const std::string out = dir.path("reference");
+    const Program program = sparse_program(out);
+    runtime::OutputFiles files(program, true);
+    runtime::ReferenceEvaluator evaluator(program);
+    for (const Output& o : program.outputs) files.write(o, evaluator.evaluate(o.node));
+    files.commit();
+    check_outputs(out);
 }
