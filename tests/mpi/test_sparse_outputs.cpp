@@ -90,6 +90,26 @@ void check_outputs(const std::string& out) {
         }
 }
 
+// Runs the first plan for `program` on every rank, its output files made and, after the run,
+// committed by rank 0 (as `tra run` does).
+void run_and_commit(const Program& program) {
+    const bool root = rank_in_world() == 0;
+    std::optional<runtime::OutputFiles> files;
+    std::vector<std::string> paths;
+    if (root) {
+        files.emplace(program, true);
+        files->create_datasets(program);
+        paths = files->temp_paths(program);
+    }
+    runtime::ExecuteOptions options;
+    for (std::size_t i = 0; i < program.outputs.size(); ++i)
+        options.output_paths.push_back(from_rank0(root ? paths.at(i) : ""));
+    const auto plans = optimizer::search_plans(program, world_size());
+    REQUIRE(!plans.empty());
+    runtime::execute(plans.front().plan, MPI_COMM_WORLD, options);
+    if (root) files->commit();
+}
+
 }  // namespace
 
 TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every writer") {
@@ -104,23 +124,9 @@ TEST_CASE("sparse and dense outputs of a sparse-derived relation, with every wri
     for (const std::string& writer : writers) {
         CAPTURE(writer, sites);
         const std::string out = root + "/" + writer;
-        const Program program = sparse_program(out);
-        const auto plans = optimizer::search_plans(program, sites);
-        REQUIRE(!plans.empty());
-        std::optional<runtime::OutputFiles> files;
-        std::vector<std::string> paths;
-        if (me == 0) {
-            files.emplace(program, true);
-            files->create_datasets(program);
-            paths = files->temp_paths(program);
-        }
-        runtime::ExecuteOptions options;
-        for (std::size_t i = 0; i < program.outputs.size(); ++i)
-            options.output_paths.push_back(from_rank0(me == 0 ? paths.at(i) : ""));
         if (me == 0) setenv("TRA_OUTPUT_WRITER", writer.c_str(), 1);
-        runtime::execute(plans.front().plan, MPI_COMM_WORLD, options);
+        run_and_commit(sparse_program(out));
         if (me != 0) continue;
-        files->commit();
         unsetenv("TRA_OUTPUT_WRITER");
 
         check_outputs(out);
@@ -144,20 +150,8 @@ TEST_CASE("sparse and dense outputs have the bytes of one process's, whatever th
     if (me == 0) dir.emplace("mpi-sparse-bytes");
     const std::string root = from_rank0(me == 0 ? dir->path() : "");
     const Program program = sparse_program(root + "/run");
-    std::optional<runtime::OutputFiles> files;
-    std::vector<std::string> paths;
-    if (me == 0) {
-        files.emplace(program, true);
-        files->create_datasets(program);
-        paths = files->temp_paths(program);
-    }
-    runtime::ExecuteOptions options;
-    for (std::size_t i = 0; i < program.outputs.size(); ++i)
-        options.output_paths.push_back(from_rank0(me == 0 ? paths.at(i) : ""));
-    runtime::execute(optimizer::search_plans(program, world_size()).front().plan, MPI_COMM_WORLD,
-                     options);
+    run_and_commit(program);
     if (me != 0) return;
-    files->commit();
 
     runtime::ReferenceEvaluator evaluator(program);
     for (const Output& o : program.outputs) {
