@@ -56,7 +56,8 @@ for ((i = 0; i < PROGRAMS; i++)); do
         run_plan "r$seed.p$n" "$wf" --plan "$n" --check
         ran_listed_plan "r$seed.p$n" "$plan" "$exact" "$overhead"
         "$PY" "$SRC/tools/reference/random_workflow.py" "$seed" --numpy "r$seed.p$n" ||
-            fail "r$seed.p$n: tra run $wf --plan $n: outputs differ from numpy's (dense equivalents)"
+            fail "r$seed.p$n: tra run $wf --plan $n: outputs differ from numpy's (dense equivalents;" \
+                "$PY tools/reference/random_workflow.py $seed --numpy $WORK/r$seed.p$n)"
         runs=$((runs + 1))
     done
     grep -q 'density:' "$wf" && kind=sparse || kind=dense
