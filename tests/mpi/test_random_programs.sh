@@ -6,9 +6,10 @@
 # the prediction and pml monitoring's independent count (tests/mpi/plan_runs.bash). Each program
 # runs its cheapest plan and one more of those `tra plan --top 10` lists, chosen by the seed.
 # Sparse programs: a seed that is 2 mod 3 (so 4 of the default 12) makes some input matrices
-# block-sparse (`density:` in 0.2..0.7) and draws only steps valid on relations with absent
-# tiles ((+, x) products, add reductions, mul joins, matmul join + add aggregate, the tile-wise
-# transpose, tile/concat, zero-preserving transforms); about half their outputs are written
+# block-sparse (`density:` in 0.2..0.7) and draws only steps whose held tiles it follows ((+, x)
+# products, add/max/min reductions, element-wise joins, matmul join + add aggregate, the
+# tile-wise transpose, tile/concat, transforms; fill steps where zeros take part, see
+# random_workflow.py's docstring); about half their outputs are written
 # `sparse: true`. Each run of one is also checked against numpy on the dense equivalents
 # (random_workflow.py SEED --numpy DIR: values and shapes, and for a `sparse: true` output one
 # chunk per held tile), which does not rely on tra's reference evaluator.

@@ -28,23 +28,26 @@ last steps (and a random sample of the others) are the outputs.
 Sparse programs (docs/workflow-format.md, "Sparse tensors"): a SEED that is 2 mod 3 (one in
 three, decided without a draw, so the other seeds give the same dense programs as before) makes
 the first input and about 60% of the others block-sparse, `density:` drawn in 0.2..0.7, and
-draws only the templates valid on relations with absent tiles, each restricted where an operand
-is sparse-derived (Tensor.sparse: from a sparse input, through any step):
+draws only these templates, whose tiles held (absent tiles are zeros) the builder follows
+(Tensor.sparse: sparse-derived, from a sparse input, through any step that keeps tiles absent):
 
-  einsum      (+, x) products (any semiring between dense operands; chains in (+, x) only),
-              row or column reductions by add (add, max or min of a dense operand)
-  join        element-wise mul (add, sub, max, min only between dense operands), matmul join
-              followed by an aggregate add over the shared key
+  einsum      (+, x) products and chains (other semirings only between dense operands), row or
+              column reductions by add (absent tiles skipped) or max/min (a group with a
+              present tile takes its absent ones as zeros: a fill step)
+  join        element-wise mul (present pairs only) or add, sub, max, min (the union of the
+              tiles, fill steps), matmul join followed by an aggregate add over the shared key
   rekey       the tile-wise transpose (a permutation of the key)
   tile/concat cut and concat back (pieces of a present tile are all present), optionally a
-              zero-preserving transform of the pieces; or the pieces as a relation output
-  transform   relu, tanh, scale(f), and two zero-preserving expressions
+              transform of the pieces; or the pieces as a relation output
+  transform   zero-preserving (relu, tanh, scale(f), two expressions: absent tiles stay
+              absent) or not (sigmoid, an expression: fill steps, the result is dense)
 
-About half of a sparse program's outputs are written `sparse: true`. For these templates the
-builder also keeps a numpy evaluation on the dense equivalents (tragen.generate, absent tiles
-zeros) and the set of tiles tra holds; `random_workflow.py SEED --numpy OUT_DIR` compares the
-outputs that `tra run --out-dir OUT_DIR` wrote with it (values and shapes, and for a
-`sparse: true` output one allocated chunk per held tile). For a dense SEED it checks nothing.
+Not drawn: filter, arithmetic rekeys, softmax, expressions in joins and einsums, div. About half
+of a sparse program's outputs are written `sparse: true`. For these templates the builder also
+keeps a numpy evaluation on the dense equivalents (tragen.generate, absent tiles zeros) and the
+tiles tra holds; `random_workflow.py SEED --numpy OUT_DIR` compares the outputs that `tra run
+--out-dir OUT_DIR` wrote with it (values and shapes, and for a `sparse: true` output one
+allocated chunk per held tile). For a dense SEED it checks nothing.
 """
 import random
 import sys
@@ -56,9 +59,11 @@ ELEMENTWISE = ["add", "sub", "mul", "max", "min"]
 MAP_EXPRESSIONS = ["x * rsqrt(x * x + 1e-6)", "max(x, 0) - 0.5 * x", "-x * sigmoid(x) + 1"]
 JOIN_EXPRESSIONS = ["a * sigmoid(a) * b", "(a - b) * (a - b)", "min(a, b) + 2 * a"]
 LETTERS = "ijklmn"
-# The transforms that map a tile of zeros to zeros, so absent tiles stay absent.
+# The transforms that map a tile of zeros to zeros, so absent tiles stay absent; FILLING ones
+# do not, so tra first makes tiles of zeros for the absent ones (a fill step; the result is dense).
 SPARSE_UNARY = ["relu", "tanh", "scale(0.5)", "scale(-2)", '{expr: "x * rsqrt(x * x + 1e-6)"}',
                 '{expr: "max(x, 0) - 0.5 * x"}']
+FILLING_UNARY = ["sigmoid", '{expr: "-x * sigmoid(x) + 1"}']
 
 
 class _Ufuncs:
@@ -81,7 +86,14 @@ def apply_unary(kernel, x):
     return {"relu": lambda: np.maximum(x, 0), "tanh": lambda: np.tanh(x),
             "sigmoid": lambda: 1 / (1 + np.exp(-x)),
             SPARSE_UNARY[4]: lambda: x / np.sqrt(x * x + 1e-6),
-            SPARSE_UNARY[5]: lambda: np.maximum(x, 0) - 0.5 * x}[kernel]()
+            SPARSE_UNARY[5]: lambda: np.maximum(x, 0) - 0.5 * x,
+            FILLING_UNARY[1]: lambda: -x / (1 + np.exp(-x)) + 1}[kernel]()
+
+
+def unary_presence(kernel, present):
+    """The tiles a transform by `kernel` holds, of an operand that holds `present`."""
+    import numpy as np
+    return np.ones_like(present) if kernel in FILLING_UNARY else present
 
 
 class Tensor:
@@ -106,7 +118,6 @@ class Builder:
         # draws: name -> f(value) giving (dense array, tile presence), value(name) evaluating
         # an earlier one. Presence has a flag per key of tra's relation (all set when dense).
         self.numpy = {}
-        self.sparse_names = set()
 
     def fresh(self, prefix):
         return "%s%d" % (prefix, len(self.inputs) + len(self.steps))
@@ -137,17 +148,13 @@ class Builder:
         self.numpy[name] = value
         return self.plain[-1]
 
-    def step(self, name, body, numpy=None, sparse=False):
+    def step(self, name, body, numpy=None):
         self.steps.append("  - %s: {%s}" % (name, body))
         if numpy is not None:
             self.numpy[name] = numpy
-        if sparse:
-            self.sparse_names.add(name)
 
     def plain_result(self, name, axes, sparse):
         self.plain.append(Tensor(name, axes, sparse))
-        if sparse:
-            self.sparse_names.add(name)
 
     def pick(self, matching=lambda t: True):
         found = [t for t in self.plain if matching(t)]
@@ -197,9 +204,9 @@ class Builder:
         if a is None:
             return False
         keep = self.rng.randrange(2)
+        # On a sparse operand: add skips absent tiles; max/min take them as zeros in a group
+        # with a present tile (a fill step), and a wholly absent group stays absent.
         agg = self.rng.choice(["add", "max", "min"])
-        if a.sparse:
-            agg = "add"  # max/min would take absent tiles as zeros
         name = self.fresh("R")
 
         def value(v):
@@ -217,10 +224,10 @@ class Builder:
         b = self.pick(lambda t: t.axes == a.axes and t is not a) or self.add_input(list(a.axes))
         name = self.fresh("J")
         positions = list(range(len(a.axes)))
+        # mul meets present pairs only; add/sub/max/min hold the union (fill steps make each
+        # side's tiles of zeros where the other side has a tile).
         kernel = self.rng.choice(ELEMENTWISE)
         sparse = a.sparse or b.sparse
-        if sparse:
-            kernel = "mul"  # meets present pairs only; add/sub/max/min would need the zeros
 
         def value(v):
             (x, mx), (y, my) = v(a.name), v(b.name)
@@ -314,7 +321,7 @@ class Builder:
             order += [at[d] + (2 if d == dim else 1) for d in range(n)]
             import numpy as np
             return x.transpose(order), np.repeat(m[..., None], bounds[dim] // size, axis=n)
-        self.step(pieces, "tile: %s, dim: %d, size: %d" % (a.name, dim, size), cut, a.sparse)
+        self.step(pieces, "tile: %s, dim: %d, size: %d" % (a.name, dim, size), cut)
         if rng.random() < 0.3:
             self.relations.append(pieces)
             return True
@@ -322,18 +329,18 @@ class Builder:
         if rng.random() < 0.5:
             mapped = self.fresh("U")
             kernel = rng.choice(UNARY)
-            if a.sparse:
-                kernel = rng.choice(SPARSE_UNARY)
-            self.step(mapped, "transform: %s, kernel: %s" % (pieces, kernel), sparse=a.sparse)
+            if self.sparse_program:
+                kernel = rng.choice(UNARY + SPARSE_UNARY[4:] + FILLING_UNARY[1:])
+            self.step(mapped, "transform: %s, kernel: %s" % (pieces, kernel))
             pieces = mapped
         name = self.fresh("B")
 
         def value(v):
             x, m = v(a.name)
-            return (apply_unary(kernel, x) if kernel else x), m
+            return (apply_unary(kernel, x), unary_presence(kernel, m)) if kernel else (x, m)
         self.step(name, "concat: %s, key_dim: %d, array_dim: %d" % (pieces, len(a.axes), dim),
                   value)
-        self.plain_result(name, list(a.axes), a.sparse)
+        self.plain_result(name, list(a.axes), a.sparse and kernel not in FILLING_UNARY)
         return True
 
     def transform(self):
@@ -343,14 +350,15 @@ class Builder:
         name = self.fresh("M")
         kernel = self.rng.choice(UNARY)
         if self.sparse_program:
-            # Only the zero-preserving kernels (and expressions) keep absent tiles absent.
-            kernel = self.rng.choice(SPARSE_UNARY if a.sparse else UNARY + SPARSE_UNARY[4:])
+            # Zero-preserving kernels keep absent tiles absent; sigmoid and the last expression
+            # need tiles of zeros first (the result is dense).
+            kernel = self.rng.choice(UNARY + SPARSE_UNARY[4:] + FILLING_UNARY[1:])
 
         def value(v):
             x, m = v(a.name)
-            return apply_unary(kernel, x), m
+            return apply_unary(kernel, x), unary_presence(kernel, m)
         self.step(name, "transform: %s, kernel: %s" % (a.name, kernel), value)
-        self.plain_result(name, list(a.axes), a.sparse)
+        self.plain_result(name, list(a.axes), a.sparse and kernel not in FILLING_UNARY)
         return True
 
     def softmax(self):
@@ -454,10 +462,12 @@ def check_outputs(builder, out_dir):
             at = np.unravel_index(np.argmax(np.abs(got - want)), got.shape)
             problems.append("%s: differs from numpy's dense value (at %s: %r, numpy %r)"
                             % (o, tuple(int(i) for i in at), got[at], want[at]))
-        if o in builder.sparse_outputs and (chunks != int(present.sum()) or not ds_chunked):
+        # An empty relation may be written contiguous: nothing is allocated either way.
+        held = int(present.sum())
+        if o in builder.sparse_outputs and (chunks != held or not (ds_chunked or held == 0)):
             problems.append("%s: written sparse with %s, numpy says %d of %d tiles are held"
                             % (o, "%d chunks" % chunks if ds_chunked else "no chunks (contiguous)",
-                               int(present.sum()), present.size))
+                               held, present.size))
     return problems
 
 
