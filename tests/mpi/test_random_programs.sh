@@ -9,10 +9,10 @@
 # block-sparse (`density:` in 0.2..0.7) and draws only steps whose held tiles it follows ((+, x)
 # products, add/max/min reductions, element-wise joins, matmul join + add aggregate, the
 # tile-wise transpose, tile/concat, transforms; fill steps where zeros take part, see
-# random_workflow.py's docstring); about half their outputs are written
-# `sparse: true`. Each run of one is also checked against numpy on the dense equivalents
-# (random_workflow.py SEED --numpy DIR: values and shapes, and for a `sparse: true` output one
-# chunk per held tile), which does not rely on tra's reference evaluator.
+# random_workflow.py's docstring); about half their outputs are written `sparse: true`. Each
+# run of one is also checked against numpy on the dense equivalents (random_workflow.py SEED
+# --numpy DIR: values and shapes, and for a `sparse: true` output one chunk per held tile),
+# which does not rely on tra's reference evaluator.
 # Seeds are fixed (reproducible): program i at RANKS ranks has seed BASE + 100 * RANKS + i, with
 # BASE = $TRA_RANDOM_SEED (default 0) and $TRA_RANDOM_PROGRAMS programs (default 12). A failure
 # prints the seed and the commands that reproduce it.
