@@ -98,7 +98,7 @@ void run_tuple_wise(const LocalStep& s, HeldTuples& out) {  // local_filter, map
     }
     const Node& input = s.plan.origin(s.n.inputs.at(0));
     out.tuples = map_tuples(s.origin(), s.plan.logical(s.n.id), s.input(0),
-                            input.keys.frontier(input.type.key_arity));
+                            input.frontier);
 }
 
 // The execution half of each local IA operator's spec (ia/operator_spec.hpp): lib/ia cannot

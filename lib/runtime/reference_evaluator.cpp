@@ -68,7 +68,9 @@ TensorRelation ReferenceEvaluator::compute(const Node& node) {
                 out.tuples = concat_tuples(op, operand(0).tuples);
             } else {
                 const TensorRelation& in = operand(0);
-                out.tuples = map_tuples(node, node.op, in.tuples, in.keys().frontier(in.type.key_arity));
+                // The input node's frontier: a sparse-derived relation's is the dense one.
+                out.tuples = map_tuples(node, node.op, in.tuples,
+                                        program_.node(node.inputs.at(0)).frontier);
             }
         },
         node.op);
