@@ -344,6 +344,9 @@ Kernel einsum_kernel() {
         else if (checked_spec(p).inputs.size() == 2)
             with_scalar_op(p.join_op,
                            [&](auto join) { props.zero_preserving = join(0.0, 0.0) == 0.0; });
+        // join mul: a zero operand makes every product zero, and add, max and min of zeros
+        // are 0.
+        props.zero_annihilates = checked_spec(p).inputs.size() == 2 && p.join_op == "mul";
         return props;
     };
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {

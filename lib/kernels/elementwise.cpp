@@ -118,6 +118,7 @@ std::vector<Kernel> elementwise_kernels() {
     mul.identity = 1.0;
     mul.annihilator = 0.0;  // for finite elements: 0 * inf is NaN
     mul.zero_preserving = true;
+    mul.zero_annihilates = true;  // for finite elements, as the annihilator
     // Not over max/min: a negative factor turns max into min.
     mul.distributes_over = {"add"};
     out.push_back(make_binary<MulOp>("mul", "elementwise (Hadamard) product", mul));

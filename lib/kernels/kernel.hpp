@@ -50,6 +50,11 @@ struct KernelProperties {
     // absent (all-zero) tiles may stay absent through it. Every kernel declares it; false when
     // not (or not for every parameter), which is always safe.
     bool zero_preserving = false;
+    // A tile of zeros as either operand gives a tile of zeros (mul, the matmul family, einsums
+    // that join by mul), whatever the other operand: a join with it needs only the pairs where
+    // both tiles are present, so absent tiles of sparse relations stay absent (an inner join).
+    // Binary kernels; false when not known, which is always safe.
+    bool zero_annihilates = false;
 
     // May fold a group's tiles in any order: the kernels an aggregation accepts.
     bool aggregation() const { return associative && commutative; }

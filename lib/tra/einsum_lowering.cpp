@@ -155,11 +155,14 @@ private:
         for (std::size_t i = 0; i < spec.operands.size(); ++i) {
             const Node& n = b_.node(b_.lookup(step_.inputs[i], src_.at("inputs")));
             const std::string& labels = spec.operands[i];
-            if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() || !n.is_tensor())
+            // A block-sparse tensor's absent tiles are zeros: the lowering's joins and sums keep
+            // them absent or are refused (sparse_rules.hpp).
+            const bool tensor = n.is_tensor() || n.is_sparse_tensor();
+            if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() || !tensor)
                 throw Error("einsum operand " + n.name + " must be a plain tensor with " +
                                 std::to_string(labels.size()) + " dimensions (\"" + labels +
                                 "\"), but it is " + n.type.str() +
-                                (n.is_tensor() ? "" : " with holes or an uneven key"),
+                                (tensor ? "" : " with holes or an uneven key"),
                             src_.at("inputs"));
             for (std::size_t d = 0; d < labels.size(); ++d) {
                 std::pair<std::int64_t, std::int64_t> e{n.frontier[d], n.type.bound[d]};

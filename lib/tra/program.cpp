@@ -29,7 +29,8 @@ std::string operator_args(const Operator& op) {
                                          " per iteration"
                                    : "";
                 if (o.source.generate) return "generate " + o.source.generate->str() + slice;
-                return "file " + o.source.file + ":" + o.source.dataset + slice;
+                return "file " + o.source.file + ":" + o.source.dataset +
+                       (o.source.sparse ? " sparse (allocated chunks)" : "") + slice;
             } else if constexpr (std::is_same_v<T, JoinOp>) {
                 return "on " + positions(o.left_keys) + "=" + positions(o.right_keys) + " kernel " +
                        o.kernel.str();

@@ -11,13 +11,13 @@
 #include "tra/program_builder_support.hpp"
 #include "tra/rekey_frontier.hpp"
 #include "tra/softmax_lowering.hpp"
+#include "tra/sparse_rules.hpp"
 #include "tra/tuple_limit.hpp"
 
 namespace tra {
 
-using builder::divisors_near;
+using builder::checked_tile_bytes;
 using builder::finish_node;
-using builder::join_list;
 
 namespace {
 
@@ -55,14 +55,6 @@ KeyFunction parse_key_function(const std::string& text, std::size_t arity,
     } catch (const Error& e) {
         throw e.located(where);
     }
-}
-
-// Bytes of one tile of `bound` elements, or nothing past 64 bits.
-std::optional<std::int64_t> checked_tile_bytes(const Shape& bound, DType dtype) {
-    std::optional<std::int64_t> bytes = static_cast<std::int64_t>(size_of(dtype));
-    for (std::int64_t extent : bound)
-        if (bytes) bytes = checked_mul(*bytes, extent);
-    return bytes;
 }
 
 }  // namespace
@@ -127,51 +119,6 @@ Checked<NodeId> ProgramBuilder::append(Node node) {
     return program_.nodes.size() - 1;
 }
 
-Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Shape& shape,
-                                              const Shape& tile, DType dtype, InputSource source,
-                                              const StepSource& src) {
-    if (shape.size() != tile.size())
-        return Error("tile has " + std::to_string(tile.size()) + " dimensions but shape has " +
-                         std::to_string(shape.size()),
-                     src.at("tile"));
-    Frontier f(shape.size());
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] <= 0) return Error("shape must be positive", src.at("shape"));
-        if (tile[d] <= 0) return Error("tile must be positive", src.at("tile"));
-        if (shape[d] % tile[d] != 0)
-            return Error(
-                "dimension " + std::to_string(d) + ": shape " + std::to_string(shape[d]) +
-                    " is not divisible by tile " + std::to_string(tile[d]) +
-                    "; tile sizes that divide it: " + join_list(divisors_near(shape[d], tile[d])),
-                src.at("tile"));
-        f[d] = shape[d] / tile[d];
-    }
-    if (const auto& slice = source.slice) {
-        const std::size_t d = slice->dim;
-        if (d >= shape.size())
-            return Error("slice dim " + std::to_string(d) + " is out of range: the input has " +
-                             std::to_string(shape.size()) + " dimensions",
-                         src.at("slice"));
-        if (slice->size <= 0 || shape[d] % slice->size != 0 || slice->size % tile[d] != 0)
-            return Error("slice size " + std::to_string(slice->size) + " must divide the extent " +
-                             std::to_string(shape[d]) + " of dimension " + std::to_string(d) +
-                             " and be a multiple of its tile " + std::to_string(tile[d]),
-                         src.at("slice"));
-        f[d] = slice->size / tile[d];
-    }
-    if (!checked_tile_bytes(tile, dtype))
-        return Error("a tile of " + tile.str() + " elements has more bytes than 64 bits count",
-                     src.at("tile"));
-    const RelationType type{shape.size(), tile, dtype};
-    std::string hint;
-    if (tuples_in_box(f) > max_tuples_) hint = coarser_tiles_hint(shape, tile, max_tuples_);
-    Checked<KeySet> keys = dense_keys(name, f, type, src.at("tile"), hint);
-    if (!keys) return keys.problem();
-    Node n{name, InputOp{shape, std::move(source)}, {}, type, std::move(*keys), f, src.step, "",
-           false};
-    return append(std::move(n));
-}
-
 Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std::string& left,
                                              const std::string& right, KeyPositions left_keys,
                                              KeyPositions right_keys, kernels::KernelCall kernel,
@@ -198,6 +145,7 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
         infer_kernel_shape(kernel, {L.type.bound, R.type.bound}, src.at("kernel"));
     if (!shape) return shape.problem();
     const Shape& bound = *shape;
+    if (auto p = sparse::join_problem(L, R, kernel, src.at("kernel"))) return *p;
 
     Node n{
         name,
@@ -218,6 +166,8 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
     if (!keys) return keys.problem();
     n.keys = std::move(*keys);
     finish_node(n);
+    if (L.sparse || R.sparse)
+        sparse::finish(n, joined_box(L.frontier, R.frontier, left_keys, right_keys));
     return append(std::move(n));
 }
 
@@ -242,6 +192,7 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
                          " to " + bound.str() + "; an aggregation must keep it",
                      src.at("kernel"));
+    if (auto p = sparse::aggregate_problem(I, by, kernel, src.at("kernel"))) return *p;
     Node n{name,     AggregateOp{by, kernel},
            {*in},    RelationType{by.size(), bound, I.type.dtype},
            {},       {},
@@ -259,6 +210,7 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
         }
     }
     finish_node(n);
+    if (I.sparse) sparse::finish(n, grouped_box(I.frontier, by));
     return append(std::move(n));
 }
 
@@ -275,12 +227,23 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
     Node n{name, RekeyOp{f}, {*in},    RelationType{f.output_arity(), I.type.bound, I.type.dtype},
            {},   {},         src.step, "",
            false};
-    if (I.keys.held_as_box())
-        if (const auto permutation = position_permutation(f)) {
-            n.keys = KeySet::box(permuted_box(I.frontier, *permutation));
-            finish_node(n);
-            return append(std::move(n));
+    const auto permutation = position_permutation(f);
+    if (I.keys.held_as_box() && permutation) {
+        n.keys = KeySet::box(permuted_box(I.frontier, *permutation));
+        finish_node(n);
+        if (I.sparse) sparse::finish(n, n.frontier);
+        return append(std::move(n));
+    }
+    if (I.sparse && permutation) {  // absent tiles move with the positions
+        for (const Key& k : I.keys) {
+            Key out;
+            for (auto p : *permutation) out.push_back(k[p]);
+            n.keys.insert(out);
         }
+        sparse::finish(n, permuted_box(I.frontier, *permutation));
+        return append(std::move(n));
+    }
+    if (auto p = sparse::key_step_problem(I, "rekey", src.at("key"))) return *p;
     if (auto p = enumeration_problem(I, src.at("key"))) return *p;
     std::map<Key, Key> origin;
     for (const Key& k : I.keys) {
@@ -310,6 +273,7 @@ Checked<NodeId> ProgramBuilder::try_add_filter(const std::string& name, const st
         return Error("a filter needs a condition, but \"" + where + "\" computes a key",
                      src.at("where"));
     Node n{name, FilterOp{f}, {*in}, I.type, {}, {}, src.step, "", false};
+    if (auto p = sparse::key_step_problem(I, "filter", src.at("where"))) return *p;
     if (auto p = enumeration_problem(I, src.at("where"))) return *p;
     for (const Key& k : I.keys) {
         const Checked<bool> keep = f.try_test(k).located(src.at("where"));
@@ -347,10 +311,12 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
                          input + " must have as many key positions as tile dimensions",
                      src.at("kernel"));
+    if (auto p = sparse::transform_problem(I, kernel, src.at("kernel"))) return *p;
     Node n{
         name,   TransformOp{kernel}, {*in},    RelationType{I.type.key_arity, *bound, I.type.dtype},
         I.keys, I.frontier,          src.step, "",
         false};
+    n.sparse = I.sparse;  // zeros stay zeros, or nothing is absent
     return append(std::move(n));
 }
 
@@ -366,12 +332,12 @@ NodeId ProgramBuilder::add_softmax(const std::string& name, const std::string& i
 
 std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation, std::string file,
                                                     std::string dataset, const StepSource& src,
-                                                    std::int64_t iteration) {
+                                                    std::int64_t iteration, bool sparse) {
     const Checked<NodeId> id_id = try_lookup(relation, src.step);
     if (!id_id) return id_id.problem();
     const NodeId id = *id_id;
     const Node& n = node(id);
-    if (!n.keys.is_box(n.type.key_arity))
+    if (!n.sparse && !sparse && !n.keys.is_box(n.type.key_arity))
         return Error(relation + " has holes: " + std::to_string(n.tuples()) + " of " +
                          std::to_string(n.frontier.product()) + " tuples below its frontier " +
                          n.frontier.str() + "; an output is written as a dense tensor",
@@ -379,7 +345,7 @@ std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation,
     if (!written_.insert({file, dataset}).second)
         return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
     program_.outputs.push_back(
-        Output{id, std::move(file), std::move(dataset), src.step, iteration});
+        Output{id, std::move(file), std::move(dataset), src.step, iteration, sparse});
     return std::nullopt;
 }
 

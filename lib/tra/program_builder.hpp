@@ -52,8 +52,12 @@ class ProgramBuilder {
         scope_ = scope;
     }
 
+    // program_builder_input.cpp. A block-sparse file input (source.sparse) holds the tiles of
+    // `present` (storage::allocated_tiles, read by the caller), every tile when not given; a
+    // generated one with density < 1 the tiles storage::tile_present draws.
     Checked<NodeId> try_add_input(const std::string& name, const Shape& shape, const Shape& tile,
-                                  DType dtype, InputSource source, const StepSource& src);
+                                  DType dtype, InputSource source, const StepSource& src,
+                                  std::optional<std::vector<Key>> present = std::nullopt);
     Checked<NodeId> try_add_join(const std::string& name, const std::string& left,
                                  const std::string& right, KeyPositions left_keys,
                                  KeyPositions right_keys, kernels::KernelCall kernel,
@@ -73,10 +77,11 @@ class ProgramBuilder {
     Checked<NodeId> try_add_concat(const std::string& name, const std::string& input,
                                    std::size_t key_dim, std::size_t array_dim,
                                    const StepSource& src);
-    // The problem, if any; nothing is added then.
+    // The problem, if any; nothing is added then. `sparse`: Output::sparse, which also takes a
+    // relation with holes.
     std::optional<Error> try_add_output(const std::string& relation, std::string file,
                                         std::string dataset, const StepSource& src,
-                                        std::int64_t iteration = 0);
+                                        std::int64_t iteration = 0, bool sparse = false);
     // `repeat:` (program_builder_repeat.cpp): after the steps, before the outputs (an output's
     // `every:` needs the iteration count). Each carry is (input name, step name, where).
     struct CarryText {
@@ -90,11 +95,13 @@ class ProgramBuilder {
     std::optional<Error> try_add_observed_output(const std::string& relation,
                                                  const std::string& file,
                                                  const std::string& dataset, std::int64_t every,
-                                                 const StepSource& src);
+                                                 const StepSource& src, bool sparse = false);
 
     NodeId add_input(const std::string& name, const Shape& shape, const Shape& tile, DType dtype,
-                     InputSource source, const StepSource& src) {
-        return try_add_input(name, shape, tile, dtype, std::move(source), src).value();
+                     InputSource source, const StepSource& src,
+                     std::optional<std::vector<Key>> present = std::nullopt) {
+        return try_add_input(name, shape, tile, dtype, std::move(source), src, std::move(present))
+            .value();
     }
     NodeId add_join(const std::string& name, const std::string& left, const std::string& right,
                     KeyPositions left_keys, KeyPositions right_keys, kernels::KernelCall kernel,
@@ -135,8 +142,9 @@ class ProgramBuilder {
                        bool log, const StepSource& src);
 
     void add_output(const std::string& relation, std::string file, std::string dataset,
-                    const StepSource& src) {
-        if (auto problem = try_add_output(relation, std::move(file), std::move(dataset), src))
+                    const StepSource& src, bool sparse = false) {
+        if (auto problem =
+                try_add_output(relation, std::move(file), std::move(dataset), src, 0, sparse))
             throw *problem;
     }
 

@@ -6,6 +6,7 @@
 #include "tra/box_keys.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/program_builder_support.hpp"
+#include "tra/sparse_rules.hpp"
 
 namespace tra {
 
@@ -42,6 +43,7 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
         if (!keys) return keys.problem();
         n.keys = std::move(*keys);
         finish_node(n);
+        if (I.sparse) sparse::finish(n, n.frontier);
         return append(std::move(n));
     }
     const std::int64_t count = tuples_times(static_cast<std::int64_t>(I.tuples()), extent / size);
@@ -53,6 +55,8 @@ Checked<NodeId> ProgramBuilder::try_add_tile(const std::string& name, const std:
             n.keys.insert(out);
         }
     finish_node(n);
+    // The pieces of an absent tile are absent.
+    if (I.sparse) sparse::finish(n, tiled_box(I.frontier, extent / size));
     return append(std::move(n));
 }
 
@@ -83,6 +87,7 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
         if (!keys) return keys.problem();
         n.keys = std::move(*keys);
         finish_node(n);
+        if (I.sparse) sparse::finish(n, n.frontier);
         return append(std::move(n));
     }
     // Every group must hold pieces 0..m-1 for one common m, or the tiles would not line up.
@@ -93,8 +98,12 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
             if (i != key_dim) g.push_back(k[i]);
         groups[g].push_back(k[key_dim]);
     }
-    std::int64_t pieces =
-        groups.empty() ? 1 : static_cast<std::int64_t>(groups.begin()->second.size());
+    // A sparse relation's group is absent (zeros) or holds all of its pieces: absent pieces
+    // would be zeros inside a present tile.
+    std::int64_t pieces = I.sparse ? I.frontier[key_dim]
+                          : groups.empty()
+                              ? 1
+                              : static_cast<std::int64_t>(groups.begin()->second.size());
     for (const auto& [g, members] : groups) {
         bool complete = static_cast<std::int64_t>(members.size()) == pieces;
         for (std::size_t i = 0; complete && i < members.size(); ++i)
@@ -114,6 +123,7 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
            false};
     for (const auto& [g, members] : groups) n.keys.insert(g);
     finish_node(n);
+    if (I.sparse) sparse::finish(n, concatenated_box(I.frontier, key_dim));
     return append(std::move(n));
 }
 

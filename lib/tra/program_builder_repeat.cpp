@@ -62,7 +62,7 @@ std::optional<Error> ProgramBuilder::try_add_observed_output(const std::string& 
                                                              const std::string& file,
                                                              const std::string& dataset,
                                                              std::int64_t every,
-                                                             const StepSource& src) {
+                                                             const StepSource& src, bool sparse) {
     const SourceLocation at = src.at("every");
     if (!program_.repeat)
         return Error("every: observes an output during a loop; this workflow has no repeat", at);
@@ -76,9 +76,9 @@ std::optional<Error> ProgramBuilder::try_add_observed_output(const std::string& 
                      at);
     for (std::int64_t i = every; i <= times; i += every)
         if (auto problem =
-                try_add_output(relation, file, dataset + "@" + std::to_string(i), src, i))
+                try_add_output(relation, file, dataset + "@" + std::to_string(i), src, i, sparse))
             return problem;
-    return try_add_output(relation, file, dataset, src);
+    return try_add_output(relation, file, dataset, src, 0, sparse);
 }
 
 }  // namespace tra

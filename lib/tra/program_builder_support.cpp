@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/checked_math.hpp"
+
 namespace tra::builder {
 
 std::string join_list(const std::vector<std::int64_t>& v) {
@@ -26,6 +28,13 @@ std::vector<std::int64_t> divisors_near(std::int64_t n, std::int64_t wanted) {
     d.resize(std::min<std::size_t>(d.size(), 4));
     std::sort(d.begin(), d.end());
     return d;
+}
+
+std::optional<std::int64_t> checked_tile_bytes(const Shape& bound, DType dtype) {
+    std::optional<std::int64_t> bytes = static_cast<std::int64_t>(size_of(dtype));
+    for (std::int64_t extent : bound)
+        if (bytes) bytes = checked_mul(*bytes, extent);
+    return bytes;
 }
 
 void finish_node(Node& n) {

@@ -4,9 +4,11 @@
 #include <map>
 #include <regex>
 
+#include "storage/chunk_presence.hpp"
 #include "storage/same_file.hpp"
 #include "storage/tensor_file.hpp"
 #include "tra/program_builder.hpp"
+#include "workflow/generator_field.hpp"
 #include "workflow/yaml_fields.hpp"
 
 namespace tra::workflow {
@@ -142,7 +144,7 @@ private:
     void add_input(ProgramBuilder& b, const std::string& name, const Field& f, DType dtype) {
         check_name(name, f.where());
         if (!f.is_map()) f.fail("an input is a map with shape, tile and file or generate");
-        f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate", "slice"});
+        f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate", "slice", "sparse"});
         const Shape shape(f.at("shape").as_ints());
         const Shape tile = f.has("tile") ? Shape(f.at("tile").as_ints()) : shape;
         if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
@@ -166,10 +168,26 @@ private:
                 InputSource::Slice{static_cast<std::size_t>(dim), slice.at("size").as_int()};
             slices_.push_back(slice.where());
         }
+        if (f.has("sparse")) source.sparse = f.at("sparse").as_bool();
         StepSource src = source_of(f);
         if (!source.generate) input_files_.push_back({name, source.file, src.at("file")});
-        const NodeId id = b.add_input(name, shape, tile, dtype, source, src);
+        // A sparse file's tiles are its allocated chunks, so its key set (and every plan) depends
+        // on the file; unchecked, every tile is taken as present.
+        std::optional<std::vector<Key>> present;
+        if (source.sparse && !source.generate && options_.check_input_files &&
+            shape.size() == tile.size())
+            present = present_tiles(source, tile, src);
+        const NodeId id = b.add_input(name, shape, tile, dtype, source, src, std::move(present));
         if (!source.generate && options_.check_input_files) check_file(b.node(id), src);
+    }
+
+    static std::vector<Key> present_tiles(const InputSource& source, const Shape& tile,
+                                          const StepSource& src) {
+        try {
+            return storage::allocated_tiles(source.file, source.dataset, tile);
+        } catch (const Error& e) {
+            throw e.located(src.at("sparse"));
+        }
     }
 
     static void check_file(const Node& n, const StepSource& src) {
@@ -189,39 +207,6 @@ private:
             throw Error("shape mismatch: the workflow says " + shape.str() + " but " + source.file +
                             ":" + source.dataset + " is " + info.shape.str(),
                         src.at("shape"));
-    }
-
-    static storage::GeneratorSpec parse_generator(const Field& f) {
-        f.allow_only({"uniform", "integers", "constant", "arange", "seed"});
-        storage::GeneratorSpec g;
-        if (f.has("seed")) {
-            const auto seed = f.at("seed").as_int();
-            if (seed < 0) f.at("seed").fail("seed must be non-negative");
-            g.seed = static_cast<std::uint64_t>(seed);
-        }
-        using Kind = storage::GeneratorSpec::Kind;
-        const std::pair<const char*, Kind> kinds[] = {{"uniform", Kind::Uniform},
-                                                      {"integers", Kind::Integers},
-                                                      {"arange", Kind::Arange}};
-        int found = 0;
-        for (auto [key, kind] : kinds)
-            if (f.has(key)) {
-                const Field range = f.at(key);
-                const auto values = range.elements();
-                if (values.size() != 2) range.fail(std::string(key) + " takes two numbers");
-                g.kind = kind;
-                g.lo = values[0].as_double();
-                g.hi = values[1].as_double();
-                if (kind != Kind::Arange && g.lo > g.hi) range.fail("the range is empty: lo > hi");
-                ++found;
-            }
-        if (f.has("constant")) {
-            g.kind = Kind::Constant;
-            g.lo = f.at("constant").as_double();
-            ++found;
-        }
-        if (found != 1) f.fail("generate needs exactly one of uniform, integers, constant, arange");
-        return g;
     }
 
     void add_steps(ProgramBuilder& b, const Field& program) {
@@ -350,7 +335,8 @@ private:
 
     void add_output(ProgramBuilder& b, const std::string& name, const Field& f) {
         if (!f.is_map()) f.fail("an output is a map with file (and dataset)");
-        f.allow_only({"file", "dataset", "every"});
+        f.allow_only({"file", "dataset", "every", "sparse"});
+        const bool sparse = f.has("sparse") && f.at("sparse").as_bool();
         const std::string file = resolve(out_folder_, f.at("file").as_string());
         const std::string dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
         // Checked here, not when running, so that `tra validate` says it too, and before
@@ -362,12 +348,12 @@ private:
                                   "', " + in.where.str() +
                                   "); inputs are never modified: write the output to another file");
         if (f.has("every")) {
-            if (auto problem = b.try_add_observed_output(name, file, dataset,
-                                                         f.at("every").as_int(), source_of(f)))
+            if (auto problem = b.try_add_observed_output(
+                    name, file, dataset, f.at("every").as_int(), source_of(f), sparse))
                 throw *problem;
             return;
         }
-        b.add_output(name, file, dataset, source_of(f));
+        b.add_output(name, file, dataset, source_of(f), sparse);
     }
 
     struct InputFile {

@@ -130,6 +130,15 @@ std::int64_t Field::as_int() const {
     fail("expected an integer, got '" + s + "'");
 }
 
+bool Field::as_bool() const {
+    if (node_.IsScalar()) {
+        const std::string& s = node_.Scalar();
+        if (s == "true" || s == "True" || s == "TRUE") return true;
+        if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    fail("expected true or false" + (node_.IsScalar() ? ", got '" + node_.Scalar() + "'" : ""));
+}
+
 double Field::as_double() const {
     if (!node_.IsScalar()) fail("expected a number");
     const std::string& s = node_.Scalar();

@@ -42,6 +42,7 @@ public:
     std::string as_string() const;
     std::int64_t as_int() const;
     double as_double() const;
+    bool as_bool() const;  // true or false (also True, TRUE, ...: YAML 1.2's core schema)
     std::vector<std::int64_t> as_ints() const;
     std::vector<std::size_t> as_positions() const;  // non-negative integers
     std::vector<std::string> as_strings() const;

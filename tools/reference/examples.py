@@ -43,10 +43,12 @@ NP_DTYPE = {"f32": np.float32, "f64": np.float64}
 
 # ---------------------------------------------------------------------------------------------
 # Committed file inputs (--make-inputs). Each entry: example -> list of (file, dataset, shape,
-# chunk, dtype, seed). Shapes must match the workflow's input declaration.
+# chunk, dtype, seed, blocks), blocks the fraction of chunks written (1: all; below 1 the others
+# stay unallocated: a block-sparse input). Shapes must match the workflow's input declaration.
 # ---------------------------------------------------------------------------------------------
 FILE_INPUTS = {
-    "matmul": [("A.h5", "/A", (60, 48), (20, 12), "f64", 2024)],
+    "matmul": [("A.h5", "/A", (60, 48), (20, 12), "f64", 2024, 1.0)],
+    "block_sparse": [("A.h5", "/A", (48, 40), (8, 8), "f64", 77, 0.4)],
 }
 
 
@@ -54,12 +56,21 @@ def make_inputs(root):
     for example, files in FILE_INPUTS.items():
         folder = os.path.join(root, example)
         os.makedirs(folder, exist_ok=True)
-        for name, dataset, shape, chunk, dtype, seed in files:
+        for name, dataset, shape, chunk, dtype, seed, blocks in files:
             rng = np.random.default_rng(seed)
             values = rng.uniform(-1.0, 1.0, size=shape).astype(NP_DTYPE[dtype])
             path = os.path.join(folder, name)
             with h5py.File(path, "w") as f:
-                f.create_dataset(dataset, data=values, chunks=chunk)
+                if blocks >= 1.0:
+                    f.create_dataset(dataset, data=values, chunks=chunk)
+                    continue
+                # Only the chosen chunks are written, so only they are allocated: the others
+                # read as zeros, and `sparse: true` takes them as absent tiles.
+                ds = f.create_dataset(dataset, shape=shape, dtype=values.dtype, chunks=chunk)
+                grid = [n // c for n, c in zip(shape, chunk)]
+                for block in zip(*np.nonzero(rng.random(grid) < blocks)):
+                    at = tuple(slice(b * c, (b + 1) * c) for b, c in zip(block, chunk))
+                    ds[at] = values[at]
             print("wrote %s:%s %s %s" % (os.path.relpath(path, ROOT), dataset, dtype, shape))
 
 
@@ -83,13 +94,14 @@ def read_inputs(path, wf):
         gen = spec.get("generate")
         if gen is not None:
             seed = gen.get("seed", 0)
-            kinds = [k for k in gen if k != "seed"]
+            kinds = [k for k in gen if k not in ("seed", "density")]
             if len(kinds) != 1:
                 raise ValueError("%s: input %s: cannot read generate %r" % (path, name, gen))
             kind = kinds[0]
             arg = gen[kind]
             lo, hi = (arg, 0) if kind == "constant" else (arg[0], arg[1])
-            value = generate(kind, lo, hi, seed, shape, dtype)
+            value = generate(kind, lo, hi, seed, shape, dtype, gen.get("density", 1.0),
+                             spec.get("tile", shape))
         else:
             file = os.path.join(folder, spec["file"])
             with h5py.File(file, "r") as f:
@@ -159,6 +171,13 @@ def ex_distances(x):
     return {"D": D, "E": np.sqrt(np.maximum(D.min(axis=1), 0.0))}
 
 
+def ex_block_sparse(x):
+    A, B = x["A"].astype(np.float64), x["B"].astype(np.float64)  # zeros where tiles are absent
+    C = A @ B
+    return {"C": C, "R": np.maximum(C, 0.0), "Ct": C.T.copy(), "s": C.sum(axis=0),
+            "G": (A.T @ A) * 0.5}
+
+
 def ex_ffnn_train(x, times=100, every=10, eta=0.01):
     """The paper's FFNN SGD step (plans/paper/scaled/ffnn-speech.yaml) run `times` times, W1 and W2
     carrying W1n and W2n; loss = 0.5 * sum((a2 - Y)^2) / N of each iteration, before its update,
@@ -190,6 +209,7 @@ EXAMPLES = {
     "shortest_paths": ex_shortest_paths,
     "distances": ex_distances,
     "ffnn_train": ex_ffnn_train,
+    "block_sparse": ex_block_sparse,
 }
 
 

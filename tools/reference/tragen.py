@@ -16,13 +16,17 @@ lib/storage/generator.cpp, so the arrays returned here equal what `tra gen` writ
 
 Values are computed in float64; f32 tensors hold them rounded to float32.
 
+Block sparsity (`density: d`, with the workflow's tile): the tile with row-major index t in the
+grid of tiles is present when unit_uniform(seed ^ 0x5851F42D4C957F2D, t) < d; an absent tile is
+zeros. At d = 1 every tile is present.
+
     from tragen import generate
     a = generate("uniform", -1, 1, seed=7, shape=[6, 10], dtype="f64")
 """
 
 import numpy as np
 
-__all__ = ["KINDS", "unit_uniform", "generate"]
+__all__ = ["KINDS", "unit_uniform", "generate", "present_tiles"]
 
 KINDS = ("uniform", "integers", "constant", "arange")
 
@@ -48,8 +52,22 @@ def unit_uniform(seed, index):
     return (z >> u64(11)).astype(np.float64) * 2.0 ** -53
 
 
-def generate(kind, lo, hi, seed, shape, dtype="f64"):
-    """The whole tensor of `shape` ("f32" or "f64") that tra generates for this spec."""
+_PRESENCE_STREAM = 0x5851F42D4C957F2D
+
+
+def present_tiles(seed, density, tiles):
+    """Boolean array of shape `tiles` (tiles per dimension): which tiles `density:` keeps."""
+    tiles = tuple(int(n) for n in tiles)
+    if density >= 1.0:
+        return np.ones(tiles, dtype=bool)
+    count = int(np.prod(tiles, dtype=np.int64)) if tiles else 1
+    u = unit_uniform(int(seed) ^ _PRESENCE_STREAM, np.arange(count, dtype=np.uint64))
+    return (u < density).reshape(tiles)
+
+
+def generate(kind, lo, hi, seed, shape, dtype="f64", density=1.0, tile=None):
+    """The whole tensor of `shape` ("f32" or "f64") that tra generates for this spec; with
+    `density` < 1 (and the workflow's `tile`) the absent tiles are zeros."""
     shape = tuple(int(n) for n in shape)
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     index = np.arange(count, dtype=np.uint64)
@@ -67,5 +85,11 @@ def generate(kind, lo, hi, seed, shape, dtype="f64"):
                          % (kind, ", ".join(KINDS)))
     if dtype not in ("f32", "f64"):
         raise ValueError("unknown dtype %r (expected f32 or f64)" % (dtype,))
-    values = values.astype(np.float32 if dtype == "f32" else np.float64)
-    return values.reshape(shape)
+    values = values.astype(np.float32 if dtype == "f32" else np.float64).reshape(shape)
+    if density < 1.0:
+        tile = tuple(int(n) for n in tile)
+        keep = present_tiles(seed, density, [n // t for n, t in zip(shape, tile)])
+        for d, t in enumerate(tile):  # each tile's flag over its elements
+            keep = np.repeat(keep, t, axis=d)
+        values = np.where(keep, values, values.dtype.type(0))
+    return values
