@@ -73,7 +73,12 @@ void generate(const GenOptions& opt) {
         const auto& op = std::get<InputOp>(n.op);
         std::cout << "wrote " << n.name << " " << op.shape.str() << " " << name_of(n.type.dtype)
                   << " (" << op.source.generate->str() << ") to " << op.source.file << ":"
-                  << op.source.dataset << "\n";
+                  << op.source.dataset;
+        // A density input's absent tiles are unallocated chunks: `sparse: true` reads them so.
+        if (n.keys.size() < static_cast<std::size_t>(n.frontier.product()))
+            std::cout << " (" << n.keys.size() << " of " << n.frontier.product()
+                      << " tiles; read it back with sparse: true)";
+        std::cout << "\n";
     }
 }
 
