@@ -54,10 +54,13 @@ Steps to_steps(const Program& p) {
     for (const Node& n : p.nodes) {
         Step s{n.name, n.op, {}, n.where, n.lowered_from, n.type};
         for (NodeId in : n.inputs) s.inputs.push_back(p.node(in).name);
+        if (const auto* input = std::get_if<InputOp>(&n.op); input && input->source.sparse)
+            s.present = std::vector<Key>(n.keys.begin(), n.keys.end());
         out.steps.push_back(std::move(s));
     }
     for (const Output& o : p.outputs)
-        out.outputs.push_back({p.node(o.node).name, o.file, o.dataset, o.where, o.iteration});
+        out.outputs.push_back(
+            {p.node(o.node).name, o.file, o.dataset, o.where, o.iteration, o.sparse});
     if (p.repeat) {
         StepRepeat r{p.repeat->times, {}, p.repeat->where};
         for (const Carry& c : p.repeat->carry)
@@ -78,7 +81,7 @@ Checked<Program> build_steps(const Steps& steps) {
                 using T = std::decay_t<decltype(op)>;
                 if constexpr (std::is_same_v<T, InputOp>)
                     return b.try_add_input(s.name, op.shape, s.input_type.bound, s.input_type.dtype,
-                                           op.source, src);
+                                           op.source, src, s.present);
                 else if constexpr (std::is_same_v<T, JoinOp>)
                     return b.try_add_join(s.name, s.inputs.at(0), s.inputs.at(1), op.left_keys,
                                           op.right_keys, op.kernel, src);
@@ -106,7 +109,8 @@ Checked<Program> build_steps(const Steps& steps) {
     for (const StepOutput& o : steps.outputs) {
         StepSource src;
         src.step = o.where;
-        if (auto problem = b.try_add_output(o.relation, o.file, o.dataset, src, o.iteration))
+        if (auto problem =
+                b.try_add_output(o.relation, o.file, o.dataset, src, o.iteration, o.sparse))
             return *problem;
     }
     return b.finish();

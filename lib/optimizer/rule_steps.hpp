@@ -19,6 +19,8 @@ struct Step {
     SourceLocation where;
     std::string lowered_from;
     RelationType input_type;  // inputs only: the tile bound and dtype to declare
+    // Sparse file inputs only: the tiles the file holds (read once, when the workflow loaded).
+    std::optional<std::vector<Key>> present = std::nullopt;
 };
 
 struct StepOutput {
@@ -26,6 +28,7 @@ struct StepOutput {
     std::string file, dataset;
     SourceLocation where;
     std::int64_t iteration = 0;  // Output::iteration
+    bool sparse = false;         // Output::sparse
 };
 
 // A `repeat:` by names: rules keep a carried step's name, as they keep an output's.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "optimizer/rule_steps.hpp"
 #include "storage/generator.hpp"
 #include "tra/program_builder.hpp"
 
@@ -153,4 +154,18 @@ TEST_CASE("sparse: true is for files, density in (0, 1], no slices of sparse inp
     sliced.slice = InputSource::Slice{0, 2};
     CHECK(problem_text(b.try_add_input("C", Shape{4}, Shape{2}, DType::F64, sliced, at("C")))
               .find("a slice at a time") != std::string::npos);
+}
+
+TEST_CASE("logical rewrites rebuild a sparse program with the file's tiles and sparse outputs") {
+    ProgramBuilder b("s", DType::F64);
+    sparse_file(b, "A", Shape{4, 4}, Shape{2, 2}, {Key{0, 1}});
+    b.add_transform("R", "A", KernelCall("relu"), at("R"));
+    b.add_output("R", "r.h5", "/R", at("outputs.R"), true);
+    const Program p = b.finish();
+    const Checked<Program> again = optimizer::build_steps(optimizer::to_steps(p));
+    REQUIRE(again);
+    CHECK(again->node(0).keys == p.node(0).keys);
+    CHECK(again->node(0).sparse);
+    CHECK(again->node(1).frontier == Frontier{2, 2});
+    CHECK(again->outputs.at(0).sparse);
 }
