@@ -102,7 +102,7 @@ private:
                     std::int64_t extent = program().node(node.inputs[0]).type.bound[op.dim];
                     auto pieces = static_cast<int>((extent + op.size - 1) / op.size);
                     return emit(IaOp::Map, id, {in(0)}, node.op, {}, pieces);
-                } else {  // RekeyOp, TransformOp
+                } else {  // RekeyOp, TransformOp, FillOp
                     return emit(IaOp::Map, id, {in(0)}, node.op);
                 }
             },

@@ -98,6 +98,11 @@ Site part_site(const std::vector<std::int64_t>& values, int site_count) {
     return static_cast<Site>(h);
 }
 
+std::vector<Site> fill_sites(const Placement& input, const Key& key, int site_count) {
+    if (input.kind() != Placement::Kind::Unknown) return input.sites(key, site_count);
+    return {part_site(std::vector<std::int64_t>(key.begin(), key.end()), site_count)};
+}
+
 std::vector<Site> Placement::sites(const Key& key, int site_count) const {
     check_site_count(site_count);
     switch (kind_) {

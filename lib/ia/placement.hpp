@@ -83,6 +83,11 @@ private:
     Replicate replicate_ = Replicate::None;
 };
 
+// Where a fill (FillOp) makes the tile of zeros at `key`, its input placed by `input`: where that
+// placement puts the key, or, for an Unknown placement, at the Part site of the whole key.
+// Site tracing and the runtime both ask this.
+std::vector<Site> fill_sites(const Placement& input, const Key& key, int site_count);
+
 // The Part site function h(values, S) described above; values in list order. S >= 1.
 Site part_site(const std::vector<std::int64_t>& values, int site_count);
 

@@ -31,6 +31,13 @@ SiteMap tuple_wise_sites(const Plan& plan, const IaNode& n, const SiteMap& in) {
         // The pieces of a tuple stay with it: drop the appended key position to find it.
         for (const Key& k : out_keys)
             out[k] = in.at(Key(std::vector<std::int64_t>(k.begin(), k.end() - 1)));
+    } else if (std::holds_alternative<FillOp>(op)) {
+        // Tiles of zeros where the fill makes them; the input's tuples stay.
+        const Placement& from = plan.node(n.inputs.at(0)).placement;
+        for (const Key& k : out_keys) {
+            auto held = in.find(k);
+            out[k] = held != in.end() ? held->second : fill_sites(from, k, plan.sites());
+        }
     } else {  // filter, transform: same keys (a filter keeps a subset)
         for (const Key& k : out_keys) out[k] = in.at(k);
     }

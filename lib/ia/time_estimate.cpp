@@ -54,8 +54,10 @@ class LocalWork {
             return {0, pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};
         if (!n.logical || n.inputs.size() != 1) return {};
         const bool transform = std::holds_alternative<TransformOp>(*n.logical);
-        if (!transform && !std::holds_alternative<TileOp>(*n.logical)) return {};
-        // A transform or a cut reads its input tiles and writes its output tiles.
+        if (!transform && !std::holds_alternative<TileOp>(*n.logical) &&
+            !std::holds_alternative<FillOp>(*n.logical))
+            return {};
+        // A transform, a cut or a fill reads its input tiles and writes its output tiles.
         const double calls = tuples_on(plan_, n.inputs[0], s);
         return {calls * profile_.kernel_call_seconds,
                 pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};

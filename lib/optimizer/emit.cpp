@@ -195,7 +195,8 @@ IaNodeId emit_table1(Plan& plan, NodeId id) {
                 std::int64_t extent = plan.program().node(node.inputs[0]).type.bound[op.dim];
                 auto pieces = static_cast<int>((extent + op.size - 1) / op.size);
                 return must(emit_node(plan, IaOp::Map, id, {in}, "table1", node.op, {}, pieces));
-            } else if constexpr (std::is_same_v<T, RekeyOp> || std::is_same_v<T, TransformOp>) {
+            } else if constexpr (std::is_same_v<T, RekeyOp> || std::is_same_v<T, TransformOp> ||
+                                 std::is_same_v<T, FillOp>) {
                 return must(emit_node(plan, IaOp::Map, id, {in}, "table1", node.op));
             } else {
                 throw Error("'" + node.name + "' (" + operator_name(node.op) +

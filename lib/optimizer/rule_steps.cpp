@@ -51,9 +51,16 @@ std::string Steps::fresh_name(const std::string& base) const {
 
 Steps to_steps(const Program& p) {
     Steps out{p.name, p.dtype, p.sites, {}, {}, {}};
+    // Fills are not steps: the builder inserts them again where a step needs one, so a step
+    // reads the relation the fill filled.
+    auto name_of = [&](NodeId id) {
+        while (std::holds_alternative<FillOp>(p.node(id).op)) id = p.node(id).inputs.at(0);
+        return p.node(id).name;
+    };
     for (const Node& n : p.nodes) {
+        if (std::holds_alternative<FillOp>(n.op)) continue;
         Step s{n.name, n.op, {}, n.where, n.lowered_from, n.type};
-        for (NodeId in : n.inputs) s.inputs.push_back(p.node(in).name);
+        for (NodeId in : n.inputs) s.inputs.push_back(name_of(in));
         if (const auto* input = std::get_if<InputOp>(&n.op); input && input->source.sparse)
             s.present = std::vector<Key>(n.keys.begin(), n.keys.end());
         out.steps.push_back(std::move(s));
@@ -95,8 +102,11 @@ Checked<Program> build_steps(const Steps& steps) {
                     return b.try_add_transform(s.name, s.inputs.at(0), op.kernel, src);
                 else if constexpr (std::is_same_v<T, TileOp>)
                     return b.try_add_tile(s.name, s.inputs.at(0), op.dim, op.size, src);
-                else
+                else if constexpr (std::is_same_v<T, ConcatOp>)
                     return b.try_add_concat(s.name, s.inputs.at(0), op.key_dim, op.array_dim, src);
+                else  // FillOp: to_steps leaves fills to the builder
+                    return Error("internal: fill " + s.name + " as a step", s.where,
+                                 ErrorKind::Failed);
             },
             s.op);
         if (!id) return id.problem();

@@ -179,6 +179,10 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
             if (fused_[n.inputs.at(0)]) resident_ -= held_[n.inputs[0]].bytes;
             auto span = trace_.span("compute");  // trace
             compute_locally(plan_, n, held_, me_, fused_, out);
+            // A fill on a rank that held none of its input makes its tiles of zeros on the host.
+            if (options_.memory.tiles == Residence::Device)
+                for (auto& [k, t] : out.tuples)
+                    if (!t.on_device()) t = t.to(Residence::Device);
         }
         if (!ia::is_enforcer(n.op)) faults_.corrupt(me_, step.run.id, step.run.op, out);
         // GPU kernels run asynchronously: waiting here puts a kernel's fault in the operator

@@ -89,6 +89,19 @@ Tuples concat_tuples(const ConcatOp& op, const Tuples& in) {
     return out;
 }
 
+Tuples fill_tuples(const Node& node, const Tuples& in, const std::function<bool(const Key&)>& mine,
+                   Residence residence) {
+    Tuples out;
+    for (const Key& k : node.keys) {
+        auto held = in.find(k);
+        if (held != in.end())
+            out.emplace(k, held->second);
+        else if (mine(k))
+            out.emplace(k, Tile(node.type.dtype, node.type.bound, residence));
+    }
+    return out;
+}
+
 Tuples map_tuples(const Node& node, const Operator& op, const Tuples& in,
                   const Frontier& input_frontier) {
     Tuples out;
@@ -112,6 +125,8 @@ Tuples map_tuples(const Node& node, const Operator& op, const Tuples& in,
                         pk.push_back(piece);
                         out.emplace(pk, kernels::split_tile(t, o.dim, o.size, piece));
                     }
+            } else if constexpr (std::is_same_v<T, FillOp>) {
+                out = fill_tuples(node, in, [](const Key&) { return true; });
             } else {
                 throw Error("step " + node.name + " is not a tuple-wise operator", node.where,
                             ErrorKind::Failed);

@@ -34,8 +34,15 @@ Tuples aggregate_tuples(const Node& node, const AggregateOp& op, const Tuples& i
 // Groups on every position but key_dim and concatenates each group's tiles in key_dim order.
 Tuples concat_tuples(const ConcatOp& op, const Tuples& in);
 
-// Tuple-wise operators (rekey, filter, transform, tile). `input_frontier` is the frontier of
-// the whole input relation (a transform's kernel may depend on it), not of the local part.
+// FILL: `in`'s tuples, and a tile of zeros (in `residence`) at each key of `node` that `in`
+// lacks and `mine` accepts: the whole relation for the reference evaluator, a rank's share in a
+// run (ia::fill_sites).
+Tuples fill_tuples(const Node& node, const Tuples& in, const std::function<bool(const Key&)>& mine,
+                   Residence residence = Residence::Host);
+
+// Tuple-wise operators (rekey, filter, transform, tile; fill of every key). `input_frontier` is the
+// frontier of the whole input relation (a transform's kernel may depend on it), not of the local
+// part.
 Tuples map_tuples(const Node& node, const Operator& op, const Tuples& in,
                   const Frontier& input_frontier);
 

@@ -1,5 +1,6 @@
 #include "runtime/local_step.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <variant>
@@ -81,6 +82,20 @@ void run_partial_aggregate(const LocalStep& s, HeldTuples& out) {
 }
 
 void run_tuple_wise(const LocalStep& s, HeldTuples& out) {  // local_filter, map
+    if (std::holds_alternative<FillOp>(s.plan.logical(s.n.id))) {
+        // This rank's tiles of zeros are where site tracing put them.
+        const ia::Placement& from = s.plan.node(s.n.inputs.at(0)).placement;
+        const Tuples& in = s.input(0);
+        const Residence where = in.empty() ? Residence::Host : in.begin()->second.residence();
+        out.tuples = fill_tuples(
+            s.origin(), in,
+            [&](const Key& k) {
+                const auto sites = ia::fill_sites(from, k, s.plan.sites());
+                return std::find(sites.begin(), sites.end(), s.me) != sites.end();
+            },
+            where);
+        return;
+    }
     const Node& input = s.plan.origin(s.n.inputs.at(0));
     out.tuples = map_tuples(s.origin(), s.plan.logical(s.n.id), s.input(0),
                             input.keys.frontier(input.type.key_arity));

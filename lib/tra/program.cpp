@@ -13,8 +13,8 @@ std::string positions(const KeyPositions& p) {
 }  // namespace
 
 std::string operator_name(const Operator& op) {
-    static const char* names[] = {"input",     "join", "aggregate", "rekey",
-                                  "filter", "transform", "tile",      "concat"};
+    static const char* names[] = {"input",     "join", "aggregate", "rekey", "filter",
+                                  "transform", "tile", "concat",    "fill"};
     return names[op.index()];
 }
 
@@ -44,6 +44,8 @@ std::string operator_args(const Operator& op) {
                 return "kernel " + o.kernel.str();
             } else if constexpr (std::is_same_v<T, TileOp>) {
                 return "dim " + std::to_string(o.dim) + " size " + std::to_string(o.size);
+            } else if constexpr (std::is_same_v<T, FillOp>) {
+                return "tiles of zeros where the input has none";
             } else {
                 return "key_dim " + std::to_string(o.key_dim) + " array_dim " +
                        std::to_string(o.array_dim);

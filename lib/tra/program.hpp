@@ -86,10 +86,16 @@ struct ConcatOp {
     std::size_t array_dim;
 };
 
-using Operator =
-    std::variant<InputOp, JoinOp, AggregateOp, RekeyOp, FilterOp, TransformOp, TileOp, ConcatOp>;
+// Block sparsity (docs/workflow-format.md, "Sparse tensors"): the input's tuples, and a tile of
+// zeros at every key of this node's key set that the input does not hold. Not a workflow step:
+// the ProgramBuilder inserts one before a step that needs absent tiles of a sparse-derived
+// relation as zeros (tra/sparse_rules.hpp), for just the keys that step reads.
+struct FillOp {};
 
-// "input", "join", "aggregate", "rekey", "filter", "transform", "tile", "concat".
+using Operator = std::variant<InputOp, JoinOp, AggregateOp, RekeyOp, FilterOp, TransformOp, TileOp,
+                              ConcatOp, FillOp>;
+
+// "input", "join", "aggregate", "rekey", "filter", "transform", "tile", "concat", "fill".
 std::string operator_name(const Operator& op);
 // The operator's arguments in one line, e.g. "on [1]=[0] kernel matmul".
 std::string operator_args(const Operator& op);

@@ -125,27 +125,42 @@ Checked<NodeId> ProgramBuilder::try_add_join(const std::string& name, const std:
                                              const StepSource& src) {
     const Checked<NodeId> l_id = try_lookup(left, src.at("join"));
     if (!l_id) return l_id.problem();
-    const NodeId l = *l_id;
     const Checked<NodeId> r_id = try_lookup(right, src.at("join"));
     if (!r_id) return r_id.problem();
-    const NodeId r = *r_id;
-    const Node &L = node(l), &R = node(r);
+    const Node &L0 = node(*l_id), &R0 = node(*r_id);
     if (left_keys.size() != right_keys.size())
         return Error("join positions differ in count: " + std::to_string(left_keys.size()) +
                          " on the left, " + std::to_string(right_keys.size()) + " on the right",
                      src.at("on"));
-    if (auto p = positions_problem(left_keys, L.type.key_arity, left, src.at("on"))) return *p;
-    if (auto p = positions_problem(right_keys, R.type.key_arity, right, src.at("on"))) return *p;
-    if (L.type.dtype != R.type.dtype)
-        return Error("type mismatch: " + left + " is " + name_of(L.type.dtype) + " but " + right +
-                         " is " + name_of(R.type.dtype),
+    if (auto p = positions_problem(left_keys, L0.type.key_arity, left, src.at("on"))) return *p;
+    if (auto p = positions_problem(right_keys, R0.type.key_arity, right, src.at("on"))) return *p;
+    if (L0.type.dtype != R0.type.dtype)
+        return Error("type mismatch: " + left + " is " + name_of(L0.type.dtype) + " but " + right +
+                         " is " + name_of(R0.type.dtype),
                      src.at("join"));
     if (auto p = operand_count_problem(kernel, 2, "a join", src.at("kernel"))) return *p;
     const Checked<Shape> shape =
-        infer_kernel_shape(kernel, {L.type.bound, R.type.bound}, src.at("kernel"));
+        infer_kernel_shape(kernel, {L0.type.bound, R0.type.bound}, src.at("kernel"));
     if (!shape) return shape.problem();
-    const Shape& bound = *shape;
-    if (auto p = sparse::join_problem(L, R, kernel, src.at("kernel"))) return *p;
+    const Shape bound = *shape;
+    // Sparse operands whose absent tiles take part as zeros are filled first, each for the
+    // other's present tiles (so both fills are decided before either is appended).
+    const Checked<NodeId> lf = filled(
+        *l_id, name, ".fill0",
+        [&](const Node& side) {
+            return sparse::join_fill(side, left_keys, node(*r_id), right_keys, kernel);
+        },
+        src.at("kernel"));
+    if (!lf) return lf.problem();
+    const Checked<NodeId> rf = filled(
+        *r_id, name, ".fill1",
+        [&](const Node& side) {
+            return sparse::join_fill(side, right_keys, node(*l_id), left_keys, kernel);
+        },
+        src.at("kernel"));
+    if (!rf) return rf.problem();
+    const NodeId l = *lf, r = *rf;
+    const Node &L = node(l), &R = node(r);
 
     Node n{
         name,
@@ -176,8 +191,8 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
                                                   const StepSource& src) {
     const Checked<NodeId> in = try_lookup(input, src.at("aggregate"));
     if (!in) return in.problem();
-    const Node& I = node(*in);
-    if (auto p = positions_problem(by, I.type.key_arity, input, src.at("by"))) return *p;
+    const Node& I0 = node(*in);
+    if (auto p = positions_problem(by, I0.type.key_arity, input, src.at("by"))) return *p;
     if (auto p = operand_count_problem(kernel, 2, "an aggregation", src.at("kernel"))) return *p;
     if (!kernel.properties().aggregation())
         return Error("kernel '" + kernel.name() +
@@ -185,18 +200,24 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
                          "commutative",
                      src.at("kernel"));
     const Checked<Shape> shape =
-        infer_kernel_shape(kernel, {I.type.bound, I.type.bound}, src.at("kernel"));
+        infer_kernel_shape(kernel, {I0.type.bound, I0.type.bound}, src.at("kernel"));
     if (!shape) return shape.problem();
     const Shape& bound = *shape;
-    if (bound != I.type.bound)
-        return Error("kernel '" + kernel.name() + "' changes the tile bound " + I.type.bound.str() +
-                         " to " + bound.str() + "; an aggregation must keep it",
+    if (bound != I0.type.bound)
+        return Error("kernel '" + kernel.name() + "' changes the tile bound " +
+                         I0.type.bound.str() + " to " + bound.str() +
+                         "; an aggregation must keep it",
                      src.at("kernel"));
-    if (auto p = sparse::aggregate_problem(I, by, kernel, src.at("kernel"))) return *p;
-    Node n{name,     AggregateOp{by, kernel},
-           {*in},    RelationType{by.size(), bound, I.type.dtype},
-           {},       {},
-           src.step, "",
+    const Checked<NodeId> filled_in = filled(
+        *in, name, ".fill",
+        [&](const Node& operand) { return sparse::aggregate_fill(operand, by, kernel); },
+        src.at("kernel"));
+    if (!filled_in) return filled_in.problem();
+    const Node& I = node(*filled_in);
+    Node n{name,         AggregateOp{by, kernel},
+           {*filled_in}, RelationType{by.size(), bound, I.type.dtype},
+           {},           {},
+           src.step,     "",
            false};
     if (I.keys.held_as_box()) {
         Checked<KeySet> keys = dense_keys(name, grouped_box(I.frontier, by), n.type, src.at("by"));
@@ -243,10 +264,16 @@ Checked<NodeId> ProgramBuilder::try_add_rekey(const std::string& name, const std
         sparse::finish(n, permuted_box(I.frontier, *permutation));
         return append(std::move(n));
     }
-    if (auto p = sparse::key_step_problem(I, "rekey", src.at("key"))) return *p;
-    if (auto p = enumeration_problem(I, src.at("key"))) return *p;
+    // Arithmetic on key values sees every key of the box: absent tiles become tiles of zeros.
+    const Checked<NodeId> filled_in = filled(
+        *in, name, ".fill", [](const Node& operand) { return sparse::key_step_fill(operand); },
+        src.at("key"));
+    if (!filled_in) return filled_in.problem();
+    const Node& F = node(*filled_in);  // (appending may move I)
+    n.inputs = {*filled_in};
+    if (auto p = enumeration_problem(F, src.at("key"))) return *p;
     std::map<Key, Key> origin;
-    for (const Key& k : I.keys) {
+    for (const Key& k : F.keys) {
         Checked<Key> applied = f.try_apply(k).located(src.at("key"));
         if (!applied) return applied.problem();
         const Key& out = *applied;
@@ -272,10 +299,15 @@ Checked<NodeId> ProgramBuilder::try_add_filter(const std::string& name, const st
     if (!f.is_predicate())
         return Error("a filter needs a condition, but \"" + where + "\" computes a key",
                      src.at("where"));
-    Node n{name, FilterOp{f}, {*in}, I.type, {}, {}, src.step, "", false};
-    if (auto p = sparse::key_step_problem(I, "filter", src.at("where"))) return *p;
-    if (auto p = enumeration_problem(I, src.at("where"))) return *p;
-    for (const Key& k : I.keys) {
+    // A condition on key values sees every key of the box: absent tiles become tiles of zeros.
+    const Checked<NodeId> filled_in = filled(
+        *in, name, ".fill", [](const Node& operand) { return sparse::key_step_fill(operand); },
+        src.at("where"));
+    if (!filled_in) return filled_in.problem();
+    const Node& F = node(*filled_in);  // (appending may move I)
+    Node n{name, FilterOp{f}, {*filled_in}, F.type, {}, {}, src.step, "", false};
+    if (auto p = enumeration_problem(F, src.at("where"))) return *p;
+    for (const Key& k : F.keys) {
         const Checked<bool> keep = f.try_test(k).located(src.at("where"));
         if (!keep) return keep.problem();
         if (*keep) n.keys.insert(k);
@@ -311,12 +343,19 @@ Checked<NodeId> ProgramBuilder::try_add_transform(const std::string& name, const
         return Error("kernel '" + kernel.name() + "' reports positions in the whole tensor, so " +
                          input + " must have as many key positions as tile dimensions",
                      src.at("kernel"));
-    if (auto p = sparse::transform_problem(I, kernel, src.at("kernel"))) return *p;
-    Node n{
-        name,   TransformOp{kernel}, {*in},    RelationType{I.type.key_arity, *bound, I.type.dtype},
-        I.keys, I.frontier,          src.step, "",
-        false};
-    n.sparse = I.sparse;  // zeros stay zeros, or nothing is absent
+    // A kernel that does not keep zeros zeros maps absent tiles too: they are made first.
+    const Checked<NodeId> filled_in = filled(
+        *in, name, ".fill",
+        [&](const Node& operand) { return sparse::transform_fill(operand, kernel); },
+        src.at("kernel"));
+    if (!filled_in) return filled_in.problem();
+    const Node& F = node(*filled_in);  // (appending may move I)
+    Node n{name,         TransformOp{kernel},
+           {*filled_in}, RelationType{F.type.key_arity, *bound, F.type.dtype},
+           F.keys,       F.frontier,
+           src.step,     "",
+           false};
+    n.sparse = F.sparse;  // zeros stay zeros, or none are absent
     return append(std::move(n));
 }
 

@@ -3,6 +3,7 @@
 // relation's type, key set and frontier immediately, so an error names the step and field that
 // caused it. The builder knows nothing about YAML: callers pass a StepSource saying where each
 // field was written.
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -174,6 +175,12 @@ class ProgramBuilder {
                                const std::string& hint = "") const;
     // The problem with enumerating `input`'s keys for a step at `where`: a box past the limit.
     std::optional<Error> enumeration_problem(const Node& input, const SourceLocation& where) const;
+    // program_builder_fill.cpp. The operand `input` of step `step` as the step needs it: itself,
+    // or a FillOp node `step` + `suffix` holding the keys `target` computes for it
+    // (tra/sparse_rules.hpp), appended now. Refused where the operand's box passes the limit.
+    Checked<NodeId> filled(NodeId input, const std::string& step, const std::string& suffix,
+                           const std::function<std::optional<KeySet>(const Node&)>& target,
+                           const SourceLocation& where);
 
     Program program_;
     std::set<std::pair<std::string, std::string>> written_;  // (file, dataset) of every output

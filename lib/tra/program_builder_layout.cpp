@@ -74,25 +74,32 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
         return Error("array_dim " + std::to_string(array_dim) + " is out of range: tiles of " +
                          input + " have " + std::to_string(I.type.rank()) + " dimensions",
                      src.at("array_dim"));
-    if (I.keys.held_as_box()) {  // every group of a box is complete
-        Shape bound = I.type.bound;
-        bound[array_dim] *= I.frontier[key_dim];
-        Node n{name,     ConcatOp{key_dim, array_dim},
-               {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
-               {},       {},
-               src.step, "",
+    // A group of a sparse relation with some pieces present gets the others as zeros.
+    const Checked<NodeId> filled_in = filled(
+        *in, name, ".fill",
+        [&](const Node& operand) { return sparse::concat_fill(operand, key_dim); },
+        src.at("concat"));
+    if (!filled_in) return filled_in.problem();
+    const Node& F = node(*filled_in);  // (appending may move I)
+    if (F.keys.held_as_box()) {        // every group of a box is complete
+        Shape bound = F.type.bound;
+        bound[array_dim] *= F.frontier[key_dim];
+        Node n{name,         ConcatOp{key_dim, array_dim},
+               {*filled_in}, RelationType{F.type.key_arity - 1, bound, F.type.dtype},
+               {},           {},
+               src.step,     "",
                false};
         Checked<KeySet> keys =
-            dense_keys(name, concatenated_box(I.frontier, key_dim), n.type, src.at("concat"));
+            dense_keys(name, concatenated_box(F.frontier, key_dim), n.type, src.at("concat"));
         if (!keys) return keys.problem();
         n.keys = std::move(*keys);
         finish_node(n);
-        if (I.sparse) sparse::finish(n, n.frontier);
+        if (F.sparse) sparse::finish(n, n.frontier);
         return append(std::move(n));
     }
     // Every group must hold pieces 0..m-1 for one common m, or the tiles would not line up.
     std::map<Key, std::vector<std::int64_t>> groups;
-    for (const Key& k : I.keys) {
+    for (const Key& k : F.keys) {
         Key g;
         for (std::size_t i = 0; i < k.size(); ++i)
             if (i != key_dim) g.push_back(k[i]);
@@ -100,7 +107,7 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
     }
     // A sparse relation's group is absent (zeros) or holds all of its pieces: absent pieces
     // would be zeros inside a present tile.
-    std::int64_t pieces = I.sparse ? I.frontier[key_dim]
+    std::int64_t pieces = F.sparse ? F.frontier[key_dim]
                           : groups.empty()
                               ? 1
                               : static_cast<std::int64_t>(groups.begin()->second.size());
@@ -114,16 +121,16 @@ Checked<NodeId> ProgramBuilder::try_add_concat(const std::string& name, const st
                              std::to_string(key_dim) + "; concat needs complete groups",
                          src.at("concat"));
     }
-    Shape bound = I.type.bound;
+    Shape bound = F.type.bound;
     bound[array_dim] *= pieces;
-    Node n{name,     ConcatOp{key_dim, array_dim},
-           {*in},    RelationType{I.type.key_arity - 1, bound, I.type.dtype},
-           {},       {},
-           src.step, "",
+    Node n{name,         ConcatOp{key_dim, array_dim},
+           {*filled_in}, RelationType{F.type.key_arity - 1, bound, F.type.dtype},
+           {},           {},
+           src.step,     "",
            false};
     for (const auto& [g, members] : groups) n.keys.insert(g);
     finish_node(n);
-    if (I.sparse) sparse::finish(n, concatenated_box(I.frontier, key_dim));
+    if (F.sparse) sparse::finish(n, concatenated_box(F.frontier, key_dim));
     return append(std::move(n));
 }
 

@@ -1,21 +1,40 @@
 #include "tra/sparse_rules.hpp"
 
 #include <algorithm>
-#include <map>
-#include <string>
+#include <set>
 
 namespace tra::sparse {
 
 namespace {
 
-std::string absent_text(const Node& n) {
-    return n.name + " is block-sparse (" + std::to_string(n.absent_tuples()) + " of " +
-           std::to_string(n.frontier.product()) + " tiles are absent zeros)";
+Key project(const Key& k, const KeyPositions& positions) {
+    Key out;
+    for (auto p : positions) out.push_back(k[p]);
+    return out;
 }
 
-const std::string kNoFill =
-    "; tra does not make tiles of zeros for absent tiles yet: use an operation that keeps them "
-    "absent, or make the input dense (drop `sparse:` or `density:`)";
+// The keys of `input`'s box whose projection on `positions` is one of `wanted`.
+KeySet box_keys_matching(const Node& input, const KeyPositions& positions,
+                         const std::set<Key>& wanted) {
+    KeySet out;
+    for (const Key& k : KeySet::box(input.frontier))
+        if (wanted.count(project(k, positions))) out.insert(k);
+    return out;
+}
+
+// The positions of `input`'s key that are not in `by`.
+KeyPositions other_positions(const Node& input, const KeyPositions& by) {
+    KeyPositions rest;
+    for (std::size_t p = 0; p < input.type.key_arity; ++p)
+        if (std::find(by.begin(), by.end(), p) == by.end()) rest.push_back(p);
+    return rest;
+}
+
+// `target` when it holds more than `input`, else nullopt: nothing to fill.
+std::optional<KeySet> more_than(const Node& input, KeySet target) {
+    if (target.size() == input.keys.size()) return std::nullopt;
+    return target;
+}
 
 }  // namespace
 
@@ -23,68 +42,45 @@ bool has_absent(const Node& n) {
     return n.sparse && n.absent_tuples() > 0;
 }
 
-std::optional<Error> join_problem(const Node& left, const Node& right,
-                                  const kernels::KernelCall& kernel, const SourceLocation& where) {
-    if (kernel.properties().zero_annihilates) return std::nullopt;  // meets present pairs only
-    for (const Node* n : {&left, &right})
-        if (has_absent(*n))
-            return Error(absent_text(*n) + ", and kernel '" + kernel.name() +
-                             "' does not give zeros for a tile of zeros as one operand, so the "
-                             "absent tiles would take part" +
-                             kNoFill,
-                         where);
-    return std::nullopt;
-}
-
-std::optional<Error> aggregate_problem(const Node& input, const KeyPositions& by,
-                                       const kernels::KernelCall& kernel,
-                                       const SourceLocation& where) {
-    if (!has_absent(input)) return std::nullopt;
+std::optional<KeySet> join_fill(const Node& side, const KeyPositions& side_keys, const Node& other,
+                                const KeyPositions& other_keys, const kernels::KernelCall& kernel) {
     const auto& props = kernel.properties();
-    if (props.identity == 0.0) return std::nullopt;  // absent members add nothing
-    // Otherwise (max, min) zeros take part in a group with some absent members; a group with
-    // none present is absent only where the kernel keeps zeros zeros.
-    std::int64_t group_size = 1;
-    for (std::size_t p = 0; p < input.type.key_arity; ++p)
-        if (std::find(by.begin(), by.end(), p) == by.end()) group_size *= input.frontier[p];
-    std::map<Key, std::int64_t> members;
-    for (const Key& k : input.keys) {
-        Key g;
-        for (auto p : by) g.push_back(k[p]);
-        ++members[g];
-    }
-    for (const auto& [g, count] : members)
-        if (count < group_size)
-            return Error(absent_text(input) + ", and group " + g.str() + " has " +
-                             std::to_string(group_size - count) +
-                             " absent tiles, which take part in kernel '" + kernel.name() +
-                             "' as zeros" + kNoFill,
-                         where);
-    std::int64_t groups = 1;
-    for (auto p : by) groups *= input.frontier[p];
-    if (!props.zero_preserving && static_cast<std::int64_t>(members.size()) < groups)
-        return Error(absent_text(input) + ", and kernel '" + kernel.name() +
-                         "' does not give zeros for a group of zeros" + kNoFill,
-                     where);
-    return std::nullopt;
+    if (!has_absent(side) || props.zero_annihilates) return std::nullopt;
+    if (!props.zero_preserving) return more_than(side, KeySet::box(side.frontier));
+    // join(0, 0) = 0: an absent side tile matters only where the other's tile is present.
+    std::set<Key> met;
+    for (const Key& k : other.keys) met.insert(project(k, other_keys));
+    KeySet target = box_keys_matching(side, side_keys, met);
+    for (const Key& k : side.keys) target.insert(k);
+    return more_than(side, std::move(target));
 }
 
-std::optional<Error> transform_problem(const Node& input, const kernels::KernelCall& kernel,
-                                       const SourceLocation& where) {
+std::optional<KeySet> aggregate_fill(const Node& input, const KeyPositions& by,
+                                     const kernels::KernelCall& kernel) {
+    const auto& props = kernel.properties();
+    if (!has_absent(input) || props.identity == 0.0) return std::nullopt;  // absent add nothing
+    if (!props.zero_preserving) return more_than(input, KeySet::box(input.frontier));
+    std::set<Key> groups;  // with a present member: the absent members' zeros take part
+    for (const Key& k : input.keys) groups.insert(project(k, by));
+    return more_than(input, box_keys_matching(input, by, groups));
+}
+
+std::optional<KeySet> transform_fill(const Node& input, const kernels::KernelCall& kernel) {
     if (!has_absent(input) || kernel.properties().zero_preserving) return std::nullopt;
-    return Error(absent_text(input) + ", and kernel '" + kernel.name() +
-                     "' does not map a tile of zeros to zeros" + kNoFill,
-                 where);
+    return more_than(input, KeySet::box(input.frontier));
 }
 
-std::optional<Error> key_step_problem(const Node& input, const std::string& step,
-                                      const SourceLocation& where) {
+std::optional<KeySet> key_step_fill(const Node& input) {
     if (!has_absent(input)) return std::nullopt;
-    return Error(absent_text(input) + ", and a " + step +
-                     " reads key values, which would pick among tiles of zeros it does not "
-                     "hold" +
-                     kNoFill,
-                 where);
+    return more_than(input, KeySet::box(input.frontier));
+}
+
+std::optional<KeySet> concat_fill(const Node& input, std::size_t key_dim) {
+    if (!has_absent(input)) return std::nullopt;
+    const KeyPositions rest = other_positions(input, {key_dim});
+    std::set<Key> groups;
+    for (const Key& k : input.keys) groups.insert(project(k, rest));
+    return more_than(input, box_keys_matching(input, rest, groups));
 }
 
 void finish(Node& n, const Frontier& dense) {

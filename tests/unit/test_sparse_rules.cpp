@@ -1,7 +1,8 @@
 // Block sparsity in the program (tra/sparse_rules.hpp, docs/workflow-format.md "Sparse
 // tensors"): which tiles each step keeps of sparse-derived relations, their frontier (the dense
-// equivalent's), the steps refused because absent tiles would take part as zeros, and the
-// presence function of `density:` (checked against tools/reference/tragen.py in the CLI tests).
+// equivalent's), the fills inserted where absent tiles take part as zeros (and for which keys),
+// and the presence function of `density:` (checked against tools/reference/tragen.py in the CLI
+// tests).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -105,40 +106,78 @@ TEST_CASE("a zero-annihilating join meets present pairs only; the rest keep the 
     CHECK_FALSE(b.try_add_output("C", "c.h5", "/C", at("outputs.C")));
 }
 
-TEST_CASE("steps where absent tiles would take part as zeros are refused, naming why") {
+TEST_CASE("steps where absent tiles take part as zeros read a fill of just the keys they need") {
     ProgramBuilder b("s", DType::F64);
+    // A holds the diagonal tiles of a 2 x 2 grid, B tile (0, 1), D all four.
     sparse_file(b, "A", Shape{4, 4}, Shape{2, 2}, {Key{0, 0}, Key{1, 1}});
+    sparse_file(b, "B", Shape{4, 4}, Shape{2, 2}, {Key{0, 1}});
     b.add_input("D", Shape{4, 4}, Shape{2, 2}, DType::F64, with_density(1.0), at("inputs.D"));
-    const std::string add =
-        problem_text(b.try_add_join("S", "A", "D", {0, 1}, {0, 1}, KernelCall("add"), at("S")));
-    CHECK(add.find("A is block-sparse (2 of 4 tiles are absent zeros)") != std::string::npos);
-    CHECK(add.find("'add'") != std::string::npos);
-    // mul meets present pairs only: accepted.
-    CHECK(b.try_add_join("M", "A", "D", {0, 1}, {0, 1}, KernelCall("mul"), at("M")));
-    CHECK(problem_text(b.try_add_transform("E", "A", KernelCall("exp"), at("E")))
-              .find("does not map a tile of zeros to zeros") != std::string::npos);
-    CHECK(problem_text(b.try_add_aggregate("X", "A", {0}, KernelCall("max"), at("X")))
-              .find("group (0) has 1 absent tiles") != std::string::npos);
-    CHECK(b.try_add_aggregate("Y", "A", {0}, KernelCall("add"), at("Y")));
-    CHECK(problem_text(b.try_add_filter("F", "A", "k0 == k1", at("F"))).find("a filter") !=
-          std::string::npos);
-    CHECK(problem_text(b.try_add_rekey("K", "A", "(k0 + 1, k1)", at("K"))).find("a rekey") !=
-          std::string::npos);
+    auto fill_of = [&](const std::string& name) -> const Node& {
+        const auto id = b.lookup_optional(name);
+        REQUIRE(id);
+        const Node& n = b.node(*id);
+        CHECK(std::holds_alternative<FillOp>(n.op));
+        CHECK(n.frontier == Frontier{2, 2});
+        return n;
+    };
+    // add(0, 0) = 0: each side is filled where the other has a tile: the union, 3 keys.
+    const NodeId s = b.add_join("S", "A", "B", {0, 1}, {0, 1}, KernelCall("add"), at("S"));
+    CHECK(b.node(s).tuples() == 3);
+    CHECK(b.node(s).sparse);
+    CHECK(fill_of("S.fill0").tuples() == 3);  // A's 2 and B's (0, 1)
+    CHECK(fill_of("S.fill1").tuples() == 3);
+    // Against a dense operand the whole box.
+    CHECK(b.node(b.add_join("T", "A", "D", {0, 1}, {0, 1}, KernelCall("sub"), at("T"))).tuples() ==
+          4);
+    CHECK_FALSE(b.lookup_optional("T.fill1"));  // D has nothing absent
+    // mul meets present pairs only: no fill.
+    CHECK(b.node(b.add_join("M", "A", "B", {0, 1}, {0, 1}, KernelCall("mul"), at("M"))).tuples() ==
+          0);
+    CHECK_FALSE(b.lookup_optional("M.fill0"));
+    // exp(0) = 1: every tile; relu keeps zeros.
+    CHECK(b.node(b.add_transform("E", "B", KernelCall("exp"), at("E"))).tuples() == 4);
+    CHECK(fill_of("E.fill").tuples() == 4);
+    b.add_transform("R", "B", KernelCall("relu"), at("R"));
+    CHECK_FALSE(b.lookup_optional("R.fill"));
+    // max over rows: only row groups with a present member are completed (B: row 0).
+    const NodeId x = b.add_aggregate("X", "B", {0}, KernelCall("max"), at("X"));
+    CHECK(fill_of("X.fill").tuples() == 2);
+    CHECK(b.node(x).tuples() == 1);
+    CHECK(b.node(x).frontier == Frontier{2});
+    // add skips absent tiles: no fill.
+    b.add_aggregate("Y", "A", {0}, KernelCall("add"), at("Y"));
+    CHECK_FALSE(b.lookup_optional("Y.fill"));
+    // A condition or arithmetic on key values sees the whole box.
+    CHECK(b.node(b.add_filter("F", "B", "k0 == k1", at("F"))).tuples() == 2);
+    CHECK(fill_of("F.fill").tuples() == 4);
+    CHECK(b.node(b.add_rekey("K", "B", "(k0 + 1, k1)", at("K"))).tuples() == 4);
 }
 
-TEST_CASE("max over complete or wholly absent groups, concat of complete groups") {
+TEST_CASE("a fill is refused where the operand's box passes the tuple limit") {
+    ProgramBuilder b("s", DType::F64);
+    sparse_file(b, "A", Shape{8, 8}, Shape{1, 1}, {Key{0, 0}});
+    b.set_max_tuples(32);
+    CHECK(problem_text(b.try_add_transform("E", "A", KernelCall("exp"), at("E")))
+              .find("A filled with zeros for E") != std::string::npos);
+}
+
+TEST_CASE("max over complete or wholly absent groups and concat of complete ones need no fill") {
     ProgramBuilder b("s", DType::F64);
     // Row 0 complete, row 1 absent.
     sparse_file(b, "A", Shape{4, 4}, Shape{2, 2}, {Key{0, 0}, Key{0, 1}});
     const NodeId m = b.add_aggregate("M", "A", {0}, KernelCall("max"), at("M"));
     CHECK(b.node(m).tuples() == 1);
+    CHECK_FALSE(b.lookup_optional("M.fill"));
     CHECK(b.node(m).frontier == Frontier{2});
     const NodeId c = b.add_concat("C", "A", 1, 1, at("C"));
     CHECK(b.node(c).tuples() == 1);
     CHECK(b.node(c).frontier == Frontier{2});
     CHECK(b.node(c).type.bound == Shape{2, 4});
+    CHECK_FALSE(b.lookup_optional("C.fill"));
+    // A group with some pieces present gets the others as zeros.
     sparse_file(b, "H", Shape{4, 4}, Shape{2, 2}, {Key{0, 0}});
-    CHECK_FALSE(b.try_add_concat("HC", "H", 1, 1, at("HC")));
+    CHECK(b.node(b.add_concat("HC", "H", 1, 1, at("HC"))).tuples() == 1);
+    CHECK(b.node(*b.lookup_optional("HC.fill")).tuples() == 2);
 }
 
 TEST_CASE("sparse: true is for files, density in (0, 1], no slices of sparse inputs") {
@@ -168,4 +207,19 @@ TEST_CASE("logical rewrites rebuild a sparse program with the file's tiles and s
     CHECK(again->node(0).sparse);
     CHECK(again->node(1).frontier == Frontier{2, 2});
     CHECK(again->outputs.at(0).sparse);
+}
+
+TEST_CASE("logical rewrites leave fills to the builder, which inserts them again") {
+    ProgramBuilder b("s", DType::F64);
+    sparse_file(b, "A", Shape{4, 4}, Shape{2, 2}, {Key{0, 1}});
+    b.add_transform("E", "A", KernelCall("exp"), at("E"));
+    b.add_output("E", "e.h5", "/E", at("outputs.E"));
+    const Program p = b.finish();
+    const optimizer::Steps steps = optimizer::to_steps(p);
+    CHECK(steps.steps.size() == 2);  // A and E: no step for E.fill
+    CHECK(steps.steps.at(1).inputs.at(0) == "A");
+    const Checked<Program> again = optimizer::build_steps(steps);
+    REQUIRE(again);
+    REQUIRE(again->find("E.fill"));
+    CHECK(again->node(*again->find("E")).keys == p.node(*p.find("E")).keys);
 }

@@ -174,8 +174,12 @@ def ex_distances(x):
 def ex_block_sparse(x):
     A, B = x["A"].astype(np.float64), x["B"].astype(np.float64)  # zeros where tiles are absent
     C = A @ B
-    return {"C": C, "R": np.maximum(C, 0.0), "Ct": C.T.copy(), "s": C.sum(axis=0),
-            "G": (A.T @ A) * 0.5}
+    Z = x["Z"].astype(np.float64)
+    s = C.sum(axis=0)
+    # Mz in relation layout: the maximum of each row of [8, 6] tiles, tile by tile: [6, 8, 6].
+    Mz = Z.reshape(6, 8, 6, 6).max(axis=2)
+    return {"C": C, "R": np.maximum(C, 0.0), "Ct": C.T.copy(), "s": s, "G": (A.T @ A) * 0.5,
+            "P": C + Z, "Mz": Mz, "Sg": 1.0 / (1.0 + np.exp(-s))}
 
 
 def ex_ffnn_train(x, times=100, every=10, eta=0.01):

@@ -1,6 +1,7 @@
 // map: one input tuple -> `map_arity` output tuples, on the input tuple's site: a TRA rekey,
-// transform or tile; or a replication map (no logical operator, IaNode::replicated set): each
-// tuple copied under inserted key positions (ia/replication.hpp), for RMM joins.
+// transform or tile; or a fill, which also makes tiles of zeros (at ia::fill_sites); or a
+// replication map (no logical operator, IaNode::replicated set): each tuple copied under inserted
+// key positions (ia/replication.hpp), for RMM joins.
 #include <string>
 #include <variant>
 
@@ -13,7 +14,7 @@ namespace {
 
 bool computes_map(const Operator& op) {
     return std::holds_alternative<RekeyOp>(op) || std::holds_alternative<TransformOp>(op) ||
-           std::holds_alternative<TileOp>(op);
+           std::holds_alternative<TileOp>(op) || std::holds_alternative<FillOp>(op);
 }
 
 PlacementInference map_placement(const Placement& in, const Operator& op) {
@@ -22,10 +23,12 @@ PlacementInference map_placement(const Placement& in, const Operator& op) {
     if (std::holds_alternative<RekeyOp>(op))
         return PlacementInference::valid(in.kind() == Placement::Kind::All ? Placement::all()
                                                                            : Placement::unknown());
-    // Transform keeps keys; tile appends a key position, so positions a placement reads stay.
-    if (std::holds_alternative<TransformOp>(op) || std::holds_alternative<TileOp>(op))
+    // Transform keeps keys; tile appends a key position, so positions a placement reads stay;
+    // a fill makes its tiles of zeros where the placement puts them (ia::fill_sites).
+    if (std::holds_alternative<TransformOp>(op) || std::holds_alternative<TileOp>(op) ||
+        std::holds_alternative<FillOp>(op))
         return PlacementInference::valid(in);
-    return PlacementInference::invalid("a map applies a rekey, transform or tile, not a " +
+    return PlacementInference::invalid("a map applies a rekey, transform, tile or fill, not a " +
                                        operator_name(op));
 }
 
