@@ -54,6 +54,9 @@ struct WriteJob {
     std::string dataset;  // its dataset, existing and empty
     std::string path;     // the file, the same on every rank
     ia::IaNodeId held;    // the IA node whose tuples are written
+    // A sparse output (Output::sparse): its chunks are those of node->keys, made at creation
+    // (OutputFiles::create_datasets); no other tile may be written.
+    bool sparse = false;
 };
 
 struct OperatorStep {

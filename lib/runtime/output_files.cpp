@@ -4,16 +4,29 @@
 
 #include "core/error.hpp"
 #include "runtime/rank_agreement.hpp"
-#include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
 
 storage::RelationLayout output_layout(const Node& node) {
-    return storage::RelationLayout::of(node.type, node.keys.frontier(node.type.key_arity));
+    return storage::RelationLayout::of(node.type, node.frontier);
+}
+
+storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& node,
+                                                     bool distributed) {
+    using Allocation = storage::DatasetWriter::Allocation;
+    if (sparse) return Allocation::Sparse;
+    // Not Node::absent_tuples(): it counts none for keys held as a box, which a sparse-derived
+    // relation's frontier may exceed (its last row of tiles absent).
+    if (static_cast<std::int64_t>(node.keys.size()) < node.frontier.product())
+        return Allocation::ReproducibleZeros;
+    return distributed ? Allocation::Reproducible : Allocation::Incremental;
 }
 
 OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
+        const Node& node = program.node(o.node);
+        targets_[{o.file, o.dataset}] = {output_layout(node),
+                                         output_allocation(o.sparse, node, false)};
         if (files_.count(o.file)) continue;
         try {
             auto file = std::make_unique<storage::AtomicOutput>(o.file, replace);
@@ -32,23 +45,31 @@ OutputFiles::OutputFiles(const Program& program, bool replace) {
 }
 
 void OutputFiles::write(const Output& output, const TensorRelation& relation) {
-    const Frontier f = relation.keys().frontier(relation.type.key_arity);
-    const auto layout = storage::RelationLayout::of(relation.type, f);
+    const Target& target = targets_.at({output.file, output.dataset});
+    const auto& layout = target.layout;
     storage::DatasetWriter writer(files_.at(output.file)->temp_path(), output.dataset,
-                                  relation.type.dtype, layout.dataset_shape, layout.chunk);
+                                  relation.type.dtype, layout.dataset_shape, layout.chunk,
+                                  target.allocation);
     for (const auto& [key, tile] : relation.tuples) writer.write_block(layout.origin(key), tile);
     writer.close();
 }
 
-void OutputFiles::create_datasets(const Program& program) {
-    for (const Output& o : program.outputs) {
-        const Node& node = program.node(o.node);
-        const auto layout = output_layout(node);
-        storage::DatasetWriter(files_.at(o.file)->temp_path(), o.dataset, node.type.dtype,
-                               layout.dataset_shape, layout.chunk,
-                               storage::DatasetWriter::Allocation::Reproducible)
-            .close();
+void create_relation_dataset(const std::string& path, const std::string& dataset, const Node& node,
+                             bool sparse) {
+    const auto layout = output_layout(node);
+    storage::DatasetWriter writer(path, dataset, node.type.dtype, layout.dataset_shape,
+                                  layout.chunk, output_allocation(sparse, node, true));
+    if (sparse) {
+        const Tile zeros(node.type.dtype, node.type.bound);
+        for (const Key& k : node.keys) writer.write_block(layout.origin(k), zeros);
     }
+    writer.close();
+}
+
+void OutputFiles::create_datasets(const Program& program) {
+    for (const Output& o : program.outputs)
+        create_relation_dataset(files_.at(o.file)->temp_path(), o.dataset, program.node(o.node),
+                                o.sparse);
 }
 
 std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {

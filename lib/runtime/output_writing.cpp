@@ -32,16 +32,27 @@ std::vector<const Tuples::value_type*> lowest_held(const HeldTuples& held, const
     return mine;
 }
 
-// Writes this rank's tuples of `held` into the dataset of `output` in the file at `path`, in its
-// turn: opens the file only when there is one.
-void write_in_my_turn(const Node& node, const std::string& dataset, const std::string& path,
-                      const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
+// A sparse output's dataset has the chunks of its node's keys only (create_relation_dataset);
+// a tile of another key would get a chunk of its own, placed where the writing rank's turn
+// puts it, so it is refused in every writer.
+void check_sparse_key(const WriteJob& job, const Key& k) {
+    if (job.sparse && !job.node->keys.contains(k))
+        fail("tile " + k.str() + " of sparse output " + job.node->name +
+             " is not among the keys its dataset was made for");
+}
+
+// Writes this rank's tuples of `held` into the dataset of `job` in its turn: opens the file
+// only when there is one.
+void write_in_my_turn(const WriteJob& job, const HeldTuples& held, const ia::SiteMap& where,
+                      ia::Site me) {
+    const Node& node = *job.node;
     const auto layout = output_layout(node);
     std::optional<storage::DatasetWriter> writer;
     for (const auto* kt : lowest_held(held, where, me)) {
         const auto& [k, t] = *kt;
+        check_sparse_key(job, k);
         if (!writer)
-            writer.emplace(storage::DatasetWriter::reopen(path, dataset, node.type.dtype,
+            writer.emplace(storage::DatasetWriter::reopen(job.path, job.dataset, node.type.dtype,
                                                           layout.dataset_shape));
         if (t.on_device())
             writer->write_block(layout.origin(k), t.to(Residence::Host));
@@ -54,15 +65,22 @@ void write_in_my_turn(const Node& node, const std::string& dataset, const std::s
 #if TRA_PARALLEL_HDF5
 // Writes this rank's tuples of `held` with every other rank at once; every rank calls it, also
 // one without tuples (the file's opening, writes and closing are collective).
-void write_together(MPI_Comm comm, storage::Transfer transfer, const Node& node,
-                    const std::string& dataset, const std::string& path, const HeldTuples& held,
-                    const ia::SiteMap& where, ia::Site me) {
+//
+// Parallel HDF5 1.10 cannot give a chunk its place while ranks write (a write into an
+// unallocated chunk is lost or fails), and opening a dataset with no chunk at all through
+// MPI-IO allocates every chunk. So a sparse output is written into the chunks that
+// create_datasets made, those of its node's keys: one without keys is not opened.
+void write_together(MPI_Comm comm, storage::Transfer transfer, const WriteJob& job,
+                    const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
+    const Node& node = *job.node;
+    if (job.sparse && node.keys.empty()) return;  // the same on every rank
     const auto layout = output_layout(node);
     const auto mine = lowest_held(held, where, me);
-    storage::CollectiveWriter writer(comm, path, dataset, node.type.dtype, layout.dataset_shape,
-                                     transfer);
+    storage::CollectiveWriter writer(comm, job.path, job.dataset, node.type.dtype,
+                                     layout.dataset_shape, transfer);
     writer.write(mine.size(), [&](std::size_t i, Shape& origin, Tile& host) -> const Tile& {
         const auto& [k, t] = *mine[i];
+        check_sparse_key(job, k);
         origin = layout.origin(k);
         if (!t.on_device()) return t;
         host = t.to(Residence::Host);
@@ -89,8 +107,8 @@ void Execution::write_outputs(std::int64_t iteration) {
                 const auto r = plan_.result(o.node);
                 if (!r)
                     fail("the plan has no result for output " + plan_.program().node(o.node).name);
-                due.push_back(
-                    {&plan_.program().node(o.node), o.dataset, options_.output_paths[i], *r});
+                due.push_back({&plan_.program().node(o.node), o.dataset, options_.output_paths[i],
+                               *r, o.sparse});
             }
     });
     const bool last = iteration == last_iteration_;
@@ -122,8 +140,7 @@ void Execution::write_relations(const std::vector<WriteJob>& jobs, const Operato
         write_in_turns(comm_, [&] {
             faults_.reach(me_, op.id, op.op);
             auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
-            for (const WriteJob& j : jobs)
-                write_in_my_turn(*j.node, j.dataset, j.path, held_[j.held], where_[j.held], me_);
+            for (const WriteJob& j : jobs) write_in_my_turn(j, held_[j.held], where_[j.held], me_);
         });
     } else {
 #if TRA_PARALLEL_HDF5
@@ -135,8 +152,7 @@ void Execution::write_relations(const std::vector<WriteJob>& jobs, const Operato
         agree_.step([&] {
             auto span = trace_.span("write");  // trace
             for (const WriteJob& j : jobs)
-                write_together(comm_, transfer, *j.node, j.dataset, j.path, held_[j.held],
-                               where_[j.held], me_);
+                write_together(comm_, transfer, j, held_[j.held], where_[j.held], me_);
         });
 #endif
     }

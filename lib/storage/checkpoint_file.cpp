@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "storage/chunk_presence.hpp"
 #include "storage/hdf5_handle.hpp"
 #include "storage/tensor_file.hpp"
 
@@ -25,6 +26,14 @@ constexpr const char* kPlan = "tra_checkpoint_plan";
 
 Hid open_file(const std::string& path, unsigned flags) {
     return detail::file_id(H5Fopen(path.c_str(), flags, H5P_DEFAULT));
+}
+
+// Whether `chunk` cuts `shape` into whole chunks (a chunk halved below HDF5's 4 GiB limit may
+// not).
+bool divides(const Shape& chunk, const Shape& shape) {
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (chunk[d] <= 0 || shape[d] % chunk[d] != 0) return false;
+    return true;
 }
 
 Hid attribute(hid_t id) {
@@ -112,10 +121,26 @@ void copy_dataset_values(const std::string& from, const std::string& from_datase
                          const std::string& to, const std::string& to_dataset) {
     const DatasetReader reader(from, from_dataset);
     const DatasetInfo& info = reader.info();
-    const Shape origin(std::vector<std::int64_t>(info.shape.size(), 0));
-    const Tile values = reader.read_block(origin, info.shape);
     DatasetWriter writer = DatasetWriter::reopen(to, to_dataset, info.dtype, info.shape);
-    writer.write_block(origin, values);
+    // A sparse output's unwritten chunks must stay unwritten (a whole write would place them
+    // all): when some are absent, only the allocated ones are copied, chunk by chunk.
+    if (!info.chunk.empty() && divides(info.chunk, info.shape)) {
+        const auto chunks = allocated_tiles(from, from_dataset, info.chunk);
+        Shape grid;
+        for (std::size_t d = 0; d < info.shape.size(); ++d)
+            grid.push_back(info.shape[d] / info.chunk[d]);
+        if (static_cast<std::int64_t>(chunks.size()) < grid.product()) {
+            for (const Key& c : chunks) {
+                Shape origin;
+                for (std::size_t d = 0; d < c.size(); ++d) origin.push_back(c[d] * info.chunk[d]);
+                writer.write_block(origin, reader.read_block(origin, info.chunk));
+            }
+            writer.close();
+            return;
+        }
+    }
+    const Shape origin(std::vector<std::int64_t>(info.shape.size(), 0));
+    writer.write_block(origin, reader.read_block(origin, info.shape));
     writer.close();
 }
 

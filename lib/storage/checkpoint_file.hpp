@@ -32,7 +32,9 @@ CheckpointStamp read_checkpoint_stamp(const std::string& path);
 
 // Copies the values of dataset `from_dataset` of file `from` into the existing dataset
 // `to_dataset` of file `to` (same shape and dtype), whole: for observations, which are small
-// next to the tiles of a run. Throws Error (BadInput) naming the files on a mismatch.
+// next to the tiles of a run; a sparse one (some chunks unallocated) chunk by chunk, its
+// allocated chunks only, so the copy stays sparse. Throws Error (BadInput) naming the files on
+// a mismatch.
 void copy_dataset_values(const std::string& from, const std::string& from_dataset,
                          const std::string& to, const std::string& to_dataset);
 

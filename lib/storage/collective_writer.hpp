@@ -3,10 +3,12 @@
 // (docs/runtime.md, "Writing outputs"). Built only with a parallel HDF5 (TRA_PARALLEL_HDF5);
 // a serial build writes in rank turns instead (runtime/output_files.hpp).
 //
-// The dataset must exist with its storage allocated (DatasetWriter, Allocation::Reproducible): the
-// blocks then go into chunks that already have their place in the file, so no rank changes the
-// file's metadata, and the file's bytes do not depend on which rank wrote what, or in which
-// order. Every call here is collective over the communicator, also on a rank with no blocks.
+// The dataset must exist with its storage allocated (DatasetWriter, Allocation::Reproducible), or,
+// for a sparse output, with the chunks of every block to be written already made (parallel HDF5
+// 1.10 cannot allocate a chunk here): the blocks then go into chunks that already have their
+// place in the file, so no rank changes the file's metadata, and the file's bytes do not depend
+// on which rank wrote what, or in which order. Every call here is collective over the
+// communicator, also on a rank with no blocks.
 #include <mpi.h>
 
 #include <cstddef>

@@ -8,16 +8,20 @@
 #include "core/error.hpp"
 #include "storage/hdf5_handle.hpp"
 #include "storage/hdf5_names.hpp"
+#include "storage/hdf5_open.hpp"
 
 namespace tra::storage {
 
 using detail::absolute_name;
+using detail::access_plist;
 using detail::block_extent;
 using detail::block_fits;
 using detail::hdims;
 using detail::Hid;
 using detail::in_quotes;
 using detail::memory_type;
+using detail::open_dataset;
+using detail::open_file;
 
 namespace {
 
@@ -26,67 +30,6 @@ constexpr std::uint64_t kMaxChunkBytes = (std::uint64_t{1} << 32) - 1;
 
 hid_t file_type(DType d) {
     return d == DType::F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-}
-
-// Tolerates file systems without flock (Lustre, some NFS), where HDF5 1.10 would otherwise
-// refuse to open anything; HDF5_USE_FILE_LOCKING still overrides this.
-Hid access_plist() {
-    Hid fapl = detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
-    H5Pset_file_locking(fapl.get(), true, true);
-    return fapl;
-}
-
-Hid open_file(const std::string& path, unsigned flags) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        throw Error("cannot open HDF5 file " + in_quotes(path) + ": no such file");
-    if (std::filesystem::is_directory(path, ec))
-        throw Error("cannot open HDF5 file " + in_quotes(path) + ": it is a folder");
-    if (H5Fis_hdf5(path.c_str()) <= 0)
-        throw Error("cannot open HDF5 file " + in_quotes(path) + ": not an HDF5 file");
-    Hid fapl = access_plist();
-    Hid file = detail::file_id(H5Fopen(path.c_str(), flags, fapl.get()));
-    if (!file) {
-        const char* how = flags == H5F_ACC_RDONLY ? "" : " for writing";
-        throw Error("cannot open HDF5 file " + in_quotes(path) + how);
-    }
-    return file;
-}
-
-// True when every link along `name` exists. H5Lexists alone fails rather than answering "no"
-// when an intermediate group is missing, so walk the path one component at a time.
-bool link_exists(hid_t file, const std::string& name) {
-    std::size_t pos = 0;
-    while (pos != std::string::npos) {
-        pos = name.find('/', pos + 1);
-        const std::string prefix = name.substr(0, pos);
-        if (prefix.size() <= 1) continue;
-        if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
-    }
-    return true;
-}
-
-herr_t collect_dataset(hid_t, const char* name, const H5O_info_t* info, void* out) {
-    if (info->type == H5O_TYPE_DATASET)
-        static_cast<std::vector<std::string>*>(out)->push_back(absolute_name(name));
-    return 0;
-}
-
-std::vector<std::string> datasets_in(hid_t file, const std::string& path) {
-    std::vector<std::string> names;
-    if (H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, collect_dataset, &names, H5O_INFO_BASIC) < 0)
-        throw Error("cannot list the datasets in " + in_quotes(path));
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-std::string missing_dataset_message(hid_t file, const std::string& path, const std::string& name) {
-    if (link_exists(file, name))
-        return in_quotes(name) + " in " + in_quotes(path) + " is not a dataset";
-    std::string has;
-    for (const auto& d : datasets_in(file, path)) has += (has.empty() ? "" : ", ") + d;
-    return "no dataset " + in_quotes(name) + " in " + in_quotes(path) +
-           (has.empty() ? " (it has no datasets)" : " (it has: " + has + ")");
 }
 
 // "int32", "uint8", "float16", "string": enough for a user to see what the file holds.
@@ -179,8 +122,7 @@ DatasetReader::DatasetReader(const std::string& path, const std::string& dataset
     h_->path = path;
     h_->name = absolute_name(dataset);
     h_->file = open_file(path, H5F_ACC_RDONLY);
-    h_->dataset = detail::dataset_id(H5Dopen2(h_->file.get(), h_->name.c_str(), H5P_DEFAULT));
-    if (!h_->dataset) throw Error(missing_dataset_message(h_->file.get(), path, h_->name));
+    h_->dataset = open_dataset(h_->file.get(), path, h_->name);
 
     Hid type = detail::type_id(H5Dget_type(h_->dataset.get()));
     const bool is_float = type && H5Tget_class(type.get()) == H5T_FLOAT;
@@ -269,7 +211,7 @@ DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset
         h_->file = detail::file_id(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
         if (!h_->file) throw Error("cannot create HDF5 file " + in_quotes(path));
     }
-    if (link_exists(h_->file.get(), h_->name))
+    if (detail::link_exists(h_->file.get(), h_->name))
         throw Error("dataset " + in_quotes(h_->name) + " already exists in " + in_quotes(path));
 
     const auto dims = hdims(shape);
@@ -284,9 +226,25 @@ DatasetWriter::DatasetWriter(const std::string& path, const std::string& dataset
         const auto cdims = chunk_dims(shape, chunk, dtype);
         H5Pset_chunk(dcpl.get(), static_cast<int>(cdims.size()), cdims.data());
     }
-    if (allocation == Allocation::Reproducible) {
-        H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
-        H5Pset_obj_track_times(dcpl.get(), false);
+    // HDF5's default fill is the value 0 written only if set (H5D_FILL_TIME_IFSET): early
+    // allocation just reserves the space, which holds zeros only while the file never reused any.
+    const double zero = 0;
+    switch (allocation) {
+        case Allocation::Incremental:
+            break;
+        case Allocation::ReproducibleZeros:
+            H5Pset_fill_value(dcpl.get(), H5T_NATIVE_DOUBLE, &zero);
+            H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_ALLOC);
+            [[fallthrough]];
+        case Allocation::Reproducible:
+            H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+            H5Pset_obj_track_times(dcpl.get(), false);
+            break;
+        case Allocation::Sparse:
+            // A chunked dataset's default allocation time is already incremental.
+            H5Pset_fill_value(dcpl.get(), H5T_NATIVE_DOUBLE, &zero);
+            H5Pset_obj_track_times(dcpl.get(), false);
+            break;
     }
     h_->dataset = detail::dataset_id(H5Dcreate2(h_->file.get(), h_->name.c_str(), file_type(dtype),
                                                 space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT));
@@ -306,9 +264,7 @@ DatasetWriter DatasetWriter::reopen(const std::string& path, const std::string& 
     w.h_->dtype = dtype;
     w.h_->shape = shape;
     w.h_->file = open_file(path, H5F_ACC_RDWR);
-    w.h_->dataset =
-        detail::dataset_id(H5Dopen2(w.h_->file.get(), w.h_->name.c_str(), H5P_DEFAULT));
-    if (!w.h_->dataset) throw Error(missing_dataset_message(w.h_->file.get(), path, w.h_->name));
+    w.h_->dataset = open_dataset(w.h_->file.get(), path, w.h_->name);
     Hid space = detail::space_id(H5Dget_space(w.h_->dataset.get()));
     const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
     std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
@@ -364,7 +320,7 @@ void DatasetWriter::close() {
 std::vector<std::string> list_datasets(const std::string& path) {
     detail::silence_hdf5_errors();
     Hid file = open_file(path, H5F_ACC_RDONLY);
-    return datasets_in(file.get(), path);
+    return detail::datasets_in(file.get(), path);
 }
 
 }  // namespace tra::storage

@@ -53,7 +53,14 @@ public:
     // order, and the dataset has no timestamps, so the file's bytes depend on its contents alone,
     // not on which rank writes which tile when, nor on the second it was made; parallel HDF5 also
     // needs the chunks placed before ranks write them independently.
-    enum class Allocation { Incremental, Reproducible };
+    // ReproducibleZeros: Reproducible, and every chunk written with zeros at creation (fill time
+    // alloc), so a block no one writes (an absent tile of a sparse-derived relation's dense
+    // output) reads as exact zeros, whatever the file's space held before; it costs a write of
+    // the whole dataset, so only outputs with absent tiles take it.
+    // Sparse: a chunk gets its place on its first write and an unwritten one none (it reads as
+    // the fill value, set to 0, and chunk counts such as h5py's get_num_chunks leave it out);
+    // no timestamps, as Reproducible.
+    enum class Allocation { Incremental, Reproducible, ReproducibleZeros, Sparse };
 
     DatasetWriter(const std::string& path, const std::string& dataset, DType dtype,
                   const Shape& shape, const Shape& chunk,

@@ -86,7 +86,9 @@ std::optional<KeyPositions> position_permutation(const KeyFunction& f) {
     if (names.size() != f.input_arity() || outputs.size() != f.output_arity()) return std::nullopt;
     KeyPositions permutation;
     std::vector<bool> used(names.size(), false);
-    for (const std::string& o : outputs) {
+    for (std::string o : outputs) {
+        // "((k0), (k1))", as rules compose key texts: a parameter in parentheses is still one.
+        while (o.size() > 2 && o.front() == '(' && o.back() == ')') o = o.substr(1, o.size() - 2);
         const auto it = std::find(names.begin(), names.end(), o);
         if (it == names.end()) return std::nullopt;
         const auto p = static_cast<std::size_t>(it - names.begin());

@@ -117,7 +117,12 @@ struct Node {
 
     std::size_t tuples() const { return keys.size(); }
     std::size_t bytes() const { return keys.size() * type.tile_bytes(); }
-    bool is_tensor() const { return type.key_arity == type.rank() && keys.is_box(type.key_arity); }
+    // (A sparse-derived relation is a plain tensor only with every tile present: then, and only
+    // then, its keys are held as the box below its frontier.)
+    bool is_tensor() const {
+        return type.key_arity == type.rank() &&
+               (sparse ? keys.held_as_box() : keys.is_box(type.key_arity));
+    }
     // Key position d tiles array dimension d, and every key below the frontier is held or, in a
     // sparse-derived relation, stands for zeros: a tensor einsum and outputs may take.
     bool is_sparse_tensor() const { return type.key_arity == type.rank() && sparse; }

@@ -85,8 +85,16 @@ std::optional<KeySet> concat_fill(const Node& input, std::size_t key_dim) {
 
 void finish(Node& n, const Frontier& dense) {
     n.sparse = true;
-    if (static_cast<std::int64_t>(n.keys.size()) == dense.product()) n.keys = KeySet::box(dense);
     n.frontier = dense;
+    if (static_cast<std::int64_t>(n.keys.size()) == dense.product()) {
+        n.keys = KeySet::box(dense);
+    } else if (n.keys.held_as_box()) {
+        // Keys that fill a smaller box (finish_node compacts them) are held one by one: steps
+        // read a box as every key below the frontier, which here is the dense one.
+        KeySet keys;
+        for (const Key& k : n.keys) keys.insert(k);
+        n.keys = std::move(keys);
+    }
 }
 
 }  // namespace tra::sparse

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ia/plan_costs.hpp"
+#include "mpi_fixtures.hpp"
 #include "optimizer/search.hpp"
 #include "program_fixtures.hpp"
 #include "runtime/executor.hpp"
@@ -22,27 +23,9 @@ namespace {
 using namespace tra;
 using kernels::KernelCall;
 using tra::testing::at;
-
-int rank_in_world() {
-    int me = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    return me;
-}
-
-int world_size() {
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-
-// Rank 0's string on every rank.
-std::string from_rank0(std::string s) {
-    int n = static_cast<int>(s.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    s.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(s.data(), n, MPI_CHAR, 0, MPI_COMM_WORLD);
-    return s;
-}
+using tra::testing::from_rank0;
+using tra::testing::rank_in_world;
+using tra::testing::world_size;
 
 InputSource arange(double start, double step) {
     InputSource s;

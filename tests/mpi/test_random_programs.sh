@@ -5,6 +5,14 @@
 # with --check: outputs equal the reference evaluator's, every operator's measured bytes equal
 # the prediction and pml monitoring's independent count (tests/mpi/plan_runs.bash). Each program
 # runs its cheapest plan and one more of those `tra plan --top 10` lists, chosen by the seed.
+# Sparse programs: a seed that is 2 mod 3 (so 4 of the default 12) makes some input matrices
+# block-sparse (`density:` in 0.2..0.7) and draws only steps whose held tiles it follows ((+, x)
+# products, add/max/min reductions, element-wise joins, matmul join + add aggregate, the
+# tile-wise transpose, tile/concat, transforms; fill steps where zeros take part, see
+# random_workflow.py's docstring); about half their outputs are written `sparse: true`. Each
+# run of one is also checked against numpy on the dense equivalents (random_workflow.py SEED
+# --numpy DIR: values and shapes, and for a `sparse: true` output one chunk per held tile),
+# which does not rely on tra's reference evaluator.
 # Seeds are fixed (reproducible): program i at RANKS ranks has seed BASE + 100 * RANKS + i, with
 # BASE = $TRA_RANDOM_SEED (default 0) and $TRA_RANDOM_PROGRAMS programs (default 12). A failure
 # prints the seed and the commands that reproduce it.
@@ -48,9 +56,13 @@ for ((i = 0; i < PROGRAMS; i++)); do
         read -r _ plan exact overhead < <(sed -n "${n}p" "r$seed.plans")
         run_plan "r$seed.p$n" "$wf" --plan "$n" --check
         ran_listed_plan "r$seed.p$n" "$plan" "$exact" "$overhead"
+        "$PY" "$SRC/tools/reference/random_workflow.py" "$seed" --numpy "r$seed.p$n" ||
+            fail "r$seed.p$n: tra run $wf --plan $n: outputs differ from numpy's (dense equivalents;" \
+                "$PY tools/reference/random_workflow.py $seed --numpy $WORK/r$seed.p$n)"
         runs=$((runs + 1))
     done
-    echo "seed $seed: $(grep -c '^  - ' "$wf") steps, $K plans, ok"
+    grep -q 'density:' "$wf" && kind=sparse || kind=dense
+    echo "seed $seed: $kind, $(grep -c '^  - ' "$wf") steps, $K plans, ok"
 done
 seed=none
 echo "random_programs: ok ($PROGRAMS programs, $runs runs on $RANKS ranks, seeds $((BASE + 100 * RANKS)) ..)"

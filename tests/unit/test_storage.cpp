@@ -10,17 +10,19 @@
 #include <utility>
 #include <vector>
 
-#include "temp_dir.hpp"
 #include "core/error.hpp"
 #include "core/relation.hpp"
 #include "storage/atomic_output.hpp"
 #include "storage/layout.hpp"
 #include "storage/tensor_file.hpp"
+#include "storage_fixtures.hpp"
+#include "temp_dir.hpp"
 
 using namespace tra;
 using storage::DatasetReader;
 using storage::DatasetWriter;
 using storage::RelationLayout;
+using tra::testing::bad_input_message;
 namespace fs = std::filesystem;
 
 namespace {
@@ -51,16 +53,6 @@ bool same(const Tile& a, const Tile& b) {
     for (std::int64_t i = 0; i < a.elements(); ++i)
         if (a.get(i) != b.get(i)) return false;
     return true;
-}
-
-std::string message_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        CHECK(e.kind() == ErrorKind::BadInput);
-        return e.message();
-    }
-    return "(no error)";
 }
 
 // A 2064-byte HDF5 file holding one int32 dataset /N = [0, 1, 2, 3], stored sparsely (offset,
@@ -212,31 +204,31 @@ TEST_CASE("nested datasets are listed recursively and sorted") {
     CHECK(storage::list_datasets(file) ==
           std::vector<std::string>{"/A", "/B", "/grp/C", "/grp/sub/D"});
     CHECK(DatasetReader(file, "/grp/sub/D").info().shape == Shape{2});
-    CHECK(message_of([&] { DatasetReader(file, "/grp/X"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(file, "/grp/X"); }) ==
           "no dataset '/grp/X' in '" + file + "' (it has: /A, /B, /grp/C, /grp/sub/D)");
-    CHECK(message_of([&] { DatasetReader(file, "/grp"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(file, "/grp"); }) ==
           "'/grp' in '" + file + "' is not a dataset");
 }
 
 TEST_CASE("storage errors name the file and the dataset") {
     TempDir dir;
     const std::string missing = dir / "missing.h5";
-    CHECK(message_of([&] { DatasetReader(missing, "/A"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(missing, "/A"); }) ==
           "cannot open HDF5 file '" + missing + "': no such file");
     CHECK_THROWS_AS(storage::list_datasets(missing), Error);
 
     const std::string text = dir / "text.h5";
     std::ofstream(text) << "not hdf5\n";
-    CHECK(message_of([&] { DatasetReader(text, "/A"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(text, "/A"); }) ==
           "cannot open HDF5 file '" + text + "': not an HDF5 file");
-    CHECK(message_of([&] { DatasetWriter(text, "/A", DType::F64, Shape{1}, Shape{1}); }) ==
+    CHECK(bad_input_message([&] { DatasetWriter(text, "/A", DType::F64, Shape{1}, Shape{1}); }) ==
           "cannot open HDF5 file '" + text + "': not an HDF5 file");
 
     const std::string file = dir / "x.h5";
     for (const char* name : {"/A", "/C"}) DatasetWriter(file, name, DType::F64, Shape{3}, Shape{3});
-    CHECK(message_of([&] { DatasetReader(file, "/B"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(file, "/B"); }) ==
           "no dataset '/B' in '" + file + "' (it has: /A, /C)");
-    CHECK(message_of([&] { DatasetWriter(file, "/A", DType::F64, Shape{3}, Shape{3}); }) ==
+    CHECK(bad_input_message([&] { DatasetWriter(file, "/A", DType::F64, Shape{3}, Shape{3}); }) ==
           "dataset '/A' already exists in '" + file + "'");
 
     DatasetWriter w(file, "/D", DType::F64, Shape{4, 4}, Shape{2, 2});
@@ -248,7 +240,7 @@ TEST_CASE("storage errors name the file and the dataset") {
     const std::string ints = dir / "int.h5";
     write_int_dataset_file(ints);
     CHECK(storage::list_datasets(ints) == std::vector<std::string>{"/N"});
-    CHECK(message_of([&] { DatasetReader(ints, "/N"); }) ==
+    CHECK(bad_input_message([&] { DatasetReader(ints, "/N"); }) ==
           "dataset '/N' in '" + ints + "' has element type int32, tra reads f32 or f64");
 }
 
@@ -270,7 +262,7 @@ TEST_CASE("atomic output appears only on commit") {
     }
     CHECK(DatasetReader(final_path, "/C").read_block(Shape{1}, Shape{1}).get(0) == 1.0);
 
-    CHECK(message_of([&] { storage::AtomicOutput(final_path, false); }) ==
+    CHECK(bad_input_message([&] { storage::AtomicOutput(final_path, false); }) ==
           "output '" + final_path + "' exists; pass --force to replace it");
 
     std::string temp;
@@ -294,9 +286,9 @@ TEST_CASE("atomic output appears only on commit") {
 
     // A folder that cannot be made: its parent is a plain file.
     std::ofstream(dir / "plain") << "x";
-    CHECK(message_of([&] {
+    CHECK(bad_input_message([&] {
               storage::AtomicOutput(dir / "plain/C.h5", false);
           }).rfind("cannot create folder '" + (dir / "plain") + "' for output", 0) == 0);
-    CHECK(message_of([&] { storage::AtomicOutput(dir / "out", true); }) ==
+    CHECK(bad_input_message([&] { storage::AtomicOutput(dir / "out", true); }) ==
           "output '" + (dir / "out") + "' is a folder");
 }
