@@ -9,12 +9,6 @@
 
 namespace tra::runtime {
 
-Key project(const Key& k, const KeyPositions& positions) {
-    Key out;
-    for (auto p : positions) out.push_back(k[p]);
-    return out;
-}
-
 namespace {
 
 void insert_unique(Tuples& r, Key k, Tile t, const Node& node) {

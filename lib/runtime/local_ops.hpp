@@ -14,9 +14,6 @@ namespace tra::runtime {
 
 using Tuples = std::map<Key, Tile>;
 
-// The key's values at `positions`, in that order (join keys, group-by keys).
-Key project(const Key& k, const KeyPositions& positions);
-
 // The input's tiles for the keys of `node` that `mine` accepts (read from HDF5 or generated,
 // tile by tile).
 Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& mine,

@@ -54,6 +54,12 @@ std::string operator_args(const Operator& op) {
         op);
 }
 
+Key project(const Key& k, const KeyPositions& positions) {
+    Key out;
+    for (auto p : positions) out.push_back(k[p]);
+    return out;
+}
+
 std::optional<NodeId> Program::find(const std::string& name) const {
     for (NodeId i = 0; i < nodes.size(); ++i)
         if (nodes[i].name == name) return i;

@@ -23,6 +23,9 @@ using NodeId = std::size_t;
 // Key positions, in order (join keys, group-by keys).
 using KeyPositions = std::vector<std::size_t>;
 
+// The key's values at `positions`, in that order (join keys, group-by keys).
+Key project(const Key& k, const KeyPositions& positions);
+
 // Where an input's tiles come from: an HDF5 dataset, or a generator (then `file`/`dataset`, if
 // given, are where `tra gen` writes it).
 struct InputSource {

@@ -224,11 +224,7 @@ Checked<NodeId> ProgramBuilder::try_add_aggregate(const std::string& name, const
         if (!keys) return keys.problem();
         n.keys = std::move(*keys);
     } else {
-        for (const Key& k : I.keys) {
-            Key g;
-            for (auto p : by) g.push_back(k[p]);
-            n.keys.insert(g);
-        }
+        for (const Key& k : I.keys) n.keys.insert(project(k, by));
     }
     finish_node(n);
     if (I.sparse) sparse::finish(n, grouped_box(I.frontier, by));

@@ -7,12 +7,6 @@ namespace tra::sparse {
 
 namespace {
 
-Key project(const Key& k, const KeyPositions& positions) {
-    Key out;
-    for (auto p : positions) out.push_back(k[p]);
-    return out;
-}
-
 // The keys of `input`'s box whose projection on `positions` is one of `wanted`.
 KeySet box_keys_matching(const Node& input, const KeyPositions& positions,
                          const std::set<Key>& wanted) {
