@@ -5,7 +5,8 @@
 # CUDA libraries are the target's own. Open MPI is relocated with OPAL_PREFIX.
 # Usage: tools/bundle.sh BUILD_DIR DEST      then, on the target:  source DEST/env.sh
 #        (env.sh unpacks into /tmp/tra-bundle once and sets PATH, LD_LIBRARY_PATH, OPAL_PREFIX;
-#         DEST/bin holds tra, the GPU tests and bench_gpu_ceiling)
+#         DEST/bin holds tra, the GPU tests and the benchmarks' programs; tools/gpu_check.sh
+#         runs them all)
 set -euo pipefail
 build=$(cd "${1:?usage: tools/bundle.sh BUILD_DIR DEST}" && pwd)
 dest=${2:?usage: tools/bundle.sh BUILD_DIR DEST}
@@ -20,8 +21,9 @@ cp -a /usr/share/openmpi "$stage/usr/share/"
 cp /usr/bin/orterun /usr/bin/orted "$stage/usr/bin/"
 ln -s orterun "$stage/usr/bin/mpiexec"
 ln -s orterun "$stage/usr/bin/mpirun"
-for program in apps/tra tests/gpu_kernels tools/bench/bench_gpu_ceiling tests/unit_gpu_geometry \
-               tests/unit_residence; do
+for program in apps/tra tests/gpu_kernels tests/unit_gpu_geometry tests/unit_residence \
+               tools/bench/bench_gpu_ceiling tools/bench/bench_ceiling tools/bench/bench_summa \
+               tools/bench/bench_pdgemm; do
     [ -x "$build/$program" ] && cp "$build/$program" "$dest/bin/"
 done
 strip "$dest"/bin/*

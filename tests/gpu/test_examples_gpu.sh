@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every workflow in plans/examples/ gives the same outputs with --device gpu as on the CPU, on one
+# Every workflow in plans/examples/ and plans/models/ gives the same outputs with --device gpu as on the CPU, on one
 # rank and, under mpiexec, on two (tra diff, default tolerances). Exits 77 (skipped) when this tra
 # has no GPU backend or no GPU is visible.
 # Usage: bash test_examples_gpu.sh TRA_BINARY SOURCE_DIR WORK_DIR MPIEXEC
@@ -19,8 +19,8 @@ fail() {
 rm -rf "$WORK"
 mkdir -p "$WORK"
 shopt -s nullglob
-workflows=("$SRC"/plans/examples/*.yaml)
-[ "${#workflows[@]}" -gt 0 ] || fail "no workflows in $SRC/plans/examples"
+workflows=("$SRC"/plans/examples/*.yaml "$SRC"/plans/models/*.yaml)
+[ "${#workflows[@]}" -gt 0 ] || fail "no workflows in $SRC/plans/examples or $SRC/plans/models"
 
 # Can this tra use a GPU here? Its own error says why not.
 rc=0

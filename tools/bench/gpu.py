@@ -103,6 +103,7 @@ def main():
     out = pathlib.Path(args.out or build / "bench-gpu").resolve()
     out.mkdir(parents=True, exist_ok=True)
     runner = Runner(build, cores=__import__("os").cpu_count(), cost="time")
+    print("cpu: %d cores, OpenBLAS core %s" % (runner.cores, runner.core))
     rows = []
     print("%-14s %-4s %9s %10s %10s %10s %10s %10s" % (
         "case", "type", "GFLOP", "ceiling s", "1st gemm s", "compute s", "run s", "cpu s"))

@@ -29,6 +29,8 @@ class Runner:
                            # on a busy machine it does not take the core a peer computes on.
                            ("OMPI_MCA_mpi_yield_when_idle", "1")]:
             self.env.setdefault(key, value)
+        if (build / "apps/tra").exists():
+            self.core = self.avoid_prescott()
 
     def threads(self, ranks):
         return max(1, self.cores // ranks)
@@ -36,21 +38,25 @@ class Runner:
     def cost_flags(self):
         return ["--cost", self.cost] if self.cost else []
 
-    def calibrate(self, ranks, path, quick):
-        """`tra calibrate` on `ranks` ranks with the threads runs will use; later plans and runs
-        on that many ranks use the profile. OpenBLAS picks its kernel by CPU; where it falls
-        back to its slow generic Prescott kernels on an AVX2 + FMA CPU it does not know, the
+    def avoid_prescott(self):
+        """OpenBLAS picks its kernel by CPU; where it falls back to its slow generic Prescott
+        kernels on an AVX2 + FMA CPU it does not know (tra --version names the core), the
         benchmark (and the user, told by tra run's warning) sets OPENBLAS_CORETYPE=Haswell, and
-        only then. Returns the profile's text."""
+        only then. Returns the core every program will run."""
+        version = subprocess.run([self.build / "apps/tra", "--version"], env=self.env,
+                                 capture_output=True, text=True, check=True).stdout
+        if "core Prescott" in version and "OPENBLAS_CORETYPE" not in self.env and avx2_fma():
+            self.env["OPENBLAS_CORETYPE"] = "Haswell"
+        return self.env.get("OPENBLAS_CORETYPE") or version.rsplit("core ", 1)[-1].split(")")[0]
+
+    def calibrate(self, ranks, path, quick):
+        """`tra calibrate` on `ranks` ranks with the threads and the OpenBLAS core runs will use
+        (avoid_prescott); later plans and runs on that many ranks use the profile. Returns the
+        profile's text."""
         argv = [self.build / "apps/tra", "calibrate", "-o", path] + (["--quick"] if quick else [])
         self.mpirun(ranks, argv)
-        text = pathlib.Path(path).read_text()
-        if "core: \"Prescott\"" in text and "OPENBLAS_CORETYPE" not in self.env and avx2_fma():
-            self.env["OPENBLAS_CORETYPE"] = "Haswell"
-            self.mpirun(ranks, argv)
-            text = pathlib.Path(path).read_text()
         self.machines[ranks] = str(path)
-        return text
+        return pathlib.Path(path).read_text()
 
     def mpirun(self, ranks, argv, threads=None, options=()):
         env = dict(self.env)
