@@ -11,7 +11,9 @@
 //             deterministic order, the one the planner ranks by.
 //   inputs    each input not fixed by SearchOptions::input_placements may start in Part[d] for
 //             any single key position d (Part[] for key arity 0): reading in place is free, so
-//             the search may choose; one position each keeps the set small.
+//             the search may choose; one position each keeps the set small. Where every
+//             position has fewer keys than there are sites, also on the process grid
+//             (Grid[0 x 1 on grid_shape(S)], unreplicated), which spreads the tiles further.
 //   normal    every complete plan is first rewritten by the R2 rules that keep its strategies
 //             (ia_rules.hpp, normalise_plan): e.g. a concat whose tiles are already grouped
 //             runs in place instead of after Table 1's shuffle.
@@ -60,6 +62,7 @@ std::vector<RankedPlan> search_plans(const Program& program, int sites,
                                      const SearchOptions& options = {});
 
 // The starting placements the search tries for an input node: Part[d] for each key position.
-std::vector<ia::Placement> candidate_input_placements(const Program& program, NodeId input);
+std::vector<ia::Placement> candidate_input_placements(const Program& program, NodeId input,
+                                                      int sites);
 
 }  // namespace tra::optimizer

@@ -1,7 +1,8 @@
 // Strategies and whole-plan search: the matmul join + aggregate at S = 2, 3, 4 -- each strategy's
 // plan costed against counts made directly with Placement functions, the paper's predicted
 // winners on common-K and two-large shapes, the search's optimum against an independent
-// exhaustive enumeration, pinning and its errors, determinism, and the greedy fallback.
+// exhaustive enumeration, pinning and its errors, determinism, the greedy fallback, and where
+// inputs may start.
 #include <catch2/catch.hpp>
 #include <limits>
 #include <string>
@@ -150,8 +151,18 @@ Placement grid_target(const Program& p, int S, bool left) {
 std::int64_t brute_force_min(const Program& p, int S) {
     std::int64_t best = std::numeric_limits<std::int64_t>::max();
     NodeId a = *p.find("A"), b = *p.find("B"), ab = *p.find("AB"), c = *p.find("C");
-    for (std::size_t da = 0; da < 2; ++da)
-        for (std::size_t db = 0; db < 2; ++db)
+    // Where an input may start: Part on either position, and the unreplicated process grid
+    // when neither position has as many keys as there are sites.
+    auto starts = [&](NodeId input) {
+        std::vector<Placement> out = {Placement::part({0}), Placement::part({1})};
+        const auto& f = p.node(input).frontier;
+        const GridShape g = grid_shape(S);
+        if (f[0] < S && f[1] < S && g.rows > 1)
+            out.push_back(Placement::grid(0, 1, g.rows, g.cols));
+        return out;
+    };
+    for (const Placement& da : starts(a))
+        for (const Placement& db : starts(b))
             for (int ma = 0; ma < 5; ++ma)  // 4: rmm, both sides replicated
                 for (int mb = 0; mb < (ma == 4 ? 1 : 4); ++mb)
                     for (int mc = 0; mc < 7; ++mc) {
@@ -181,8 +192,8 @@ std::int64_t brute_force_min(const Program& p, int S) {
                         ia_b.origin = b;
                         ia_a.logical = p.node(a).op;
                         ia_b.logical = p.node(b).op;
-                        ia_a.placement = Placement::part({da});
-                        ia_b.placement = Placement::part({db});
+                        ia_a.placement = da;
+                        ia_b.placement = db;
                         IaNodeId x = plan.add(ia_a), y = plan.add(ia_b);
                         auto move = [&](IaNodeId in, NodeId origin, int how, std::size_t key) {
                             if (how == 1) return add(IaOp::Bcast, origin, {in}, {}, {});
@@ -312,4 +323,39 @@ TEST_CASE("search: over the cap the search is a beam search", "[search]") {
     o.beam_width = 32;
     CHECK(search_plans(p, 3, o)[0].totals.payload_bytes == 24 * kTile);
     CHECK(search_plans(p, 3)[0].totals.payload_bytes == 24 * kTile);
+}
+
+TEST_CASE("search: inputs start on the process grid only where Part leaves sites idle",
+          "[search]") {
+    Program p = matmul(3, 1, 4);  // A: 3 x 1 tiles, B: 1 x 4
+    const NodeId a = *p.find("A"), b = *p.find("B");
+    // At 4 sites A's positions have 3 and 1 keys: Part[d] leaves sites idle.
+    CHECK(candidate_input_placements(p, a, 4) ==
+          std::vector<Placement>{Placement::part({0}), Placement::part({1}),
+                                 Placement::grid(0, 1, 2, 2)});
+    // B's position 1 has 4 keys, one per site: Part[1] already spreads it.
+    CHECK(candidate_input_placements(p, b, 4) ==
+          std::vector<Placement>{Placement::part({0}), Placement::part({1})});
+    // A prime site count has a 1 x S grid, no better than Part.
+    CHECK(candidate_input_placements(p, a, 5).size() == 2);
+    // The 32 x 32 tile matmul at 1024 sites (docs/cost-model.md, "Grid plans at many sites") in
+    // small: 4 x 4 tiles at 16 sites. From the grid every site sends its one tile to its grid
+    // row or column; from Part the 4 sites holding a row (or column) send all of it, so the grid
+    // plan moves fewer bytes and holds less at its peak.
+    Program q = matmul(4, 4, 4);
+    auto grid_plan = [&](const Placement& start_a, const Placement& start_b) {
+        SearchOptions o = fixed_inputs(q, start_a, start_b);
+        o.pins = {{"AB", "grid"}, {"C", "local"}};
+        auto plans = search_plans(q, 16, o);
+        REQUIRE(plans.size() == 1);
+        return plans[0].totals;
+    };
+    const Placement cell = Placement::grid(0, 1, 4, 4);
+    const PlanTotals from_grid = grid_plan(cell, cell);
+    for (std::size_t da : {0, 1})
+        for (std::size_t db : {0, 1}) {
+            const PlanTotals from_part = grid_plan(Placement::part({da}), Placement::part({db}));
+            CHECK(from_grid.payload_bytes < from_part.payload_bytes);
+            CHECK(from_grid.peak_bytes < from_part.peak_bytes);
+        }
 }

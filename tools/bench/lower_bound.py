@@ -11,6 +11,13 @@ minimum of a + b + c under those constraints: with the dimensions sorted d1 >= d
     D = 2 sqrt(d1 d2 d3^2 / P) + d1 d2 / P   if P <= d1 d2 / d3^2
     D = 3 (d1 d2 d3 / P)^(2/3)               otherwise.
 The total over ranks is P times the per-rank bound (every rank does the same work).
+
+memory_dependent: Irony, Toledo, Tiskin, "Communication lower bounds for distributed-memory
+matrix multiplication" (JPDC 2004, Theorem 3.1): a rank that holds at most M elements at a time
+and performs mnk/P multiply-adds communicates at least mnk / (2 sqrt(2) P sqrt(M)) - M elements.
+It binds when memory is scarce (2-D algorithms' M ~ mn/P); with M large it goes negative and the
+memory-independent bound is the one that holds. lower_bound_words takes the larger of the two,
+for an algorithm whose peak per rank is M.
 """
 import math
 
@@ -32,6 +39,27 @@ def memory_independent_words(m, n, k, ranks):
         d = 3 * (d1 * d2 * d3 / p) ** (2.0 / 3.0)
     owned = (m * n + m * k + n * k) / p
     return ranks * max(0.0, d - owned)
+
+
+def memory_dependent_words(m, n, k, ranks, memory_words):
+    """Lower bound on the elements communicated by all ranks together when each holds at most
+    memory_words elements at a time (0 when the bound is vacuous)."""
+    if ranks <= 1:
+        return 0.0
+    per_rank = m * n * k / (2 * math.sqrt(2) * ranks * math.sqrt(memory_words)) - memory_words
+    return ranks * max(0.0, per_rank)
+
+
+def lower_bound_words(m, n, k, ranks, memory_words):
+    """The larger of the two bounds for an algorithm with memory_words elements per rank."""
+    return max(memory_independent_words(m, n, k, ranks),
+               memory_dependent_words(m, n, k, ranks, memory_words))
+
+
+def summa_panel_words(m, n, k, grid_rows, grid_cols):
+    """Elements a 2-D SUMMA rank holds when it receives its whole A row panel and B column
+    panel at once, with its C block: what a step-by-step SUMMA needs at most."""
+    return m * k / grid_rows + k * n / grid_cols + m * n / (grid_rows * grid_cols)
 
 
 def summa_words(m, n, k, grid_rows, grid_cols):
