@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -157,6 +158,20 @@ class Exchange {
         return std::max(sent_bytes(t, s), received_bytes(t, s)) * per_byte + messages * per_message;
     }
 
+    // An exchange's seconds and the site that takes longest (the first of equals): no site
+    // finishes before its host's shared network link has carried the exchange. Operators and
+    // the loop's carry are timed by this one function.
+    std::pair<std::size_t, double> slowest(const Transfer& t) const {
+        std::size_t slowest_site = 0;
+        double most = 0;
+        for (std::size_t s = 0; s < share_.size(); ++s)
+            if (const double here = site(t, s); s == 0 || here > most) {
+                slowest_site = s;
+                most = here;
+            }
+        return {slowest_site, std::max(most, busiest_link(t))};
+    }
+
     // The busiest host's link: its sites' traffic to other hosts, each direction apart.
     double busiest_link(const Transfer& t) const {
         if (hosts_.empty()) return 0;
@@ -195,23 +210,21 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
     for (IaNodeId id = first; id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
         OperatorTime busiest;
-        const bool moves = is_enforcer(n.op);
+        if (is_enforcer(n.op)) {
+            const auto [site, seconds] = exchange.slowest(n.cost.transfer);
+            busiest.busiest = static_cast<Site>(site);
+            busiest.communication = seconds;
+            out.push_back(busiest);
+            continue;
+        }
         for (std::size_t s = 0; s < sites; ++s) {
             OperatorTime here;
             here.busiest = static_cast<Site>(s);
-            if (moves) {
-                here.communication = exchange.site(n.cost.transfer, s);
-            } else {
-                const SiteWork w = local.at_site(n, s);
-                here.compute = w.compute;
-                here.memory = w.memory;
-            }
+            const SiteWork w = local.at_site(n, s);
+            here.compute = w.compute;
+            here.memory = w.memory;
             if (s == 0 || here.seconds() > busiest.seconds()) busiest = here;
         }
-        // No site finishes before its host's shared network link has carried the exchange.
-        if (moves)
-            busiest.communication =
-                std::max(busiest.communication, exchange.busiest_link(n.cost.transfer));
         out.push_back(busiest);
     }
     return out;
@@ -221,12 +234,7 @@ std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const auto sites = static_cast<std::size_t>(plan.sites());
     const Exchange exchange(model, sites);
     std::vector<double> out;
-    for (const CarryMove& m : carry_moves(plan)) {
-        double busiest = exchange.busiest_link(m.transfer);
-        for (std::size_t s = 0; s < sites; ++s)
-            busiest = std::max(busiest, exchange.site(m.transfer, s));
-        out.push_back(busiest);
-    }
+    for (const CarryMove& m : carry_moves(plan)) out.push_back(exchange.slowest(m.transfer).second);
     return out;
 }
 

@@ -54,6 +54,7 @@ void Execution::begin_iteration(std::int64_t iteration) {
     iteration_ = iteration;
     faults_.set_iteration(iteration);
     if (!plan_.program().repeat) return;
+    trace_.set_iteration(iteration);
     iteration_started_ = MPI_Wtime();
     if (iteration - first_iteration_ < kMaxIterationRecords)
         iterations_.push_back(IterationRun{iteration, 0, 0, 0, 0, 0});

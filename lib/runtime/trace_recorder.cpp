@@ -39,8 +39,8 @@ constexpr int kPhaseTrack = 1;
 
 }  // namespace
 
-TraceRecorder::TraceRecorder(const std::string& dir, int rank)
-    : on_(true), dir_(dir), rank_(rank), steady0_(Clock::now()) {
+TraceRecorder::TraceRecorder(const std::string& dir, int rank, std::size_t max_spans)
+    : on_(true), dir_(dir), rank_(rank), steady0_(Clock::now()), max_spans_(max_spans) {
     epoch_us0_ = std::chrono::duration_cast<std::chrono::microseconds>(
                      std::chrono::system_clock::now().time_since_epoch())
                      .count();
@@ -54,7 +54,7 @@ TraceRecorder::TraceRecorder(const std::string& dir, int rank)
 }
 
 void TraceRecorder::set_operator(std::int64_t id, const std::string& op) {
-    if (on_) ops_.push_back({id, op});
+    if (on_ && events_.size() < max_spans_) ops_.push_back({id, op, iteration_});
 }
 
 TraceRecorder::Span::Span(TraceRecorder* recorder, const char* phase)
@@ -74,7 +74,11 @@ void TraceRecorder::operator_done(Clock::time_point start) {
 
 void TraceRecorder::add(const char* phase, Clock::time_point start, Clock::time_point end) {
     // A span before any operator (none today) is filed under a pseudo-operator.
-    if (ops_.empty()) ops_.push_back({-1, "setup"});
+    if (events_.size() >= max_spans_) {
+        ++dropped_;
+        return;
+    }
+    if (ops_.empty()) ops_.push_back({-1, "setup", 0});
     events_.push_back({phase, ops_.size() - 1, start, end});
 }
 
@@ -99,15 +103,25 @@ void TraceRecorder::write() const {
         for (const Event& e : events_) {
             const Operator& o = ops_[e.op];
             const std::string name = "#" + std::to_string(o.id) + " " + o.op +
-                                     (e.phase ? std::string(" ") + e.phase : "");
+                                     (e.phase ? std::string(" ") + e.phase : "") +
+                                     (o.iteration ? " @" + std::to_string(o.iteration) : "");
             const std::int64_t ts = us(e.start), dur = us(e.end) - ts;
             out << ",\n{\"name\": " << json_string(name) << ", \"cat\": \""
                 << (e.phase ? "phase" : "operator") << "\", \"ph\": \"X\", \"ts\": " << ts
                 << ", \"dur\": " << dur << ", \"pid\": " << rank_
                 << ", \"tid\": " << (e.phase ? kPhaseTrack : kOperatorTrack)
                 << ", \"args\": {\"id\": " << o.id << ", \"op\": " << json_string(o.op)
-                << ", \"phase\": " << json_string(e.phase ? e.phase : "operator") << "}}";
+                << ", \"phase\": " << json_string(e.phase ? e.phase : "operator");
+            if (o.iteration) out << ", \"iteration\": " << o.iteration;
+            out << "}}";
         }
+        if (dropped_ > 0 && !events_.empty())
+            out << ",\n{\"name\": \"trace truncated: " << dropped_
+                << " later spans not kept (the first " << max_spans_
+                << " are)\", \"cat\": \"truncated\", \"ph\": \"i\", \"s\": \"p\", \"ts\": "
+                << us(events_.back().end) << ", \"pid\": " << rank_
+                << ", \"tid\": " << kOperatorTrack << ", \"args\": {\"dropped\": " << dropped_
+                << "}}";
         out << "\n], \"displayTimeUnit\": \"ms\"}\n";
         out.flush();
         if (!out) {

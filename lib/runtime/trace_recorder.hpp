@@ -14,17 +14,24 @@ namespace tra::runtime {
 class TraceRecorder {
   public:
     using Clock = std::chrono::steady_clock;
+    // A long loop would grow the spans without bound: the first kMaxSpans (about 40 MB) are
+    // kept, the rest counted, and the file says how many were left out.
+    static constexpr std::size_t kMaxSpans = std::size_t{1} << 20;
 
     // Off: every call does nothing.
     TraceRecorder() = default;
     // On: records for `rank` and writes into `dir`, which it creates now (throws Error, BadInput,
     // when it cannot, so a bad folder is refused before any work).
-    TraceRecorder(const std::string& dir, int rank);
+    // At most max_spans spans are kept (kMaxSpans by default; tests pass fewer).
+    TraceRecorder(const std::string& dir, int rank, std::size_t max_spans = kMaxSpans);
 
     bool on() const { return on_; }
 
     // The operator the next spans belong to (an IA node id and its op, as in the report).
     void set_operator(std::int64_t id, const std::string& op);
+    // In a loop (`repeat:`), the iteration (1-based) the next operators belong to: their spans
+    // are named "#ID OP @K" and carry "iteration": K, so one iteration can be told from the next.
+    void set_iteration(std::int64_t iteration) { iteration_ = iteration; }
 
     // A span of one phase (read, pack, post, wait, compute, unpack, write) of the current
     // operator, from its construction to its end() or destruction.
@@ -61,6 +68,7 @@ class TraceRecorder {
     struct Operator {
         std::int64_t id;
         std::string op;
+        std::int64_t iteration;  // 0: not in a loop
     };
     void add(const char* phase, Clock::time_point start, Clock::time_point end);
 
@@ -69,6 +77,9 @@ class TraceRecorder {
     int rank_ = 0;
     Clock::time_point steady0_{};
     std::int64_t epoch_us0_ = 0;  // system clock at steady0_, microseconds since the epoch
+    std::size_t max_spans_ = kMaxSpans;
+    std::size_t dropped_ = 0;
+    std::int64_t iteration_ = 0;
     std::vector<Operator> ops_;
     std::vector<Event> events_;
 };

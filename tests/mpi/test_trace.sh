@@ -5,6 +5,7 @@
 # wait and unpack, a read's read, the write's write), and no temporary file left; the report's
 # per-operator seconds_min <= seconds_median <= seconds_max == seconds, slowest_rank a rank.
 # A --trace that names a file, an empty --trace and --trace with --reference are refused (exit 2).
+# In a loop every operator's spans are tagged with their iteration.
 # Usage: bash test_trace.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -86,5 +87,30 @@ if [ "$rc" -ne 2 ] || ! grep -q -- "--reference" ref.err; then
     cat ref.err >&2
     fail "--reference --trace: exited with $rc"
 fi
+
+# 4. A loop (plans/models/mlp_loop.yaml, 6 iterations): every operator of the body appears once
+# per iteration on every rank, tagged with its iteration (args and name), and in order; the
+# carry runs between iterations, so after the first five.
+run loop "$SRC/plans/models/mlp_loop.yaml" --report loop.json --trace loop.trace
+[ "$rc" -eq 0 ] || { cat loop.out loop.err >&2; fail "loop: exited with $rc"; }
+"$PY" - loop.json loop.trace "$RANKS" << 'PY' || fail "loop: the trace does not tag each iteration"
+import json, os, sys
+report, folder, ranks = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
+times = 6
+body = [op["id"] for op in report["operators"] if op["op"] not in ("read", "write", "carry")]
+carry = [op["id"] for op in report["operators"] if op["op"] == "carry"]
+assert body and carry, report["operators"]
+for r in range(ranks):
+    events = json.load(open(os.path.join(folder, f"rank-{r}.json")))["traceEvents"]
+    whole = [e for e in events if e["ph"] == "X" and e["cat"] == "operator"]
+    for k in range(1, times + 1):
+        ids = {e["args"]["id"] for e in whole if e["args"].get("iteration") == k}
+        want = set(body) | (set(carry) if k < times else set())
+        assert want <= ids, (r, k, sorted(want - ids))
+        assert all(e["name"].endswith(f" @{k}") for e in whole if e["args"].get("iteration") == k)
+    iterations = [e["args"]["iteration"] for e in sorted(whole, key=lambda e: e["ts"])
+                  if "iteration" in e["args"]]
+    assert iterations == sorted(iterations), (r, iterations)
+PY
 
 echo "trace: ok on $RANKS ranks"

@@ -1,6 +1,7 @@
 // The span recorder of `tra run --trace` (lib/runtime/trace_recorder.hpp): off it records and
 // writes nothing; on it writes rank-R.json with an event per span under its operator, renamed
-// into place (no temporary left); a folder that cannot be made is bad input. Tests/mpi/
+// into place (no temporary left); a folder that cannot be made is bad input; spans in a loop are
+// tagged with their iteration; past its limit the recorder keeps counting, not spans. Tests/mpi/
 // test_trace.sh checks the files of real runs parse as JSON and match the report.
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -81,4 +82,27 @@ TEST_CASE("trace recorder: a folder that cannot be made is bad input", "[trace]"
         CHECK(e.kind() == ErrorKind::BadInput);
         CHECK(std::string(e.what()).find("--trace") != std::string::npos);
     }
+}
+
+TEST_CASE("trace recorder: iterations tagged, spans past the limit counted, not kept", "[trace]") {
+    tra::testing::TempDir dir("trace");
+    TraceRecorder trace(dir.path("t"), 0, 3);
+    trace.set_operator(4, "read");  // before the loop: no tag
+    trace.operator_done(TraceRecorder::now());
+    for (int k = 1; k <= 3; ++k) {
+        trace.set_iteration(k);
+        trace.set_operator(7, "local_join");
+        { auto compute = trace.span("compute"); }
+        trace.operator_done(TraceRecorder::now());
+    }
+    trace.write();
+    const std::string text = text_of(dir.path("t") + "/rank-0.json");
+    CHECK(count(text, "\"ph\": \"X\"") == 3);  // the limit
+    CHECK(count(text, "\"name\": \"#4 read\", ") == 1);
+    CHECK(count(text, "\"name\": \"#7 local_join compute @1\"") == 1);
+    CHECK(count(text, "\"name\": \"#7 local_join @1\"") == 1);
+    CHECK(count(text, "\"iteration\": 1}") == 2);
+    CHECK(count(text, "@2") == 0);
+    CHECK(count(text, "trace truncated: 4 later spans not kept (the first 3 are)") == 1);
+    CHECK(count(text, "\"args\": {\"dropped\": 4}") == 1);
 }
