@@ -41,13 +41,11 @@ void Execution::checkpoint(std::int64_t iteration) {
         file = std::make_unique<storage::AtomicOutput>(
             storage::checkpoint_path(options_.checkpoint_dir), true);
         temp = file->temp_path();
+        // A sparse carried relation keeps only its tiles' chunks, as a sparse output does; the
+        // resumed run reads the node's keys, which are those chunks.
         for (const ia::CarryMove& m : moves_) {
             const Node& node = plan_.relation(m.input);
-            const auto layout = output_layout(node);
-            storage::DatasetWriter(temp, storage::carry_dataset(node.name), node.type.dtype,
-                                   layout.dataset_shape, layout.chunk,
-                                   storage::DatasetWriter::Allocation::Reproducible)
-                .close();
+            create_relation_dataset(temp, storage::carry_dataset(node.name), node, node.sparse);
         }
     });
     broadcast_text(temp, comm_);

@@ -7,6 +7,7 @@
 # the reference evaluator checks (--check, every iteration's bytes equal to the prediction).
 # A kill in the carry between iterations and in the checkpoint itself resumes the same way.
 # Refused with exit 2: --resume from another plan's checkpoint, --checkpoint without repeat:.
+# A block-sparse carry is checkpointed with its tiles' chunks only, and resumes bit for bit.
 # The random choices are printed (and TRA_LOOP_SEED fixes them) so a failure can be rerun.
 # Usage: bash test_loop_resume.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
@@ -107,4 +108,45 @@ timeout 60 "$MPIEXEC" -n "$RANKS" "$TRA" run "$SRC/plans/models/mlp_train.yaml" 
 [ "$rc" -eq 2 ] || { cat none.log >&2; fail "--checkpoint without repeat: gave $rc, not 2"; }
 grep -q "has no repeat:" none.log || fail "--checkpoint without repeat: $(cat none.log)"
 [ ! -e none/out/mlp_train.h5 ] || fail "--checkpoint without repeat: wrote an output"
+# A block-sparse carry: the checkpoint holds only its tiles' chunks (as many as the sparse output
+# of the same relation), and resuming from it gives the uninterrupted run's outputs bit for bit.
+cat > sparse_loop.yaml << 'EOF'
+name: sparse_loop
+dtype: f64
+inputs:
+  W: {shape: [64, 64], tile: [8, 8], generate: {uniform: [-1, 1], seed: 5, density: 0.3}}
+  X: {shape: [64, 16], tile: [8, 8], generate: {uniform: [-1, 1], seed: 6}}
+program:
+  - Y: {einsum: "ij,jk->ik", inputs: [W, X]}
+  - Wn: {transform: W, kernel: scale(0.5)}
+repeat: {times: 6, carry: {W: Wn}}
+outputs:
+  Y: {file: out/Y.h5}
+  Wn: {file: out/Wn.h5, sparse: true}
+EOF
+sparse_run() {
+    local name=$1
+    shift
+    rc=0
+    timeout 120 "$MPIEXEC" -n "$RANKS" "$TRA" run sparse_loop.yaml --threads 1 --out-dir "$name" \
+        "$@" < /dev/null > "$name.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$name.log" >&2; fail "$name: exited with $rc"; }
+}
+sparse_run sparse_full --check
+sparse_run sparse_ck --checkpoint sparse.ck --checkpoint-every 2
+sparse_run sparse_resumed --resume sparse.ck
+grep -q "^resume: .* after iteration 4 of 6" sparse_resumed.log ||
+    fail "sparse: did not resume after iteration 4: $(grep '^resume' sparse_resumed.log)"
+for f in Y Wn; do
+    h5diff -q "sparse_full/out/$f.h5" "sparse_resumed/out/$f.h5" ||
+        fail "sparse: the resumed $f differs from the uninterrupted run's"
+done
+"$PY" - sparse.ck/checkpoint.h5 sparse_full/out/Wn.h5 << 'PY' || fail "sparse: the checkpoint's carry is not sparse"
+import sys
+import h5py
+with h5py.File(sys.argv[1]) as ck, h5py.File(sys.argv[2]) as out:
+    carried, written = ck["carry/W"].id.get_num_chunks(), out["Wn"].id.get_num_chunks()
+    assert 0 < carried == written < 64, (carried, written)
+PY
+
 echo "loop_resume: ok on $RANKS ranks"
