@@ -18,6 +18,8 @@ std::string distinct(const std::string& labels) {
 
 // The operand must fit its labels, and the dimensions of a repeated label must be tiled alike:
 // the diagonal is taken tile by tile, which is exact only when the tile grids coincide.
+// retile_operands (einsum_retile.hpp) has made them alike or refused the step already; checked
+// again because a wrong grid would give wrong numbers, not an error.
 void check_operand(const Node& n, const std::string& labels, const SourceLocation& where) {
     if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() || !n.is_tensor())
         throw Error("einsum operand " + n.name + " must be a plain tensor with " +

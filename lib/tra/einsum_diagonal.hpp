@@ -7,11 +7,11 @@
 //      tile dimensions p and q,
 //   3. a rekey drops the duplicate key position q.
 // The tile at k_p == k_q == t holds elements (t*b + x, t*b + y); its diagonal x == y is exactly
-// the tensor's diagonal there, because both positions are tiled alike (same frontier and bound,
-// checked here). The tiles off the key diagonal hold no diagonal element, so the filter loses
-// nothing. The result is a plain tensor with distinct labels that the ordinary lowering joins
-// and sums: a trace is a diagonal followed by the usual sum. All three are ordinary TRA steps,
-// costed like any other.
+// the tensor's diagonal there, because both positions are tiled alike (same frontier and bound:
+// einsum_retile.hpp re-tiles a coarser one first, and it is checked here). The tiles off the key
+// diagonal hold no diagonal element, so the filter loses nothing. The result is a plain tensor
+// with distinct labels that the ordinary lowering joins and sums: a trace is a diagonal followed
+// by the usual sum. All three are ordinary TRA steps, costed like any other.
 #include <string>
 
 #include "tra/program_builder.hpp"

@@ -5,6 +5,7 @@
 
 #include "tra/contraction_order.hpp"
 #include "tra/einsum_diagonal.hpp"
+#include "tra/einsum_retile.hpp"
 
 namespace tra {
 
@@ -148,7 +149,8 @@ public:
     }
 
 private:
-    // Each label's frontier and tile bound, checked alike in every operand.
+    // Each label's frontier and tile bound, alike in every operand: retile_operands made them so
+    // or refused the step; checked again because the joins are exact only then.
     std::map<char, std::pair<std::int64_t, std::int64_t>> check_operands(const EinsumSpec& spec) {
         std::map<char, std::pair<std::int64_t, std::int64_t>> extent;  // frontier, bound
         std::map<char, std::string> first_user;
@@ -276,9 +278,11 @@ private:
 
 NodeId lower_einsum(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                     const StepSource& src) {
-    // Operands with a repeated label become their diagonals first, so the lowering below sees
-    // distinct labels only.
-    const EinsumStep distinct = lower_diagonals(builder, name, step, src);
+    // Operands that tile a label more coarsely are re-cut to its finest tiling first, so every
+    // label has one tile grid; then operands with a repeated label become their diagonals, so
+    // the lowering below sees distinct labels only.
+    const EinsumStep alike = retile_operands(builder, name, step, src);
+    const EinsumStep distinct = lower_diagonals(builder, name, alike, src);
     return EinsumLowering(builder, name, distinct, src).run();
 }
 

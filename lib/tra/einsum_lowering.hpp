@@ -11,8 +11,10 @@
 // Operands are plain tensors: key position d tiles array dimension d, and the relation carries
 // one label per position. Labels are single lowercase letters; "ik,kj" without "->" means the
 // labels that appear once, in alphabetical order (as in numpy).
-// A label repeated within one operand ("ii->i", traces) first reduces that operand to its
-// diagonal (einsum_diagonal.hpp); the output never repeats a label.
+// Operands may tile a label differently when the counts divide each other: the coarser is first
+// re-cut to the finer tiling (einsum_retile.hpp). A label repeated within one operand ("ii->i",
+// traces) then reduces that operand to its diagonal (einsum_diagonal.hpp); the output never
+// repeats a label.
 #include <string>
 #include <vector>
 

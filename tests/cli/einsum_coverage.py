@@ -7,10 +7,12 @@
   einsum_coverage.py check DIR RUN            compare RUN/out/batch*.h5 with DIR/expected.h5
 
 Each expression gets its own inputs: every label a tile size of 2-4 elements and 1-2 tiles,
-the same for the label in every operand (so repeated labels are tiled alike), drawn from a seed
-of the expression's index, then shrunk (tile sizes first, then tile counts) until all labels together span at most LIMIT elements,
+drawn from a seed of the expression's index, then shrunk (tile sizes first, then tile counts)
+until all labels together span at most LIMIT elements,
 which bounds every intermediate of any contraction order. The expected values are
-numpy.einsum's, independent of tra. Several expressions share one workflow as separate steps
+numpy.einsum's, independent of tra. In even expressions every operand tiles a label alike; in odd
+ones some dimensions take half the tile size (retiled()), so tra re-tiles the coarser operand or
+dimension. Several expressions share one workflow as separate steps
 and outputs, so one `tra run` checks many.
 """
 import argparse
@@ -60,6 +62,14 @@ def tilings(index, expr):
     return t
 
 
+def retiled(n, k, d, size):
+    """The tile size of dimension d of operand k of expression n: in odd expressions, halved (twice
+    the tiles) where k + d is odd and the size is even, so the operands, and the dimensions of a
+    repeated label, tile a label differently with counts that divide each other, and tra re-tiles
+    the coarser to the finer; even expressions keep every label tiled alike."""
+    return size // 2 if n % 2 and (k + d) % 2 and size % 2 == 0 else size
+
+
 def make(args):
     exprs = expressions()
     os.makedirs(args.dir, exist_ok=True)
@@ -74,7 +84,7 @@ def make(args):
             for k, labels in enumerate(operands(expr)):
                 name = "e%d_%d" % (n, k)
                 shape = [t[c][0] * t[c][1] for c in labels]
-                tile = [t[c][1] for c in labels]
+                tile = [retiled(n, k, d, t[c][1]) for d, c in enumerate(labels)]
                 a = rng.uniform(-1, 1, size=shape)
                 inputs.create_dataset(name, data=a)
                 names.append(name)

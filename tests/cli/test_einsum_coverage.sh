@@ -2,9 +2,10 @@
 # Every distinct expression of opt_einsum's test list (einsum_expressions.txt: 65, 22 of them with
 # a label repeated inside one operand, i.e. diagonals and traces) runs under `tra run` on 1-4 ranks
 # and must match numpy.einsum on the same inputs; einsum_coverage.py writes the workflows (several
-# expressions per workflow, as separate outputs), the HDF5 inputs and numpy's answers. Then a
-# repeated label whose dimensions are tiled differently must be refused (exit 2, naming the label
-# and both tilings).
+# expressions per workflow, as separate outputs), the HDF5 inputs and numpy's answers; in odd
+# expressions some operands or dimensions tile a label at half size, so tra re-tiles the coarser.
+# Then a repeated label whose dimensions are tiled by counts that do not divide each other must be
+# refused (exit 2, naming the label and both tilings).
 # Usage: bash test_einsum_coverage.sh TRA_BINARY SOURCE_DIR WORK_DIR   (env TRA_PYTHON; MPIEXEC,
 # default mpiexec; EINSUM_COVERAGE_RANKS, default "1 2 3 4")
 set -euo pipefail
@@ -37,7 +38,8 @@ for ranks in ${EINSUM_COVERAGE_RANKS:-1 2 3 4}; do
     fi
 done
 
-# The two dimensions of 'i' in "ii->i" are tiled 3 x 2 and 2 x 3: refused before anything runs.
+# The two dimensions of 'i' in "ii->i" are tiled 3 x 2 and 2 x 3, counts that do not divide each
+# other: refused before anything runs.
 cat > uneven.yaml << 'YAML'
 name: uneven-diagonal
 inputs:
@@ -50,7 +52,7 @@ YAML
 rc=0
 "$TRA" validate uneven.yaml > uneven.log 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || fail "uneven tiling of a repeated label: exit $rc, expected 2"
-grep -q "uneven.yaml:5:.*program\[0\].D.inputs: label 'i' is tiled as 3 x 2 at dimension 0 of A but as 2 x 3 at dimension 1" uneven.log ||
+grep -q "uneven.yaml:5:.*program\[0\].D.inputs: label 'i' is tiled as 3 x 2 at dimension 0 of A but as 2 x 3 at dimension 1; the tile counts must divide each other" uneven.log ||
     { cat uneven.log >&2; fail "uneven tiling of a repeated label: message names no file, line, label or tilings"; }
 
 finish_counted "einsum_coverage: ok"

@@ -426,7 +426,8 @@ TEST_CASE("einsum lowering: errors are located at the step's fields", "[einsum][
 
     CHECK_THROWS_WITH(b.add_einsum("E", EinsumStep{"ij,jk->ik", {"A", "B"}}, src),
                       Catch::StartsWith("e.yaml:5:40: program[0].E.inputs: ") &&
-                          Catch::Contains("label 'j' is tiled as 2 x 3 in A but as 3 x 2 in B"));
+                          Catch::Contains("label 'j' is tiled as 2 x 3 in A but as 3 x 2 in B; "
+                                          "the tile counts must divide each other"));
     CHECK_THROWS_WITH(b.add_einsum("E", EinsumStep{"ij,jk->ik", {"A", "C"}}, src),
                       Catch::Contains("label 'j'"));
     CHECK_THROWS_WITH(b.add_einsum("E", EinsumStep{"ii->i", {"A"}}, src),

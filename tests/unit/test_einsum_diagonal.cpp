@@ -197,7 +197,7 @@ TEST_CASE("einsum diagonal: numbers against a naive sum", "[einsum][diagonal][nu
     check_numbers("ii,jj->ij", {{"ii", 18}, {"jj", 19}}, Tiles{{'i', {2, 2}}, {'j', {2, 3}}});
 }
 
-TEST_CASE("einsum diagonal: the dimensions of a repeated label must be tiled alike",
+TEST_CASE("einsum diagonal: a repeated label's dimensions need one extent and dividing counts",
           "[einsum][diagonal][errors]") {
     ProgramBuilder b("p", DType::F64);
     b.add_input("A", Shape{6, 6}, Shape{2, 3}, DType::F64, from(1), at("A"));  // 3 x 2 vs 2 x 3
@@ -211,12 +211,13 @@ TEST_CASE("einsum diagonal: the dimensions of a repeated label must be tiled ali
         CHECK_THAT(std::string(e.what()),
                    Catch::StartsWith("e.yaml:5:40: program[0].E.inputs: ") &&
                        Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of A but as "
-                                       "2 x 3 at dimension 1"));
+                                       "2 x 3 at dimension 1; the tile counts must divide each "
+                                       "other"));
     }
-    // Extents differ as well: the same message, before any shape check.
+    // Extents differ: refused before any shape check, whatever the counts.
     CHECK_THROWS_WITH(b.add_einsum("F", EinsumStep{"ii->i", {"B"}}, at("program[1].F")),
                       Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of B but as "
-                                      "2 x 2 at dimension 1"));
+                                      "2 x 2 at dimension 1; it spans 6 elements in one and 4"));
     CHECK_THROWS_WITH(b.add_einsum("G", EinsumStep{"ii->i", {"V"}}, at("program[2].G")),
                       Catch::Contains("must be a plain tensor with 2 dimensions"));
     // Nothing was added for the refused steps.

@@ -299,7 +299,8 @@ TEST_CASE("workflow errors: einsum", "[workflow][errors]") {
     const std::string t3 = kHeader + "  - E: {einsum: \"ik,kj->ij\", inputs: [A, A]}\n";
     const std::string p3 = dir.write("bad3.yaml", t3);
     expect_error(p3, loc(p3, t3, 6, "[A, A]") + ": program[0].E.inputs",
-                 "label 'k' is tiled as 2 x 3 in A but as 2 x 4 in A");
+                 "label 'k' is tiled as 2 x 3 in A but as 2 x 4 in A; it spans 6 elements in "
+                 "one and 8 in the other, and must span the same extent");
     const std::string t4 = kHeader + "  - E: {einsum: \"ik,kj->ij\", inputs: [A, B], agg: sub}\n";
     const std::string p4 = dir.write("bad4.yaml", t4);
     expect_error(p4, loc(p4, t4, 6, "sub") + ": program[0].E.agg", "agg op 'sub'");

@@ -171,6 +171,11 @@ def ex_distances(x):
     return {"D": D, "E": np.sqrt(np.maximum(D.min(axis=1), 0.0))}
 
 
+def ex_retile(x):
+    A, B, S = (x[k].astype(np.float64) for k in ("A", "B", "S"))
+    return {"C": A @ B, "d": np.diagonal(S).copy()}
+
+
 def ex_block_sparse(x):
     A, B = x["A"].astype(np.float64), x["B"].astype(np.float64)  # zeros where tiles are absent
     C = A @ B
@@ -214,6 +219,7 @@ EXAMPLES = {
     "distances": ex_distances,
     "ffnn_train": ex_ffnn_train,
     "block_sparse": ex_block_sparse,
+    "retile": ex_retile,
 }
 
 
