@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "einsum_fixtures.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "storage/generator.hpp"
 #include "tra/einsum_lowering.hpp"
@@ -17,52 +18,15 @@ using namespace tra;
 
 namespace {
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"e.yaml", 4, 3, step};
-    s.fields["einsum"] = SourceLocation{"e.yaml", 5, 15, step + ".einsum"};
-    s.fields["inputs"] = SourceLocation{"e.yaml", 5, 40, step + ".inputs"};
-    return s;
-}
+using tra::testing::assemble;
+using tra::testing::node_ops;
 
-storage::GeneratorSpec ints(std::uint64_t seed) {
-    storage::GeneratorSpec g;
-    g.kind = storage::GeneratorSpec::Kind::Integers;
-    g.lo = -3;
-    g.hi = 3;
-    g.seed = seed;
-    return g;
+StepSource at(const std::string& step) {
+    return tra::testing::einsum_at(step);
 }
 
 InputSource from(std::uint64_t seed) {
-    InputSource s;
-    s.generate = ints(seed);
-    return s;
-}
-
-std::vector<std::string> node_ops(const Program& p) {
-    std::vector<std::string> ops;
-    for (const Node& n : p.nodes)
-        if (!std::holds_alternative<InputOp>(n.op))
-            ops.push_back(n.name + ":" + operator_name(n.op));
-    return ops;
-}
-
-// A relation in tensor layout assembled into one row-major vector.
-std::vector<double> assemble(const TensorRelation& r, const Shape& shape) {
-    const std::size_t rank = r.type.rank();
-    REQUIRE(r.type.key_arity == rank);
-    std::vector<double> out(static_cast<std::size_t>(shape.product()), 0.0);
-    for (const auto& [key, tile] : r.tuples) {
-        Shape local(rank);
-        std::int64_t flat = 0;
-        do {
-            Shape global(rank);
-            for (std::size_t d = 0; d < rank; ++d) global[d] = key[d] * r.type.bound[d] + local[d];
-            out.at(static_cast<std::size_t>(row_major_offset(global, shape))) = tile.get(flat++);
-        } while (rank && next_in_box(local, r.type.bound));
-    }
-    return out;
+    return tra::testing::small_integers_input(seed);
 }
 
 struct Operand {
@@ -70,33 +34,21 @@ struct Operand {
     std::uint64_t seed;
 };
 
-// Naive einsum over whole tensors: every assignment of every label, the product of the
-// operands' elements added into the output element. `extent` gives each label's size.
+// The naive einsum of the generated operands (whole tensors made element by element).
 std::vector<double> naive(const std::vector<Operand>& ops, const std::string& output,
                           const std::map<char, std::int64_t>& extent) {
-    std::string labels;
-    for (auto& [c, e] : extent) labels += c;
-    Shape all, out_shape;
-    for (char c : labels) all.push_back(extent.at(c));
-    for (char c : output) out_shape.push_back(extent.at(c));
-    std::vector<double> out(static_cast<std::size_t>(out_shape.product()), 0.0);
-    Shape value(labels.size());
-    do {
-        double v = 1;
-        for (const Operand& op : ops) {
-            Shape idx, shape;
-            for (char c : op.labels) {
-                idx.push_back(value[labels.find(c)]);
-                shape.push_back(extent.at(c));
-            }
-            v *= storage::generated_value(ints(op.seed),
-                                          static_cast<std::size_t>(row_major_offset(idx, shape)));
-        }
-        Shape o;
-        for (char c : output) o.push_back(value[labels.find(c)]);
-        out[static_cast<std::size_t>(row_major_offset(o, out_shape))] += v;
-    } while (next_in_box(value, all));
-    return out;
+    std::vector<std::string> labels;
+    std::vector<std::vector<double>> values;
+    for (const Operand& op : ops) {
+        Shape shape;
+        for (char c : op.labels) shape.push_back(extent.at(c));
+        std::vector<double> v(static_cast<std::size_t>(shape.product()));
+        for (std::size_t i = 0; i < v.size(); ++i)
+            v[i] = storage::generated_value(tra::testing::small_integers(op.seed), i);
+        labels.push_back(op.labels);
+        values.push_back(std::move(v));
+    }
+    return tra::testing::naive_einsum(labels, values, output, extent);
 }
 
 // Builds `spec` on inputs cut as `tiles` per label (count x size), evaluates it and compares

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "einsum_fixtures.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "storage/generator.hpp"
 #include "tra/einsum_lowering.hpp"
@@ -18,53 +19,15 @@ using namespace tra;
 
 namespace {
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"e.yaml", 4, 3, step};
-    s.fields["einsum"] = SourceLocation{"e.yaml", 5, 15, step + ".einsum"};
-    s.fields["inputs"] = SourceLocation{"e.yaml", 5, 40, step + ".inputs"};
-    return s;
-}
+using tra::testing::assemble;
+using tra::testing::node_ops;
 
-storage::GeneratorSpec ints(std::uint64_t seed, double density = 1.0) {
-    storage::GeneratorSpec g;
-    g.kind = storage::GeneratorSpec::Kind::Integers;
-    g.lo = -3;
-    g.hi = 3;
-    g.seed = seed;
-    g.density = density;
-    return g;
+StepSource at(const std::string& step) {
+    return tra::testing::einsum_at(step);
 }
 
 InputSource from(std::uint64_t seed, double density = 1.0) {
-    InputSource s;
-    s.generate = ints(seed, density);
-    return s;
-}
-
-std::vector<std::string> node_ops(const Program& p) {
-    std::vector<std::string> ops;
-    for (const Node& n : p.nodes)
-        if (!std::holds_alternative<InputOp>(n.op))
-            ops.push_back(n.name + ":" + operator_name(n.op));
-    return ops;
-}
-
-// A relation in tensor layout assembled into one row-major vector (zeros where tiles are absent).
-std::vector<double> assemble(const TensorRelation& r, const Shape& shape) {
-    const std::size_t rank = r.type.rank();
-    REQUIRE(r.type.key_arity == rank);
-    std::vector<double> out(static_cast<std::size_t>(shape.product()), 0.0);
-    for (const auto& [key, tile] : r.tuples) {
-        Shape local(rank);
-        std::int64_t flat = 0;
-        do {
-            Shape global(rank);
-            for (std::size_t d = 0; d < rank; ++d) global[d] = key[d] * r.type.bound[d] + local[d];
-            out.at(static_cast<std::size_t>(row_major_offset(global, shape))) = tile.get(flat++);
-        } while (rank && next_in_box(local, r.type.bound));
-    }
-    return out;
+    return tra::testing::small_integers_input(seed, density);
 }
 
 // One einsum operand: its labels and its tile (the shape follows from the labels' extents).
@@ -75,33 +38,13 @@ struct Operand {
 
 using Extents = std::map<char, std::int64_t>;
 
-// Naive einsum over whole tensors `values` (row-major): every assignment of every label, the
-// product of the operands' elements added into the output element.
+// The naive einsum of the operands as evaluated.
 std::vector<double> naive(const std::vector<Operand>& ops,
                           const std::vector<std::vector<double>>& values, const std::string& output,
                           const Extents& extent) {
-    std::string labels;
-    for (auto& [c, e] : extent) labels += c;
-    Shape all, out_shape;
-    for (char c : labels) all.push_back(extent.at(c));
-    for (char c : output) out_shape.push_back(extent.at(c));
-    std::vector<double> out(static_cast<std::size_t>(out_shape.product()), 0.0);
-    Shape value(labels.size());
-    do {
-        double v = 1;
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            Shape idx, shape;
-            for (char c : ops[i].labels) {
-                idx.push_back(value[labels.find(c)]);
-                shape.push_back(extent.at(c));
-            }
-            v *= values[i].at(static_cast<std::size_t>(row_major_offset(idx, shape)));
-        }
-        Shape o;
-        for (char c : output) o.push_back(value[labels.find(c)]);
-        out[static_cast<std::size_t>(row_major_offset(o, out_shape))] += v;
-    } while (next_in_box(value, all));
-    return out;
+    std::vector<std::string> labels;
+    for (const Operand& op : ops) labels.push_back(op.labels);
+    return tra::testing::naive_einsum(labels, values, output, extent);
 }
 
 // Builds `spec` on operands generated with seeds 11, 12, ... (density: of the first operand),
