@@ -66,13 +66,9 @@ std::string first_positions(const std::string& labels) {
 
 EinsumStep lower_diagonals(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                            const StepSource& src) {
-    EinsumSpec spec;
-    try {
-        spec = EinsumSpec::parse(step.spec);
-    } catch (const Error&) {
-        return step;  // the lowering reports it, located at `einsum`
-    }
-    if (spec.operands.size() != step.inputs.size()) return step;
+    const std::optional<EinsumSpec> parsed = operand_spec(step);
+    if (!parsed) return step;  // the lowering reports it, located at `einsum`
+    EinsumSpec spec = *parsed;  // its operands lose their repeated labels below
     // Every operand is checked before any step is added, so a refused einsum adds nothing.
     std::vector<std::size_t> repeating;
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {

@@ -41,6 +41,17 @@ std::size_t position_of(const std::string& labels, char c) { return labels.find(
 
 }  // namespace
 
+std::optional<EinsumSpec> operand_spec(const EinsumStep& step) {
+    EinsumSpec spec;
+    try {
+        spec = EinsumSpec::parse(step.spec);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+    if (spec.operands.size() != step.inputs.size()) return std::nullopt;
+    return spec;
+}
+
 EinsumSpec EinsumSpec::parse(const std::string& raw) {
     const std::string text = strip_spaces(raw);
     EinsumSpec spec;

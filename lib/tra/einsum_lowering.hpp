@@ -15,6 +15,7 @@
 // re-cut to the finer tiling (einsum_retile.hpp). A label repeated within one operand ("ii->i",
 // traces) then reduces that operand to its diagonal (einsum_diagonal.hpp); the output never
 // repeats a label.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct EinsumSpec {
     static EinsumSpec parse(const std::string& text);
     std::string str() const;  // "ik,kj->ij"
 };
+
+// The spec of `step` when it parses and names one operand per input, else nullopt: the passes
+// that run before the lowering (diagonals, re-tiling) leave such a step to it, which reports
+// the problem located at `einsum`.
+std::optional<EinsumSpec> operand_spec(const EinsumStep& step);
 
 NodeId lower_einsum(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                     const StepSource& src);

@@ -58,13 +58,9 @@ Error mismatch(char label, const Tiling& a, const Tiling& b, const std::vector<s
 
 EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                            const StepSource& src) {
-    EinsumSpec spec;
-    try {
-        spec = EinsumSpec::parse(step.spec);
-    } catch (const Error&) {
-        return step;  // the lowering reports it, located at `einsum`
-    }
-    if (spec.operands.size() != step.inputs.size()) return step;
+    const std::optional<EinsumSpec> parsed = operand_spec(step);
+    if (!parsed) return step;  // the lowering reports it, located at `einsum`
+    const EinsumSpec& spec = *parsed;
     std::vector<std::optional<std::vector<Tiling>>> operands;
     std::map<char, Tiling> finest;  // the most tiles; the first written among equals
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {

@@ -19,15 +19,9 @@ using namespace tra;
 namespace {
 
 using tra::testing::assemble;
+using tra::testing::einsum_at;
 using tra::testing::node_ops;
-
-StepSource at(const std::string& step) {
-    return tra::testing::einsum_at(step);
-}
-
-InputSource from(std::uint64_t seed) {
-    return tra::testing::small_integers_input(seed);
-}
+using tra::testing::small_integers_input;
 
 struct Operand {
     std::string labels;
@@ -68,9 +62,10 @@ void check_numbers(const std::string& spec, const std::vector<Operand>& ops,
             tile.push_back(tiles.at(c).second);
         }
         inputs.push_back("X" + std::to_string(i));
-        b.add_input(inputs.back(), shape, tile, DType::F64, from(ops[i].seed), at(inputs.back()));
+        b.add_input(inputs.back(), shape, tile, DType::F64, small_integers_input(ops[i].seed),
+                    einsum_at(inputs.back()));
     }
-    b.add_einsum("E", EinsumStep{spec, inputs}, at("E"));
+    b.add_einsum("E", EinsumStep{spec, inputs}, einsum_at("E"));
     Program p = b.finish();
     runtime::ReferenceEvaluator ev(p);
     Shape out_shape;
@@ -88,9 +83,10 @@ using Strings = std::vector<std::string>;
 TEST_CASE("einsum diagonal: filter, diagonal kernel and rekey before the join",
           "[einsum][diagonal][lowering]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{6, 6, 4}, Shape{2, 2, 2}, DType::F64, from(1), at("A"));
-    b.add_input("B", Shape{4, 5}, Shape{2, 5}, DType::F64, from(2), at("B"));
-    b.add_einsum("D", EinsumStep{"iij,jk->ik", {"A", "B"}}, at("D"));
+    b.add_input("A", Shape{6, 6, 4}, Shape{2, 2, 2}, DType::F64, small_integers_input(1),
+                einsum_at("A"));
+    b.add_input("B", Shape{4, 5}, Shape{2, 5}, DType::F64, small_integers_input(2), einsum_at("B"));
+    b.add_einsum("D", EinsumStep{"iij,jk->ik", {"A", "B"}}, einsum_at("D"));
     Program p = b.finish();
     CHECK(node_ops(p) == Strings{"D.diag1.keep:filter", "D.diag1.tiles:transform", "D.diag1:rekey",
                                  "D.join1:join", "D:aggregate"});
@@ -114,10 +110,12 @@ TEST_CASE("einsum diagonal: filter, diagonal kernel and rekey before the join",
 TEST_CASE("einsum diagonal: a label three times and two repeated labels in one operand",
           "[einsum][diagonal][lowering]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("C", Shape{4, 4, 4}, Shape{2, 2, 2}, DType::F64, from(1), at("C"));
-    b.add_input("Q", Shape{4, 3, 4, 3}, Shape{2, 3, 2, 3}, DType::F64, from(2), at("Q"));
-    b.add_einsum("T", EinsumStep{"fff->f", {"C"}}, at("T"));
-    b.add_einsum("U", EinsumStep{"abab->ba", {"Q"}}, at("U"));
+    b.add_input("C", Shape{4, 4, 4}, Shape{2, 2, 2}, DType::F64, small_integers_input(1),
+                einsum_at("C"));
+    b.add_input("Q", Shape{4, 3, 4, 3}, Shape{2, 3, 2, 3}, DType::F64, small_integers_input(2),
+                einsum_at("Q"));
+    b.add_einsum("T", EinsumStep{"fff->f", {"C"}}, einsum_at("T"));
+    b.add_einsum("U", EinsumStep{"abab->ba", {"Q"}}, einsum_at("U"));
     Program p = b.finish();
     CHECK(std::get<FilterOp>(p.node(*p.find("T.diag1.keep")).op).where.text() ==
           "k0 == k1 && k0 == k2");
@@ -152,11 +150,12 @@ TEST_CASE("einsum diagonal: numbers against a naive sum", "[einsum][diagonal][nu
 TEST_CASE("einsum diagonal: a repeated label's dimensions need one extent and dividing counts",
           "[einsum][diagonal][errors]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{6, 6}, Shape{2, 3}, DType::F64, from(1), at("A"));  // 3 x 2 vs 2 x 3
-    b.add_input("B", Shape{6, 4}, Shape{2, 2}, DType::F64, from(2), at("B"));
-    b.add_input("V", Shape{6}, Shape{2}, DType::F64, from(3), at("V"));
+    b.add_input("A", Shape{6, 6}, Shape{2, 3}, DType::F64, small_integers_input(1),
+                einsum_at("A"));  // 3 x 2 vs 2 x 3
+    b.add_input("B", Shape{6, 4}, Shape{2, 2}, DType::F64, small_integers_input(2), einsum_at("B"));
+    b.add_input("V", Shape{6}, Shape{2}, DType::F64, small_integers_input(3), einsum_at("V"));
     try {
-        b.add_einsum("E", EinsumStep{"ii->i", {"A"}}, at("program[0].E"));
+        b.add_einsum("E", EinsumStep{"ii->i", {"A"}}, einsum_at("program[0].E"));
         FAIL("no error");
     } catch (const Error& e) {
         CHECK(e.exit_code() == 2);
@@ -167,15 +166,15 @@ TEST_CASE("einsum diagonal: a repeated label's dimensions need one extent and di
                                        "other"));
     }
     // Extents differ: refused before any shape check, whatever the counts.
-    CHECK_THROWS_WITH(b.add_einsum("F", EinsumStep{"ii->i", {"B"}}, at("program[1].F")),
+    CHECK_THROWS_WITH(b.add_einsum("F", EinsumStep{"ii->i", {"B"}}, einsum_at("program[1].F")),
                       Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of B but as "
                                       "2 x 2 at dimension 1; it spans 6 elements in one and 4"));
-    CHECK_THROWS_WITH(b.add_einsum("G", EinsumStep{"ii->i", {"V"}}, at("program[2].G")),
+    CHECK_THROWS_WITH(b.add_einsum("G", EinsumStep{"ii->i", {"V"}}, einsum_at("program[2].G")),
                       Catch::Contains("must be a plain tensor with 2 dimensions"));
     // Nothing was added for the refused steps.
     CHECK_FALSE(b.lookup_optional("E.diag1.keep"));
     CHECK_FALSE(b.lookup_optional("F.diag1.keep"));
     // The output still may not repeat a label.
-    CHECK_THROWS_WITH(b.add_einsum("H", EinsumStep{"ij->ii", {"B"}}, at("program[3].H")),
+    CHECK_THROWS_WITH(b.add_einsum("H", EinsumStep{"ij->ii", {"B"}}, einsum_at("program[3].H")),
                       Catch::Contains("label 'i' is repeated in the output"));
 }

@@ -20,15 +20,9 @@ using namespace tra;
 namespace {
 
 using tra::testing::assemble;
+using tra::testing::einsum_at;
 using tra::testing::node_ops;
-
-StepSource at(const std::string& step) {
-    return tra::testing::einsum_at(step);
-}
-
-InputSource from(std::uint64_t seed, double density = 1.0) {
-    return tra::testing::small_integers_input(seed, density);
-}
+using tra::testing::small_integers_input;
 
 // One einsum operand: its labels and its tile (the shape follows from the labels' extents).
 struct Operand {
@@ -63,9 +57,9 @@ Program check_numbers(const std::string& spec, const std::vector<Operand>& ops,
         shapes.push_back(shape);
         inputs.push_back("X" + std::to_string(i));
         b.add_input(inputs.back(), shape, ops[i].tile, DType::F64,
-                    from(11 + i, i == 0 ? density : 1.0), at(inputs.back()));
+                    small_integers_input(11 + i, i == 0 ? density : 1.0), einsum_at(inputs.back()));
     }
-    b.add_einsum("E", EinsumStep{spec, inputs}, at("E"));
+    b.add_einsum("E", EinsumStep{spec, inputs}, einsum_at("E"));
     Program p = b.finish();
     runtime::ReferenceEvaluator ev(p);
     std::vector<std::vector<double>> values;
@@ -87,9 +81,11 @@ using Strings = std::vector<std::string>;
 TEST_CASE("einsum retile: the coarser operand is tiled and rekeyed to the finer tiling",
           "[einsum][retile][lowering]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{4, 12}, Shape{2, 6}, DType::F64, from(1), at("A"));  // j: 2 x 6
-    b.add_input("B", Shape{12, 4}, Shape{3, 2}, DType::F64, from(2), at("B"));  // j: 4 x 3
-    b.add_einsum("D", EinsumStep{"ij,jk->ik", {"A", "B"}}, at("D"));
+    b.add_input("A", Shape{4, 12}, Shape{2, 6}, DType::F64, small_integers_input(1),
+                einsum_at("A"));  // j: 2 x 6
+    b.add_input("B", Shape{12, 4}, Shape{3, 2}, DType::F64, small_integers_input(2),
+                einsum_at("B"));  // j: 4 x 3
+    b.add_einsum("D", EinsumStep{"ij,jk->ik", {"A", "B"}}, einsum_at("D"));
     Program p = b.finish();
     CHECK(node_ops(p) ==
           Strings{"D.retile1.tile1:tile", "D.retile1:rekey", "D.join1:join", "D:aggregate"});
@@ -114,10 +110,13 @@ TEST_CASE("einsum retile: the coarser operand is tiled and rekeyed to the finer 
 TEST_CASE("einsum retile: each operand and dimension is re-cut where it is coarser",
           "[einsum][retile][lowering]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{6, 12}, Shape{6, 2}, DType::F64, from(1), at("A"));  // 1 x 6, 6 x 2
-    b.add_input("B", Shape{6, 12}, Shape{2, 6}, DType::F64, from(2), at("B"));  // 3 x 2, 2 x 6
-    b.add_input("C", Shape{6, 12}, Shape{6, 4}, DType::F64, from(3), at("C"));  // 1 x 6, 3 x 4
-    b.add_einsum("D", EinsumStep{"ij,ij,ij->ij", {"A", "B", "C"}}, at("D"));
+    b.add_input("A", Shape{6, 12}, Shape{6, 2}, DType::F64, small_integers_input(1),
+                einsum_at("A"));  // 1 x 6, 6 x 2
+    b.add_input("B", Shape{6, 12}, Shape{2, 6}, DType::F64, small_integers_input(2),
+                einsum_at("B"));  // 3 x 2, 2 x 6
+    b.add_input("C", Shape{6, 12}, Shape{6, 4}, DType::F64, small_integers_input(3),
+                einsum_at("C"));  // 1 x 6, 3 x 4
+    b.add_einsum("D", EinsumStep{"ij,ij,ij->ij", {"A", "B", "C"}}, einsum_at("D"));
     Program p = b.finish();
     // i is finest in B (3 tiles), j in A (6): A's i, B's j, and both of C's dimensions are re-cut;
     // one rekey per operand folds all its pieces.
@@ -136,9 +135,11 @@ TEST_CASE("einsum retile: each operand and dimension is re-cut where it is coars
     }
     // Alike already: nothing is added.
     ProgramBuilder same("q", DType::F64);
-    same.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, from(1), at("A"));
-    same.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, from(2), at("B"));
-    same.add_einsum("D", EinsumStep{"ij,jk->ik", {"A", "B"}}, at("D"));
+    same.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(1),
+                   einsum_at("A"));
+    same.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(2),
+                   einsum_at("B"));
+    same.add_einsum("D", EinsumStep{"ij,jk->ik", {"A", "B"}}, einsum_at("D"));
     CHECK(node_ops(same.finish()) == Strings{"D.join1:join", "D:aggregate"});
 }
 
@@ -187,12 +188,16 @@ TEST_CASE("einsum retile: a block-sparse operand is filled, then re-tiled",
 TEST_CASE("einsum retile: counts that do not divide, or different extents, are refused",
           "[einsum][retile][errors]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, from(1), at("A"));  // j: 2 x 3
-    b.add_input("B", Shape{6, 4}, Shape{2, 2}, DType::F64, from(2), at("B"));  // j: 3 x 2
-    b.add_input("C", Shape{8, 4}, Shape{2, 2}, DType::F64, from(3), at("C"));  // j: 4 x 2
-    b.add_input("S", Shape{6, 6}, Shape{2, 3}, DType::F64, from(4), at("S"));  // 3 x 2 by 2 x 3
+    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(1),
+                einsum_at("A"));  // j: 2 x 3
+    b.add_input("B", Shape{6, 4}, Shape{2, 2}, DType::F64, small_integers_input(2),
+                einsum_at("B"));  // j: 3 x 2
+    b.add_input("C", Shape{8, 4}, Shape{2, 2}, DType::F64, small_integers_input(3),
+                einsum_at("C"));  // j: 4 x 2
+    b.add_input("S", Shape{6, 6}, Shape{2, 3}, DType::F64, small_integers_input(4),
+                einsum_at("S"));  // 3 x 2 by 2 x 3
     try {
-        b.add_einsum("E", EinsumStep{"ij,jk->ik", {"A", "B"}}, at("program[0].E"));
+        b.add_einsum("E", EinsumStep{"ij,jk->ik", {"A", "B"}}, einsum_at("program[0].E"));
         FAIL("no error");
     } catch (const Error& e) {
         CHECK(e.exit_code() == 2);
@@ -202,13 +207,15 @@ TEST_CASE("einsum retile: counts that do not divide, or different extents, are r
                        Catch::Contains("the tile counts must divide each other"));
     }
     // The finer written first: the two still in written order.
-    CHECK_THROWS_WITH(b.add_einsum("F", EinsumStep{"jk,ij->ik", {"B", "A"}}, at("program[1].F")),
-                      Catch::Contains("label 'j' is tiled as 3 x 2 in B but as 2 x 3 in A"));
+    CHECK_THROWS_WITH(
+        b.add_einsum("F", EinsumStep{"jk,ij->ik", {"B", "A"}}, einsum_at("program[1].F")),
+        Catch::Contains("label 'j' is tiled as 3 x 2 in B but as 2 x 3 in A"));
     // 2 divides 4, but the extents differ (6 and 8).
-    CHECK_THROWS_WITH(b.add_einsum("G", EinsumStep{"ij,jk->ik", {"A", "C"}}, at("program[2].G")),
-                      Catch::Contains("label 'j' is tiled as 2 x 3 in A but as 4 x 2 in C") &&
-                          Catch::Contains("it spans 6 elements in one and 8 in the other"));
-    CHECK_THROWS_WITH(b.add_einsum("H", EinsumStep{"ii->i", {"S"}}, at("program[3].H")),
+    CHECK_THROWS_WITH(
+        b.add_einsum("G", EinsumStep{"ij,jk->ik", {"A", "C"}}, einsum_at("program[2].G")),
+        Catch::Contains("label 'j' is tiled as 2 x 3 in A but as 4 x 2 in C") &&
+            Catch::Contains("it spans 6 elements in one and 8 in the other"));
+    CHECK_THROWS_WITH(b.add_einsum("H", EinsumStep{"ii->i", {"S"}}, einsum_at("program[3].H")),
                       Catch::Contains("label 'i' is tiled as 3 x 2 at dimension 0 of S but as "
                                       "2 x 3 at dimension 1") &&
                           Catch::Contains("must divide each other"));
