@@ -1,8 +1,8 @@
-// libFuzzer target for the plan-file parser (lib/workflow/plan_file.cpp): the input is a plan
-// file beside copies of the example workflows (plans/examples/*.yaml, copied once at start),
-// so seeds made by `tra plan EXAMPLE.yaml -o` (tools/fuzz.sh) name a workflow that exists and
-// whose hash matches. Every input must load or be refused with tra::Error; any other exception,
-// crash, sanitizer finding or hang is a bug.
+// libFuzzer target for the plan-file parser (lib/workflow/plan_file.cpp, plan_file_nodes.cpp):
+// the input is a plan file beside copies of the example workflows (plans/examples/*.yaml,
+// copied once at start), so seeds made by `tra plan EXAMPLE.yaml -o` (tools/fuzz.sh) name a
+// workflow that exists and whose hash matches. Every input must load or be refused with
+// tra::Error; any other exception, crash, sanitizer finding or hang is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
