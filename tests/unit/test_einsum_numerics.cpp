@@ -24,12 +24,7 @@ struct TempDir : testing::TempDir {
     TempDir() : testing::TempDir("einsum") {}
 };
 
-StepSource at(const std::string& step) {
-    StepSource s;
-    s.step = SourceLocation{"e.yaml", 4, 3, step};
-    return s;
-}
-
+using tra::testing::einsum_at;
 using tra::testing::small_integers;
 using tra::testing::small_integers_input;
 
@@ -82,9 +77,9 @@ using Strings = std::vector<std::string>;
 TEST_CASE("einsum lowering: elementwise product is a single join on both positions",
           "[einsum][lowering]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(1), at("A"));
-    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(2), at("B"));
-    b.add_einsum("H", EinsumStep{"ij,ij->ij", {"A", "B"}}, at("H"));
+    b.add_input("A", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(1), einsum_at("A"));
+    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(2), einsum_at("B"));
+    b.add_einsum("H", EinsumStep{"ij,ij->ij", {"A", "B"}}, einsum_at("H"));
     Program p = b.finish();
     CHECK(node_ops(p) == Strings{"H:join"});
     const auto& op = std::get<JoinOp>(p.node(*p.find("H")).op);
@@ -101,10 +96,10 @@ TEST_CASE("einsum lowering: elementwise product is a single join on both positio
 TEST_CASE("einsum numerics: matmul against naive loops", "[einsum][numerics]") {
     for (DType dt : {DType::F64, DType::F32}) {
         ProgramBuilder b("p", DType::F64);
-        b.add_input("A", Shape{6, 8}, Shape{3, 2}, dt, small_integers_input(11), at("A"));
-        b.add_input("B", Shape{8, 10}, Shape{2, 5}, dt, small_integers_input(12), at("B"));
-        b.add_einsum("C", EinsumStep{"ik,kj->ij", {"A", "B"}}, at("C"));
-        b.add_einsum("CT", EinsumStep{"ik,kj->ji", {"A", "B"}}, at("CT"));
+        b.add_input("A", Shape{6, 8}, Shape{3, 2}, dt, small_integers_input(11), einsum_at("A"));
+        b.add_input("B", Shape{8, 10}, Shape{2, 5}, dt, small_integers_input(12), einsum_at("B"));
+        b.add_einsum("C", EinsumStep{"ik,kj->ij", {"A", "B"}}, einsum_at("C"));
+        b.add_einsum("CT", EinsumStep{"ik,kj->ji", {"A", "B"}}, einsum_at("CT"));
         Program p = b.finish();
         runtime::ReferenceEvaluator ev(p);
         Dense c = assemble(ev.evaluate(*p.find("C")));
@@ -125,12 +120,14 @@ TEST_CASE("einsum numerics: matmul against naive loops", "[einsum][numerics]") {
 
 TEST_CASE("einsum numerics: batched matmul and an outer product", "[einsum][numerics]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("X", Shape{4, 6, 4}, Shape{2, 3, 2}, DType::F64, small_integers_input(3), at("X"));
-    b.add_input("Y", Shape{4, 4, 6}, Shape{2, 2, 3}, DType::F64, small_integers_input(4), at("Y"));
-    b.add_input("u", Shape{6}, Shape{3}, DType::F64, small_integers_input(5), at("u"));
-    b.add_input("v", Shape{4}, Shape{2}, DType::F64, small_integers_input(6), at("v"));
-    b.add_einsum("Z", EinsumStep{"bij,bjk->bik", {"X", "Y"}}, at("Z"));
-    b.add_einsum("O", EinsumStep{"i,j->ji", {"u", "v"}}, at("O"));
+    b.add_input("X", Shape{4, 6, 4}, Shape{2, 3, 2}, DType::F64, small_integers_input(3),
+                einsum_at("X"));
+    b.add_input("Y", Shape{4, 4, 6}, Shape{2, 2, 3}, DType::F64, small_integers_input(4),
+                einsum_at("Y"));
+    b.add_input("u", Shape{6}, Shape{3}, DType::F64, small_integers_input(5), einsum_at("u"));
+    b.add_input("v", Shape{4}, Shape{2}, DType::F64, small_integers_input(6), einsum_at("v"));
+    b.add_einsum("Z", EinsumStep{"bij,bjk->bik", {"X", "Y"}}, einsum_at("Z"));
+    b.add_einsum("O", EinsumStep{"i,j->ji", {"u", "v"}}, einsum_at("O"));
     Program p = b.finish();
     runtime::ReferenceEvaluator ev(p);
     Dense z = assemble(ev.evaluate(*p.find("Z")));
@@ -153,10 +150,13 @@ TEST_CASE("einsum numerics: batched matmul and an outer product", "[einsum][nume
 
 TEST_CASE("einsum numerics: 3-operand chain with mul/add sums early", "[einsum][numerics]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(21), at("A"));
-    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(22), at("B"));
-    b.add_input("C", Shape{4, 2}, Shape{2, 1}, DType::F64, small_integers_input(23), at("C"));
-    b.add_einsum("D", EinsumStep{"ij,jk,kl->il", {"A", "B", "C"}}, at("D"));
+    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(21),
+                einsum_at("A"));
+    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(22),
+                einsum_at("B"));
+    b.add_input("C", Shape{4, 2}, Shape{2, 1}, DType::F64, small_integers_input(23),
+                einsum_at("C"));
+    b.add_einsum("D", EinsumStep{"ij,jk,kl->il", {"A", "B", "C"}}, einsum_at("D"));
     Program p = b.finish();
     // mul distributes over add: B and C first (48 + 48 flops, not A and B's 96 + 32), and k is
     // summed right after that join.
@@ -189,9 +189,11 @@ TEST_CASE("einsum numerics: opt_einsum's 5-operand expression joins abcd first",
     const Shape m{3, 2}, m_tile{1, 1}, t{2, 2, 2, 2}, t_tile{1, 1, 1, 1};
     const std::vector<std::string> names{"E", "F", "G", "H"};
     for (std::size_t i = 0; i < names.size(); ++i)
-        b.add_input(names[i], m, m_tile, DType::F64, small_integers_input(51 + i), at(names[i]));
-    b.add_input("T", t, t_tile, DType::F64, small_integers_input(55), at("T"));
-    b.add_einsum("Z", EinsumStep{"ea,fb,gc,hd,abcd->efgh", {"E", "F", "G", "H", "T"}}, at("Z"));
+        b.add_input(names[i], m, m_tile, DType::F64, small_integers_input(51 + i),
+                    einsum_at(names[i]));
+    b.add_input("T", t, t_tile, DType::F64, small_integers_input(55), einsum_at("T"));
+    b.add_einsum("Z", EinsumStep{"ea,fb,gc,hd,abcd->efgh", {"E", "F", "G", "H", "T"}},
+                 einsum_at("Z"));
     Program p = b.finish();
     // 390 flops is the least over all 105 pairwise trees (a brute force in Python): abcd
     // joined with one matrix after another (48 + 72 + 108 + 162), in any of 24 ways.
@@ -225,11 +227,14 @@ TEST_CASE("einsum numerics: opt_einsum's 5-operand expression joins abcd first",
 TEST_CASE("einsum numerics: a non-distributive pair sums only after the last join",
           "[einsum][numerics]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(31), at("A"));
-    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(32), at("B"));
-    b.add_input("C", Shape{4, 2}, Shape{2, 1}, DType::F64, small_integers_input(33), at("C"));
+    b.add_input("A", Shape{4, 6}, Shape{2, 3}, DType::F64, small_integers_input(31),
+                einsum_at("A"));
+    b.add_input("B", Shape{6, 4}, Shape{3, 2}, DType::F64, small_integers_input(32),
+                einsum_at("B"));
+    b.add_input("C", Shape{4, 2}, Shape{2, 1}, DType::F64, small_integers_input(33),
+                einsum_at("C"));
     EinsumStep step{"ij,jk,kl->il", {"A", "B", "C"}, "sub", "add"};
-    b.add_einsum("D", step, at("D"));
+    b.add_einsum("D", step, einsum_at("D"));
     Program p = b.finish();
     CHECK(node_ops(p) == Strings{"D.join1:join", "D.join2:join", "D:aggregate"});
     CHECK(p.node(*p.find("D.join1")).type.key_arity == 3);  // (i, j, k): nothing summed yet
@@ -253,10 +258,10 @@ TEST_CASE("einsum numerics: a non-distributive pair sums only after the last joi
 
 TEST_CASE("einsum numerics: dot product to a rank-0 output", "[einsum][numerics]") {
     ProgramBuilder b("p", DType::F64);
-    b.add_input("x", Shape{12}, Shape{4}, DType::F64, small_integers_input(41), at("x"));
-    b.add_input("y", Shape{12}, Shape{4}, DType::F64, small_integers_input(42), at("y"));
-    b.add_einsum("d", EinsumStep{"i,i->", {"x", "y"}}, at("d"));
-    b.add_einsum("s", EinsumStep{"i->", {"x"}}, at("s"));
+    b.add_input("x", Shape{12}, Shape{4}, DType::F64, small_integers_input(41), einsum_at("x"));
+    b.add_input("y", Shape{12}, Shape{4}, DType::F64, small_integers_input(42), einsum_at("y"));
+    b.add_einsum("d", EinsumStep{"i,i->", {"x", "y"}}, einsum_at("d"));
+    b.add_einsum("s", EinsumStep{"i->", {"x"}}, einsum_at("s"));
     Program p = b.finish();
     const Node& dn = p.node(*p.find("d"));
     CHECK(dn.type.key_arity == 0);
@@ -311,9 +316,9 @@ TEST_CASE("einsum numerics: min-plus shortest paths on a small graph", "[einsum]
     InputSource src;
     src.file = file;
     src.dataset = "/W";
-    b.add_input("W", Shape{4, 4}, Shape{2, 2}, DType::F64, src, at("W"));
-    b.add_einsum("W2", EinsumStep{"ik,kj->ij", {"W", "W"}, "add", "min"}, at("W2"));
-    b.add_einsum("W4", EinsumStep{"ik,kj->ij", {"W2", "W2"}, "add", "min"}, at("W4"));
+    b.add_input("W", Shape{4, 4}, Shape{2, 2}, DType::F64, src, einsum_at("W"));
+    b.add_einsum("W2", EinsumStep{"ik,kj->ij", {"W", "W"}, "add", "min"}, einsum_at("W2"));
+    b.add_einsum("W4", EinsumStep{"ik,kj->ij", {"W2", "W2"}, "add", "min"}, einsum_at("W4"));
     Program p = b.finish();
     CHECK(std::get<AggregateOp>(p.node(*p.find("W4")).op).kernel.name() == "min");
     runtime::ReferenceEvaluator ev(p);
