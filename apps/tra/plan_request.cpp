@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "workflow/machine_profile_file.hpp"
 #include "workflow/placement_text.hpp"
+#include "optimizer/tiling_search.hpp"
 #include "workflow/workflow_loader.hpp"
 
 namespace tra::cli {
@@ -19,25 +20,35 @@ bool is_rank(const std::string& s) {
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// "AB=cmm,C=local" -> {AB: cmm, C: local}.
-std::map<std::string, std::string> parse_pins(const std::string& text) {
-    std::map<std::string, std::string> pins;
+// "AB=cmm,C=local" -> {AB: cmm, C: local}; "A@1024x512" pins the tile of a tile: auto input.
+void parse_pins(const std::string& text, optimizer::PlanRequest& request) {
+    std::map<std::string, std::string>& pins = request.pins;
     std::size_t start = 0;
     while (start <= text.size()) {
         const auto comma = text.find(',', start);
         const std::string item = text.substr(start, comma - start);
+        if (const auto at = item.find('@'); at != std::string::npos && item.find('=') == std::string::npos) {
+            const auto tile = parse_tile_text(item.substr(at + 1));
+            if (at == 0 || !tile)
+                throw Error("--plan '" + text + "': a tiling pin is INPUT@SIZExSIZE..., such as "
+                            "A@1024x512, got '" + item + "'");
+            if (!request.tiling_pins.emplace(item.substr(0, at), *tile).second)
+                throw Error("--plan '" + text + "' pins the tiling of " + item.substr(0, at) + " twice");
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+            continue;
+        }
         const auto eq = item.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
             throw Error("--plan '" + text +
                         "': expected a rank such as 2, or pins such as "
-                        "'C=cmm' or 'AB=bcast-left,C=local', got '" +
+                        "'C=cmm', 'AB=bcast-left,C=local' or 'A@1024x512', got '" +
                         item + "'");
         if (!pins.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
             throw Error("--plan '" + text + "' pins " + item.substr(0, eq) + " twice");
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    return pins;
 }
 
 }  // namespace
@@ -45,7 +56,7 @@ std::map<std::string, std::string> parse_pins(const std::string& text) {
 void apply_plan_flag(const std::string& text, optimizer::PlanRequest& request) {
     if (text.empty()) return;
     if (!is_rank(text)) {
-        request.pins = parse_pins(text);
+        parse_pins(text, request);
         return;
     }
     // Digits only: a rank. One too long to count is beyond any list, which choose_plan refuses
@@ -96,7 +107,8 @@ optimizer::RankedPlans plan_workflow(const PlanFlags& flags) {
     load.max_tuples = flags.max_tuples;
     Program program = workflow::load_workflow(flags.workflow, load);
     const optimizer::PlanRequest request = plan_request(flags, program);
-    return optimizer::rank_plans(std::move(program), request);
+    return optimizer::rank_tiled_plans(std::move(program),
+                                       workflow::program_of_tiling(flags.workflow, load), request);
 }
 
 const optimizer::RankedPlan& choose_plan(const optimizer::RankedPlans& ranked,

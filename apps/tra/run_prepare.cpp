@@ -11,6 +11,7 @@
 #include "kernels/blas_threads.hpp"
 #include "plan_request.hpp"
 #include "runtime/broadcast_text.hpp"
+#include "optimizer/tiling_search.hpp"
 #include "workflow/plan_file.hpp"
 #include "workflow/workflow_loader.hpp"
 
@@ -94,7 +95,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.verify = opt.verify;
         const optimizer::RankedPlans ranked = [&] {
             try {
-                return optimizer::rank_plans(*prep.original, request);
+                return optimizer::rank_tiled_plans(
+                    *prep.original, workflow::program_of_tiling(opt.workflow, load), request);
             } catch (const Error& e) {
                 if (!plan_memory) throw;
                 throw Error(e.message() +
@@ -103,6 +105,10 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
             }
         }();
         const optimizer::RankedPlan& chosen = optimizer::choose_plan(ranked, request);
+        // With tile: auto the --check oracle is the workflow cut as the chosen plan cuts it.
+        if (!chosen.plan.program().tiling.empty())
+            prep.original = std::make_unique<const Program>(
+                workflow::program_of_tiling(opt.workflow, load)(chosen.plan.program().tiling));
         std::ostringstream out;
         workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
                                   ranked_by(ranked, opt.cost));

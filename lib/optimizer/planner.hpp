@@ -33,6 +33,7 @@ struct PlanRequest {
     std::optional<std::size_t> rank;                        // which plan to choose, 1-based; else 1
     std::map<std::string, std::string> pins;                // TRA node name -> strategy name
     std::map<std::string, ia::Placement> input_placements;  // input name -> where it starts
+    Tiling tiling_pins;  // `tile: auto` input -> its whole tile (pins "A@1024x512")
     CostModel cost = CostModel::Time;                // the default ranking (CHANGES.md)
     ia::TimeModel time;                              // the time model's profile and hosts
     std::optional<std::int64_t> memory_per_site;     // drop plans whose peak exceeds it
@@ -49,6 +50,9 @@ struct DroppedPlan {
 
 struct RankedPlans {
     std::unique_ptr<Program> program;  // the plans point at it: keep it at one address
+    // With `tile: auto` (tiling_search.hpp): the programs of the other tilings' plans; `program`
+    // is the first plan's.
+    std::vector<std::unique_ptr<Program>> other_programs;
     int sites = 0;
     std::vector<RankedPlan> plans;     // best first under the request's cost model
     std::vector<double> seconds;       // ia::estimated_seconds of each plan, same order

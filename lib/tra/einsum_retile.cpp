@@ -11,7 +11,7 @@ namespace tra {
 namespace {
 
 // How one dimension of one operand tiles its label.
-struct Tiling {
+struct LabelTiling {
     std::int64_t count = 0, size = 0;  // tiles x tile size
     std::size_t operand = 0, dim = 0;
 
@@ -21,7 +21,7 @@ struct Tiling {
 
 // The operand's tiling per dimension, or nothing when it is not a plain tensor of its labels'
 // rank: the lowering refuses it with its own message, so it takes no part here.
-std::optional<std::vector<Tiling>> tilings(const ProgramBuilder& b, const std::string& input,
+std::optional<std::vector<LabelTiling>> tilings(const ProgramBuilder& b, const std::string& input,
                                            const std::string& labels, std::size_t operand) {
     const auto id = b.lookup_optional(input);
     if (!id) return std::nullopt;
@@ -29,14 +29,14 @@ std::optional<std::vector<Tiling>> tilings(const ProgramBuilder& b, const std::s
     if (n.type.key_arity != labels.size() || n.type.rank() != labels.size() ||
         !(n.is_tensor() || n.is_sparse_tensor()))
         return std::nullopt;
-    std::vector<Tiling> out;
+    std::vector<LabelTiling> out;
     for (std::size_t d = 0; d < labels.size(); ++d)
         out.push_back({n.frontier[d], n.type.bound[d], operand, d});
     return out;
 }
 
 // `a` and `b` (a written first) tile `label` in ways no re-tiling reconciles.
-Error mismatch(char label, const Tiling& a, const Tiling& b, const std::vector<std::string>& inputs,
+Error mismatch(char label, const LabelTiling& a, const LabelTiling& b, const std::vector<std::string>& inputs,
                const SourceLocation& where) {
     std::string text = std::string("label '") + label + "' is tiled as " + a.str();
     if (a.operand == b.operand)  // a repeated label: the operand's own dimensions disagree
@@ -61,12 +61,12 @@ EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, con
     const std::optional<EinsumSpec> parsed = operand_spec(step);
     if (!parsed) return step;  // the lowering reports it, located at `einsum`
     const EinsumSpec& spec = *parsed;
-    std::vector<std::optional<std::vector<Tiling>>> operands;
-    std::map<char, Tiling> finest;  // the most tiles; the first written among equals
+    std::vector<std::optional<std::vector<LabelTiling>>> operands;
+    std::map<char, LabelTiling> finest;  // the most tiles; the first written among equals
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
         operands.push_back(tilings(builder, step.inputs[i], spec.operands[i], i));
         if (!operands.back()) continue;
-        for (const Tiling& t : *operands.back()) {
+        for (const LabelTiling& t : *operands.back()) {
             auto [it, fresh] = finest.emplace(spec.operands[i][t.dim], t);
             if (!fresh && t.count > it->second.count) it->second = t;
         }
@@ -74,9 +74,9 @@ EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, con
     // Every dimension is checked before any step is added, so a refused einsum adds nothing.
     for (const auto& tiles : operands) {
         if (!tiles) continue;
-        for (const Tiling& t : *tiles) {
+        for (const LabelTiling& t : *tiles) {
             const char label = spec.operands[t.operand][t.dim];
-            const Tiling& f = finest.at(label);
+            const LabelTiling& f = finest.at(label);
             if (t.extent() == f.extent() && f.count % t.count == 0) continue;
             const bool t_first =
                 std::make_pair(t.operand, t.dim) < std::make_pair(f.operand, f.dim);
@@ -91,8 +91,8 @@ EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, con
         std::string relation = step.inputs[i];
         std::string key;  // "(k0 * 2 + k2, k1)": each split folded back into its dimension
         std::size_t appended = labels.size();  // the key position the next tile appends
-        for (const Tiling& t : *operands[i]) {
-            const Tiling& f = finest.at(labels[t.dim]);
+        for (const LabelTiling& t : *operands[i]) {
+            const LabelTiling& f = finest.at(labels[t.dim]);
             const std::string k = "k" + std::to_string(t.dim);
             key += key.empty() ? "(" : ", ";
             if (t.count == f.count) {

@@ -15,6 +15,7 @@
 #include "kernels/kernel.hpp"
 #include "storage/generator.hpp"
 #include "tra/key_function.hpp"
+#include "tra/tiling.hpp"
 
 namespace tra {
 
@@ -175,6 +176,10 @@ public:
     // Logical rewrites applied to the workflow's program, in order ("R1-6 at F"); empty for a
     // program exactly as written. Plan files record it so they reload the same program.
     std::vector<std::string> rewrites;
+    // Inputs with `tile: auto` dimensions: the tilings the planner may choose among, and the one
+    // this program was built with (each such input's whole tile; empty when there is none).
+    TilingSpace tiling_space;
+    Tiling tiling;
     std::vector<Node> nodes;  // topological: inputs precede users
     std::vector<Output> outputs;
     std::optional<Repeat> repeat;  // none: the program runs once

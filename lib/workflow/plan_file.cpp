@@ -40,7 +40,29 @@ class PlanReader {
     // The workflow's program as the plan saw it: `tra plan` plans after the logical rewrites,
     // and the file lists those it applied; the same rewrites must apply again.
     Program program_of(const Field& doc, const std::string& workflow_path) const {
-        Program program = load_workflow(workflow_path, options_);
+        LoadOptions options = options_;
+        if (doc.has("tiling")) {  // the tiles the plan chose for the tile: auto inputs
+            const Field tiling = doc.at("tiling");
+            if (!tiling.is_map()) tiling.fail("tiling is a map from an input to its tile sizes");
+            for (const auto& [input, tile] : tiling.entries()) {
+                const std::vector<std::int64_t> sizes = tile.as_ints();
+                for (std::int64_t t : sizes)
+                    if (t < 1) tile.fail("tile sizes are positive");
+                options.tiling[input] = Shape(sizes);
+            }
+        }
+        Program program = [&] {
+            try {
+                return load_workflow(workflow_path, options);
+            } catch (const Error& e) {
+                // A tiling the workflow refuses is the plan file's fault: say where it is.
+                if (doc.has("tiling") && e.where().file != workflow_path)
+                    throw e.located(doc.at("tiling").where());
+                throw;
+            }
+        }();
+        if (!program.tiling_space.empty() && !doc.has("tiling"))
+            doc.fail("the workflow has inputs with tile: auto, but the plan records no tiling");
         if (!doc.has("rewrites")) return program;
         const Field listed = doc.at("rewrites");
         Program rewritten = optimizer::apply_logical_rewrites(program).program;
@@ -58,7 +80,8 @@ class PlanReader {
         if (!text_ && !std::ifstream(path_)) throw Error("cannot read plan file '" + path_ + "'");
         const Field doc(text_ ? parse_yaml(*text_, path_) : load_yaml(path_), path_, "");
         check_format(doc);
-        doc.allow_only({"format", "name", "sites", "ranked_by", "rewrites", "workflow", "nodes"});
+        doc.allow_only(
+            {"format", "name", "sites", "ranked_by", "rewrites", "tiling", "workflow", "nodes"});
         std::optional<RankedBy> ranked_by;
         if (doc.has("ranked_by")) {
             const Field r = doc.at("ranked_by");

@@ -138,6 +138,17 @@ void write_plan_file(std::ostream& out, const ia::Plan& plan, const std::string&
             out << (i ? ", " : "") << yaml_quoted(plan.program().rewrites[i]);
         out << "]\n";
     }
+    if (!plan.program().tiling.empty()) {  // the tiles chosen for the tile: auto inputs
+        out << "tiling: {";
+        const char* sep = "";
+        for (const auto& [input, tile] : plan.program().tiling) {
+            out << sep << input << ": [";
+            for (std::size_t d = 0; d < tile.size(); ++d) out << (d ? ", " : "") << tile[d];
+            out << "]";
+            sep = ", ";
+        }
+        out << "}\n";
+    }
     out << "workflow:\n"
         << "  path: " << yaml_quoted(workflow_reference(workflow_path, plan_path)) << "\n"
         << "  hash: " << yaml_quoted(hash) << "\n"

@@ -1,5 +1,6 @@
 #include "workflow/workflow_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -8,6 +9,7 @@
 #include "storage/same_file.hpp"
 #include "storage/tensor_file.hpp"
 #include "tra/program_builder.hpp"
+#include "tra/tiling_classes.hpp"
 #include "workflow/generator_field.hpp"
 #include "workflow/yaml_fields.hpp"
 
@@ -113,6 +115,26 @@ public:
         Field root(load_yaml(path_), path_, "");
         if (!root.is_map()) root.fail("a workflow is a map with name, inputs, program, outputs");
         root.allow_only({"name", "dtype", "sites", "inputs", "program", "repeat", "outputs"});
+        // `tile: auto`: a first pass over the steps, without building, finds which dimensions
+        // must be cut alike (tiling_classes.hpp); the program is then built with the tiling the
+        // options give, or by default one tile along each free auto dimension.
+        if (has_auto_tile(root)) {
+            probe_ = true;
+            build(root);
+            space_ = classes_.space();
+            probe_ = false;
+            input_files_.clear();
+            slices_.clear();
+            check_chosen_tiling();
+        }
+        Program p = build(root);
+        p.tiling_space = std::move(space_);
+        p.tiling = std::move(tiling_);
+        return p;
+    }
+
+private:
+    Program build(const Field& root) {
         DType dtype = DType::F64;
         if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
         ProgramBuilder b(root.at("name").as_string(), dtype);
@@ -131,10 +153,73 @@ public:
                         slices_.front());
         if (root.has("outputs"))
             for (const auto& [name, f] : root.at("outputs").entries()) add_output(b, name, f);
+        if (probe_) return {};
         return b.finish();
     }
 
-private:
+    static bool has_auto_tile(const Field& root) {
+        if (!root.has("inputs") || !root.at("inputs").is_map()) return false;
+        for (const auto& [name, f] : root.at("inputs").entries()) {
+            if (!f.is_map() || !f.has("tile")) continue;
+            const YAML::Node t = f.at("tile").node();
+            if (t.IsScalar() && t.Scalar() == "auto") return true;
+            if (t.IsSequence())
+                for (const auto& e : t)
+                    if (e.IsScalar() && e.Scalar() == "auto") return true;
+        }
+        return false;
+    }
+
+    // Every input options_.tiling names must have an auto dimension.
+    void check_chosen_tiling() const {
+        for (const auto& [name, tile] : options_.tiling) {
+            const bool known = std::any_of(space_.inputs.begin(), space_.inputs.end(),
+                                           [&](const AutoInput& in) { return in.name == name; });
+            if (!known)
+                throw Error("a tiling is given for '" + name + "' (" + tile_text(tile) +
+                                "), which is not an input with tile: auto in " + path_,
+                            {});
+        }
+    }
+
+    // The tile field: sizes, 0 where it says auto.
+    static std::vector<std::int64_t> parse_tile(const Field& f, const Shape& shape) {
+        if (f.is_scalar() && f.node().Scalar() == "auto") return std::vector<std::int64_t>(shape.size(), 0);
+        if (!f.is_sequence()) f.fail("tile is a list of sizes (or auto), one per dimension, or auto");
+        std::vector<std::int64_t> tile;
+        for (const Field& e : f.elements())
+            tile.push_back(e.is_scalar() && e.node().Scalar() == "auto" ? 0 : e.as_int());
+        for (std::int64_t t : tile)
+            if (t < 0) f.fail("tile sizes are positive (or auto)");
+        return tile;
+    }
+
+    // The tile an input is built with: its explicit sizes, and for auto dimensions the chosen
+    // tiling's, else the finest explicit size tied to it, else the whole extent.
+    Shape resolve_tile(const std::string& name, const Field& f, const Shape& shape,
+                       const std::vector<std::int64_t>& tile) {
+        if (auto it = options_.tiling.find(name); it != options_.tiling.end()) {
+            const Shape& chosen = it->second;
+            bool fits = chosen.size() == shape.size() && tile.size() == shape.size();
+            for (std::size_t d = 0; fits && d < shape.size(); ++d)
+                fits = chosen[d] >= 1 && shape[d] % chosen[d] == 0 &&
+                       (tile[d] == 0 || tile[d] == chosen[d]);
+            if (!fits)
+                f.fail("the chosen tiling " + tile_text(chosen) + " of " + name +
+                       " does not fit its shape " + shape.str() + " and explicit tile sizes");
+            tiling_[name] = chosen;
+            return chosen;
+        }
+        std::vector<std::int64_t> t = tile;
+        for (std::size_t d = 0; d < t.size() && d < shape.size(); ++d)
+            if (t[d] == 0) t[d] = shape[d];
+        for (const TileClass& c : space_.classes)
+            for (const auto& [input, dim] : c.dims)
+                if (space_.inputs[input].name == name && c.fixed) t[dim] = *c.fixed;
+        tiling_[name] = Shape(t);
+        return Shape(t);
+    }
+
     static DType parse_dtype_field(const Field& f) {
         auto d = parse_dtype(f.as_string());
         if (!d) f.fail("unknown dtype '" + f.as_string() + "' (expected f32 or f64)");
@@ -146,7 +231,18 @@ private:
         if (!f.is_map()) f.fail("an input is a map with shape, tile and file or generate");
         f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate", "slice", "sparse"});
         const Shape shape(f.at("shape").as_ints());
-        const Shape tile = f.has("tile") ? Shape(f.at("tile").as_ints()) : shape;
+        const std::vector<std::int64_t> written =
+            f.has("tile") ? parse_tile(f.at("tile"), shape) : shape.values();
+        const bool automatic = std::count(written.begin(), written.end(), 0) > 0;
+        if (automatic && (f.has("slice") || f.has("sparse")))
+            f.at("tile").fail("tile: auto is not available for inputs read a slice at a time or "
+                              "sparse (their tiles are the file's or the loop's); give " + name +
+                              " an explicit tile");
+        if (probe_) {
+            classes_.add_input(name, shape, written);
+            return;
+        }
+        const Shape tile = automatic ? resolve_tile(name, f.at("tile"), shape, written) : Shape(written);
         if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
         InputSource source;
         source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
@@ -266,26 +362,49 @@ private:
             if (sides.size() != 2) body.at("join").fail("join takes two relations: [LEFT, RIGHT]");
             const auto on = body.at("on").elements();
             if (on.size() != 2) body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
+            const auto kernel = parse_kernel(body.at("kernel"), KernelUse::Join);
+            if (probe_)
+                return classes_.add_join(name, operand(sides[0]), operand(sides[1]),
+                                         on[0].as_positions(), on[1].as_positions(), kernel,
+                                         body.where());
             b.add_join(name, operand(sides[0]), operand(sides[1]), on[0].as_positions(),
-                       on[1].as_positions(), parse_kernel(body.at("kernel"), KernelUse::Join), src);
+                       on[1].as_positions(), kernel, src);
         } else if (op == "aggregate") {
             body.allow_only({"aggregate", "by", "kernel"});
+            const auto kernel = parse_kernel(body.at("kernel"), KernelUse::Aggregate);
+            if (probe_)
+                return classes_.add_aggregate(name, operand(body.at("aggregate")),
+                                              body.at("by").as_positions());
             b.add_aggregate(name, operand(body.at("aggregate")), body.at("by").as_positions(),
-                            parse_kernel(body.at("kernel"), KernelUse::Aggregate), src);
+                            kernel, src);
         } else if (op == "rekey") {
             body.allow_only({"rekey", "key"});
+            if (probe_)
+                return classes_.add_tiling_dependent(name, operand(body.at("rekey")),
+                                                     "a rekey computes keys from key values",
+                                                     body.where());
             b.add_rekey(name, operand(body.at("rekey")), body.at("key").as_string(), src);
         } else if (op == "filter") {
             body.allow_only({"filter", "where"});
+            if (probe_)
+                return classes_.add_tiling_dependent(name, operand(body.at("filter")),
+                                                     "a filter tests key values", body.where());
             b.add_filter(name, operand(body.at("filter")), body.at("where").as_string(), src);
         } else if (op == "transform") {
             body.allow_only({"transform", "kernel"});
-            b.add_transform(name, operand(body.at("transform")),
-                            parse_kernel(body.at("kernel"), KernelUse::Transform), src);
+            const auto kernel = parse_kernel(body.at("kernel"), KernelUse::Transform);
+            if (probe_)
+                return classes_.add_transform(name, operand(body.at("transform")), kernel,
+                                              body.where());
+            b.add_transform(name, operand(body.at("transform")), kernel, src);
         } else if (op == "tile") {
             body.allow_only({"tile", "dim", "size"});
             const auto dim = body.at("dim").as_int();
             if (dim < 0) body.at("dim").fail("dim is non-negative");
+            if (probe_)
+                return classes_.add_tiling_dependent(name, operand(body.at("tile")),
+                                                     "a tile step cuts tiles of a fixed size",
+                                                     body.where());
             b.add_tile(name, operand(body.at("tile")), static_cast<std::size_t>(dim),
                        body.at("size").as_int(), src);
         } else if (op == "concat") {
@@ -293,10 +412,15 @@ private:
             const auto kd = body.at("key_dim").as_int(), ad = body.at("array_dim").as_int();
             if (kd < 0) body.at("key_dim").fail("key_dim is non-negative");
             if (ad < 0) body.at("array_dim").fail("array_dim is non-negative");
+            if (probe_)
+                return classes_.add_tiling_dependent(name, operand(body.at("concat")),
+                                                     "a concat joins tiles by key values",
+                                                     body.where());
             b.add_concat(name, operand(body.at("concat")), static_cast<std::size_t>(kd),
                          static_cast<std::size_t>(ad), src);
         } else if (op == "softmax" || op == "log_softmax") {
             body.allow_only({op, "dim"});
+            if (probe_) return classes_.add_same_keys(name, operand(body.at(op)));
             b.add_softmax(name, operand(body.at(op)), body.at("dim").as_int(), op == "log_softmax",
                           src);
         } else {
@@ -312,12 +436,13 @@ private:
                 step.join_op = body.at("join").as_string();
             }
             if (body.has("agg")) step.agg_op = body.at("agg").as_string();
+            if (probe_) return classes_.add_einsum(name, step.inputs, step.spec);
             b.add_einsum(name, step, src);
         }
     }
 
     // repeat: {times: N, carry: {INPUT: STEP, ...}}
-    static void set_repeat(ProgramBuilder& b, const Field& f) {
+    void set_repeat(ProgramBuilder& b, const Field& f) {
         if (!f.is_map()) f.fail("repeat is a map with times and carry");
         f.allow_only({"times", "carry"});
         std::vector<ProgramBuilder::CarryText> carry;
@@ -329,11 +454,16 @@ private:
                 for (const auto& [input, step] : c.entries())
                     carry.push_back({input, step.as_string(), step.where()});
         }
+        if (probe_) {
+            for (const auto& c : carry) classes_.add_carry(c.input, c.step);
+            return;
+        }
         if (auto problem = b.try_set_repeat(f.at("times").as_int(), carry, f.at("times").where()))
             throw *problem;
     }
 
     void add_output(ProgramBuilder& b, const std::string& name, const Field& f) {
+        if (probe_) return;
         if (!f.is_map()) f.fail("an output is a map with file (and dataset)");
         f.allow_only({"file", "dataset", "every", "sparse"});
         const bool sparse = f.has("sparse") && f.at("sparse").as_bool();
@@ -362,6 +492,10 @@ private:
     };
 
     std::vector<InputFile> input_files_;
+    bool probe_ = false;     // the first pass of a workflow with tile: auto (load)
+    TilingClasses classes_;  // what that pass found
+    TilingSpace space_;
+    Tiling tiling_;          // the tiles the auto inputs are built with
     std::vector<SourceLocation> slices_;  // inputs' `slice:` fields
     std::string path_;
     LoadOptions options_;
@@ -372,6 +506,15 @@ private:
 
 Program load_workflow(const std::string& path, const LoadOptions& options) {
     return WorkflowLoader(path, options).load();
+}
+
+std::function<Program(const Tiling&)> program_of_tiling(const std::string& path,
+                                                        const LoadOptions& options) {
+    return [path, options](const Tiling& tiling) {
+        LoadOptions with = options;
+        with.tiling = tiling;
+        return load_workflow(path, with);
+    };
 }
 
 }  // namespace tra::workflow

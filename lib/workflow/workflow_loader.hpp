@@ -2,6 +2,7 @@
 // Workflow files (YAML, format v1, docs/workflow-format.md) to typed Programs. Every error names
 // file:line:column and the field, e.g. "wf.yaml:7:25: program[1].C.by: key position 3 is out of
 // range: AB has keys of 3 positions".
+#include <functional>
 #include <string>
 
 #include "tra/program_builder.hpp"
@@ -18,8 +19,16 @@ struct LoadOptions {
     std::int64_t max_tuples = kDefaultMaxTuples;
     // Which relations max_tuples limits: all (planning, running) or the enumerated ones only.
     TupleLimitScope tuple_limit_scope = TupleLimitScope::every_relation;
+    // Tiles for inputs with `tile: auto` dimensions (the planner's choice, or a plan file's
+    // `tiling:`); an auto input not named here gets one tile along each free auto dimension.
+    Tiling tiling;
 };
 
 Program load_workflow(const std::string& path, const LoadOptions& options = {});
+
+// load_workflow of `path` with a given tiling of its `tile: auto` inputs (the tiling search's
+// builder, optimizer/tiling_search.hpp). Copies `options`.
+std::function<Program(const Tiling&)> program_of_tiling(const std::string& path,
+                                                        const LoadOptions& options);
 
 }  // namespace tra::workflow

@@ -1,0 +1,264 @@
+#include "optimizer/tiling_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "core/error.hpp"
+
+namespace tra::optimizer {
+
+std::string tiling_name(const Program& program) {
+    std::string name;
+    for (const auto& [input, tile] : program.tiling)
+        name += (name.empty() ? "" : ",") + input + "@" + tile_text(tile);
+    return name;
+}
+
+namespace {
+
+// Tile sizes a class may take, finest last: extent / c for powers of two c dividing the extent.
+std::vector<std::int64_t> class_sizes(const TileClass& c, std::int64_t max_tiles) {
+    if (c.fixed) return {*c.fixed};
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t count = 1; count <= max_tiles && count <= c.extent; count *= 2)
+        if (c.extent % count == 0) sizes.push_back(c.extent / count);
+    return sizes;
+}
+
+std::int64_t tiles_of(const Shape& shape, const Shape& tile) {
+    std::int64_t n = 1;
+    for (std::size_t d = 0; d < shape.size(); ++d) n *= shape[d] / tile[d];
+    return n;
+}
+
+class TilingSearch {
+public:
+    TilingSearch(const TilingSpace& space, const ProgramOfTiling& build, const PlanRequest& request)
+        : space_(space), build_(build), request_(request),
+          max_tiles_(16 * static_cast<std::int64_t>(request.sites)) {
+        for (const TileClass& c : space_.classes) sizes_.push_back(class_sizes(c, max_tiles_));
+        apply_pins();
+    }
+
+    RankedPlans run() {
+        std::size_t combinations = 1;
+        for (const auto& s : sizes_) combinations = std::min<std::size_t>(combinations * s.size(), 1u << 20);
+        if (combinations <= kExhaustiveTilings)
+            exhaustive();
+        else
+            descend();
+        return merged();
+    }
+
+private:
+    using Choice = std::vector<std::size_t>;  // index into sizes_[class]
+
+    struct Outcome {
+        std::optional<RankedPlans> ranked;  // nullopt: refused (error_)
+    };
+
+    void apply_pins() {
+        for (const auto& [name, tile] : request_.tiling_pins) {
+            const auto in = std::find_if(space_.inputs.begin(), space_.inputs.end(),
+                                         [&](const AutoInput& i) { return i.name == name; });
+            if (in == space_.inputs.end())
+                throw Error("--plan pins the tiling of '" + name + "', which is not an input "
+                            "with tile: auto");
+            const std::size_t index = static_cast<std::size_t>(in - space_.inputs.begin());
+            bool fits = tile.size() == in->shape.size();
+            for (std::size_t d = 0; fits && d < tile.size(); ++d)
+                fits = in->shape[d] % tile[d] == 0 && (in->tile[d] == 0 || in->tile[d] == tile[d]);
+            if (!fits)
+                throw Error("--plan pins " + name + "@" + tile_text(tile) + ", which does not "
+                            "fit its shape " + in->shape.str() + " and explicit tile sizes");
+            for (std::size_t c = 0; c < space_.classes.size(); ++c)
+                for (const auto& [i, d] : space_.classes[c].dims)
+                    if (i == index) {
+                        auto& s = sizes_[c];
+                        const bool allowed = std::find(s.begin(), s.end(), tile[d]) != s.end() ||
+                                             !space_.classes[c].fixed;
+                        s = allowed ? std::vector<std::int64_t>{tile[d]} : std::vector<std::int64_t>{};
+                    }
+        }
+    }
+
+    std::vector<std::int64_t> tiles(const Choice& choice) const {
+        std::vector<std::int64_t> t;
+        for (std::size_t c = 0; c < choice.size(); ++c) t.push_back(sizes_[c][choice[c]]);
+        return t;
+    }
+
+    // Within 16 x sites tiles per input (a tiling whose every alternative exceeds it is not
+    // reached: the coarsest sizes come first).
+    bool allowed(const Choice& choice) const {
+        const Tiling t = space_.resolve(tiles(choice));
+        for (const AutoInput& in : space_.inputs)
+            if (tiles_of(in.shape, t.at(in.name)) > max_tiles_) return false;
+        return true;
+    }
+
+    // The first plan's rank key, or nullopt when the tiling gives no plan.
+    const RankedPlan* first(const Choice& choice) {
+        auto it = planned_.find(choice);
+        if (it == planned_.end()) {
+            Outcome o;
+            try {
+                PlanRequest r = request_;
+                r.tiling_pins.clear();
+                o.ranked = rank_plans(build_(space_.resolve(tiles(choice))), r);
+            } catch (const Error& e) {
+                if (e.kind() != ErrorKind::BadInput) throw;
+                if (!error_) error_ = e;
+            }
+            it = planned_.emplace(choice, std::move(o)).first;
+        }
+        const auto& ranked = it->second.ranked;
+        return ranked && !ranked->plans.empty() ? &ranked->plans.front() : nullptr;
+    }
+
+    bool better(const RankedPlan* a, const RankedPlan* b) const {
+        if (!a) return false;
+        if (!b) return true;
+        return cheaper(request_.cost, a->totals, a->seconds, a->name, b->totals, b->seconds, b->name);
+    }
+
+    void exhaustive() {
+        Choice choice(sizes_.size(), 0);
+        if (std::any_of(sizes_.begin(), sizes_.end(), [](const auto& s) { return s.empty(); })) return;
+        while (true) {
+            if (allowed(choice)) first(choice);
+            std::size_t c = 0;
+            while (c < choice.size() && ++choice[c] == sizes_[c].size()) choice[c++] = 0;
+            if (c == choice.size()) break;
+        }
+    }
+
+    void descend() {
+        // Start near sqrt(sites) tiles per dimension: sites tiles for a matrix.
+        const double target = std::sqrt(static_cast<double>(request_.sites));
+        Choice at(sizes_.size(), 0);
+        for (std::size_t c = 0; c < sizes_.size(); ++c) {
+            if (sizes_[c].empty()) return;
+            double best = 1e300;
+            for (std::size_t i = 0; i < sizes_[c].size(); ++i) {
+                const double count = static_cast<double>(space_.classes[c].extent / sizes_[c][i]);
+                const double off = std::abs(std::log2(count) - std::log2(target));
+                if (off < best) best = off, at[c] = i;
+            }
+        }
+        while (!allowed(at)) {  // coarser until within the per-input limit
+            bool moved = false;
+            for (std::size_t c = 0; c < at.size(); ++c)
+                if (at[c] > 0) --at[c], moved = true;
+            if (!moved) return;
+        }
+        const RankedPlan* best = first(at);
+        for (int step = 0; step < 64; ++step) {
+            std::vector<Choice> next;
+            for (std::size_t c = 0; c < at.size(); ++c)
+                for (int delta : {-1, 1}) {
+                    Choice n = at;
+                    if (delta < 0 ? n[c] == 0 : n[c] + 1 >= sizes_[c].size()) continue;
+                    n[c] += delta;
+                    next.push_back(n);
+                }
+            for (int delta : {-1, 1}) {
+                Choice n = at;
+                bool moved = false;
+                for (std::size_t c = 0; c < n.size(); ++c)
+                    if (delta < 0 ? n[c] > 0 : n[c] + 1 < sizes_[c].size()) n[c] += delta, moved = true;
+                if (moved) next.push_back(n);
+            }
+            std::optional<Choice> move;
+            for (const Choice& n : next) {
+                if (!allowed(n)) continue;
+                const RankedPlan* p = first(n);
+                if (better(p, best)) best = p, move = n;
+            }
+            if (!move) break;
+            at = *move;
+        }
+    }
+
+    RankedPlans merged() {
+        std::vector<RankedPlans*> all;
+        for (auto& [choice, o] : planned_)
+            if (o.ranked) all.push_back(&*o.ranked);
+        if (all.empty()) {
+            if (error_) throw *error_;
+            throw Error("no tiling of the tile: auto inputs is possible: pinned tiles conflict "
+                        "with the tiles they are tied to");
+        }
+        struct Entry {
+            RankedPlan plan;
+            std::size_t source;
+        };
+        std::vector<Entry> entries;
+        std::vector<DroppedPlan> dropped;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const std::string prefix = tiling_name(*all[i]->program);
+            for (RankedPlan& p : all[i]->plans) {
+                p.name = prefix + (p.name.empty() ? "" : "," + p.name);
+                entries.push_back({std::move(p), i});
+            }
+            for (DroppedPlan& d : all[i]->dropped) {
+                d.name = prefix + (d.name.empty() ? "" : "," + d.name);
+                dropped.push_back(std::move(d));
+            }
+        }
+        const CostModel model = request_.cost;
+        std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+            return cheaper(model, a.plan.totals, a.plan.seconds, a.plan.name, b.plan.totals,
+                           b.plan.seconds, b.plan.name);
+        });
+        std::stable_sort(dropped.begin(), dropped.end(), [](const DroppedPlan& a, const DroppedPlan& b) {
+            return std::tie(a.peak_bytes, a.name) < std::tie(b.peak_bytes, b.name);
+        });
+        if (entries.size() > request_.top)
+            entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(request_.top), entries.end());
+
+        RankedPlans out;
+        const std::size_t lead = entries.empty() ? 0 : entries.front().source;
+        out.sites = all[lead]->sites;
+        out.profile = all[lead]->profile;
+        out.rewrites = all[lead]->rewrites;
+        out.program = std::move(all[lead]->program);
+        std::vector<bool> kept(all.size(), false);
+        kept[lead] = true;
+        for (Entry& e : entries) {
+            if (!kept[e.source]) {
+                kept[e.source] = true;
+                out.other_programs.push_back(std::move(all[e.source]->program));
+            }
+            out.seconds.push_back(e.plan.seconds);
+            out.plans.push_back(std::move(e.plan));
+        }
+        out.dropped = std::move(dropped);
+        return out;
+    }
+
+    TilingSpace space_;
+    const ProgramOfTiling& build_;
+    const PlanRequest& request_;
+    std::int64_t max_tiles_;
+    std::vector<std::vector<std::int64_t>> sizes_;  // per class, coarsest first
+    std::map<Choice, Outcome> planned_;
+    std::optional<Error> error_;
+};
+
+}  // namespace
+
+RankedPlans rank_tiled_plans(Program loaded, const ProgramOfTiling& build,
+                             const PlanRequest& request) {
+    if (loaded.tiling_space.empty()) {
+        if (!request.tiling_pins.empty())
+            throw Error("--plan pins the tiling of '" + request.tiling_pins.begin()->first +
+                        "', but no input of the workflow has tile: auto");
+        return rank_plans(std::move(loaded), request);
+    }
+    return TilingSearch(loaded.tiling_space, build, request).run();
+}
+
+}  // namespace tra::optimizer

@@ -1,0 +1,44 @@
+#pragma once
+// Planning a workflow whose inputs have `tile: auto` dimensions (docs/workflow-format.md,
+// "Automatic tiling"): an outer search over tilings around the planner (planner.hpp), which
+// ranks each tiling's program as it ranks any program, and one ranked list of all of them.
+//
+//   space     each class of tied dimensions (tra/tiling.hpp) takes a tile size extent / c for
+//             a power of two c that divides the extent, c <= 16 x sites; a class with an
+//             explicitly tiled member takes that tile; an input is cut into at most
+//             16 x sites tiles. Pins (PlanRequest::tiling_pins) fix an input's tile.
+//   search    every tiling when there are at most kExhaustiveTilings; otherwise a descent from
+//             about sqrt(sites) tiles per dimension: each step tries every class one power of
+//             two finer and coarser, and all classes at once, and moves to the best while it
+//             improves the first plan (under the request's cost model). Each tiling is planned
+//             once (cached); a tiling whose program cannot be built (the tuple cap, a refused
+//             re-tiling) is skipped.
+//   result    the plans of every tiling planned, merged in the request's order; each plan's
+//             name starts with its tiling, "A@1024x1024,B@1024x512," before the strategies,
+//             so different tilings are different plans and a name is also a --plan pin.
+#include <cstddef>
+#include <functional>
+
+#include "optimizer/planner.hpp"
+#include "tra/tiling.hpp"
+
+namespace tra::optimizer {
+
+inline constexpr std::size_t kExhaustiveTilings = 64;
+
+// Builds the workflow's program with a given tiling of its auto inputs (workflow::load_workflow
+// with LoadOptions::tiling); throws Error for a tiling it refuses.
+using ProgramOfTiling = std::function<Program(const Tiling&)>;
+
+// `loaded` is the workflow's program as loaded without a tiling: its tiling_space is searched.
+// Without auto inputs this is rank_plans(loaded, request). Throws Error (BadInput) for a tiling
+// pin on an input without auto dimensions or with a tile that does not divide its shape, and
+// when no tiling gives a plan (the first tiling's error).
+RankedPlans rank_tiled_plans(Program loaded, const ProgramOfTiling& build,
+                             const PlanRequest& request);
+
+// "A@1024x1024,B@1024x512": a program's chosen tiling as plan names and pins write it; empty
+// when it has none.
+std::string tiling_name(const Program& program);
+
+}  // namespace tra::optimizer

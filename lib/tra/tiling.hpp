@@ -1,0 +1,50 @@
+#pragma once
+// Automatic tiling (`tile: auto`, docs/workflow-format.md, "Automatic tiling"): the inputs whose
+// tile the planner chooses, the classes of their dimensions that must be cut alike, and one
+// choice of tiles. The workflow loader finds the space (workflow/tiling_classes.hpp); the
+// planner searches it (optimizer/tiling_search.hpp); a Program records the tiling it was built
+// with, and plan files record that tiling so a run rebuilds the same program.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/relation.hpp"
+
+namespace tra {
+
+// Input name -> its whole tile shape (explicit dimensions included).
+using Tiling = std::map<std::string, Shape>;
+
+// An input with at least one `auto` dimension.
+struct AutoInput {
+    std::string name;
+    Shape shape;
+    std::vector<std::int64_t> tile;  // per dimension; 0 where the workflow says auto
+};
+
+// A set of dimensions the program ties together (an einsum label, a join's `on` positions):
+// they get one tile size. `fixed` is set when an explicitly tiled dimension is in the class.
+struct TileClass {
+    std::int64_t extent = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> dims;  // (index into inputs, dimension)
+    std::optional<std::int64_t> fixed;
+};
+
+struct TilingSpace {
+    std::vector<AutoInput> inputs;
+    std::vector<TileClass> classes;  // every auto dimension is in exactly one
+
+    bool empty() const { return inputs.empty(); }
+    // The tiling that gives class c the tile size tiles[c].
+    Tiling resolve(const std::vector<std::int64_t>& tiles) const;
+};
+
+// "1024x512" for a tile shape, as plan names and pins write it.
+std::string tile_text(const Shape& tile);
+// The inverse; nullopt for text that is not positive integers joined by 'x'.
+std::optional<Shape> parse_tile_text(const std::string& text);
+
+}  // namespace tra

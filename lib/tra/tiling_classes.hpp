@@ -1,0 +1,78 @@
+#pragma once
+// Which input dimensions a program ties together, for `tile: auto` (tiling.hpp). The workflow
+// loader reports each step as it adds it; a union-find over input dimensions follows every key
+// position of every relation back to the input dimension it tiles:
+//
+//   einsum     positions with one label are one class (operands, repeated labels, output)
+//   join       the `on` positions are one class each; output key = left ++ right without `on`
+//   aggregate  output key = the `by` positions
+//   transform, softmax   the key is the operand's
+//   rekey, filter, tile, concat, and kernels that read whole rows or their tile's position:
+//              their meaning depends on the tiling, so no auto dimension may reach them
+//
+// Positions the tracker cannot follow are opaque: they tie nothing, which only widens the
+// space the planner tries (a tiling the builder refuses is skipped there).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/kernel.hpp"
+#include "tra/program.hpp"
+#include "tra/tiling.hpp"
+
+namespace tra {
+
+class TilingClasses {
+public:
+    // `tile` per dimension, 0 for auto.
+    void add_input(const std::string& name, const Shape& shape,
+                   const std::vector<std::int64_t>& tile);
+    void add_einsum(const std::string& name, const std::vector<std::string>& operands,
+                    const std::string& spec);
+    void add_join(const std::string& name, const std::string& left, const std::string& right,
+                  const KeyPositions& left_keys, const KeyPositions& right_keys,
+                  const kernels::KernelCall& kernel, const SourceLocation& where);
+    void add_aggregate(const std::string& name, const std::string& operand, const KeyPositions& by);
+    void add_transform(const std::string& name, const std::string& operand,
+                       const kernels::KernelCall& kernel, const SourceLocation& where);
+    void add_same_keys(const std::string& name, const std::string& operand);
+    // A loop's carry: the input takes the step's value, so their key positions are cut alike.
+    void add_carry(const std::string& input, const std::string& step);
+    // A step whose meaning depends on how its operand is tiled; `what` says why ("a rekey").
+    void add_tiling_dependent(const std::string& name, const std::string& operand,
+                              const std::string& what, const SourceLocation& where);
+
+    // The auto inputs and their classes. Throws Error (BadInput) at the first tiling-dependent
+    // step that an auto dimension reaches, naming the step, the input and the dimension.
+    TilingSpace space() const;
+
+private:
+    struct Slot {
+        std::int64_t extent = 0;
+        std::int64_t tile = 0;  // 0: auto
+        std::size_t input = 0, dim = 0;
+        bool from_input = false;
+    };
+    struct Dependent {
+        std::string name, what;
+        std::vector<int> slots;
+        SourceLocation where;
+    };
+
+    int fresh(Slot s);
+    int find(int s) const;
+    void unite(int a, int b);
+    std::vector<int> keys_of(const std::string& relation) const;
+    void depends(const std::string& name, const std::string& operand, const std::string& what,
+                 const SourceLocation& where);
+
+    std::vector<Slot> slots_;
+    mutable std::vector<int> parent_;
+    std::map<std::string, std::vector<int>> keys_;  // relation -> slot per key position, -1 opaque
+    std::vector<AutoInput> inputs_;
+    std::vector<Dependent> dependents_;
+};
+
+}  // namespace tra
