@@ -105,6 +105,7 @@ void print_text(std::ostream& out, const ia::Plan& plan, const std::string& name
     std::snprintf(total, sizeof total, "%.4g", predicted.total());
     out << "time: " << total << " s predicted; " << machine_line(predicted.profile) << "\n";
     for (const auto& r : rewrites) out << "rewrite: " << r.str() << "\n";
+    print_auto_tiling(out, plan.program(), true);
     print_einsum_orders(out, plan.program());
     const Fusion fusion(plan);
     for (ia::IaNodeId id = 0; id < plan.size(); ++id)

@@ -49,7 +49,27 @@ void print_program(std::ostream& out, const Program& p) {
                 << " <- " << p.node(c.step).name;
         out << "\n";
     }
+    print_auto_tiling(out, p, false);
     print_einsum_orders(out, p);
+}
+
+void print_auto_tiling(std::ostream& out, const Program& p, bool planned) {
+    if (p.tiling_space.empty()) return;
+    out << (planned ? "tiling (chosen for tile: auto):" : "tile: auto:");
+    for (const AutoInput& in : p.tiling_space.inputs) {
+        out << (&in == &p.tiling_space.inputs.front() ? " " : ", ") << in.name << " [";
+        for (std::size_t d = 0; d < in.tile.size(); ++d) {
+            out << (d ? ", " : "");
+            if (planned)
+                out << p.tiling.at(in.name)[d];
+            else if (in.tile[d])
+                out << in.tile[d];
+            else
+                out << "auto";
+        }
+        out << "]";
+    }
+    out << (planned ? "\n" : " (tra plan chooses; the table shows one tile per free auto dimension)\n");
 }
 
 void print_einsum_orders(std::ostream& out, const Program& p) {

@@ -42,10 +42,10 @@ public:
         apply_pins();
     }
 
-    RankedPlans run() {
+    RankedPlans run(std::size_t exhaustive_limit) {
         std::size_t combinations = 1;
         for (const auto& s : sizes_) combinations = std::min<std::size_t>(combinations * s.size(), 1u << 20);
-        if (combinations <= kExhaustiveTilings)
+        if (combinations <= exhaustive_limit)
             exhaustive();
         else
             descend();
@@ -251,14 +251,14 @@ private:
 }  // namespace
 
 RankedPlans rank_tiled_plans(Program loaded, const ProgramOfTiling& build,
-                             const PlanRequest& request) {
+                             const PlanRequest& request, std::size_t exhaustive_limit) {
     if (loaded.tiling_space.empty()) {
         if (!request.tiling_pins.empty())
             throw Error("--plan pins the tiling of '" + request.tiling_pins.begin()->first +
                         "', but no input of the workflow has tile: auto");
         return rank_plans(std::move(loaded), request);
     }
-    return TilingSearch(loaded.tiling_space, build, request).run();
+    return TilingSearch(loaded.tiling_space, build, request).run(exhaustive_limit);
 }
 
 }  // namespace tra::optimizer

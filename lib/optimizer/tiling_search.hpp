@@ -34,8 +34,10 @@ using ProgramOfTiling = std::function<Program(const Tiling&)>;
 // Without auto inputs this is rank_plans(loaded, request). Throws Error (BadInput) for a tiling
 // pin on an input without auto dimensions or with a tile that does not divide its shape, and
 // when no tiling gives a plan (the first tiling's error).
+// `exhaustive_limit` (tests) sets how many tilings are planned all before the descent is used.
 RankedPlans rank_tiled_plans(Program loaded, const ProgramOfTiling& build,
-                             const PlanRequest& request);
+                             const PlanRequest& request,
+                             std::size_t exhaustive_limit = kExhaustiveTilings);
 
 // "A@1024x1024,B@1024x512": a program's chosen tiling as plan names and pins write it; empty
 // when it has none.

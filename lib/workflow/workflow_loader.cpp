@@ -187,10 +187,13 @@ private:
         if (f.is_scalar() && f.node().Scalar() == "auto") return std::vector<std::int64_t>(shape.size(), 0);
         if (!f.is_sequence()) f.fail("tile is a list of sizes (or auto), one per dimension, or auto");
         std::vector<std::int64_t> tile;
-        for (const Field& e : f.elements())
-            tile.push_back(e.is_scalar() && e.node().Scalar() == "auto" ? 0 : e.as_int());
-        for (std::int64_t t : tile)
-            if (t < 0) f.fail("tile sizes are positive (or auto)");
+        for (const Field& e : f.elements()) {
+            if (e.is_scalar() && e.node().Scalar() == "auto") {
+                tile.push_back(0);
+            } else if (tile.push_back(e.as_int()); tile.back() < 1) {
+                f.fail("tile sizes are positive (or auto)");
+            }
+        }
         return tile;
     }
 

@@ -54,6 +54,9 @@ printf 'name: bad\ninputs:\n  A: {shape: [8, 6], tile: [4, 4], generate: {consta
 printf 'name: bad\ninputs:\n  A: {shape: [4, 4], file: missing.h5}\n%s\n' "$OUTPUTS" > missing_file.yaml
 printf 'name: bad\ninputs:\n  A: {shape: [4], generate: {constant: 1}}\n  A: {shape: [4], generate: {constant: 2}}\n%s\n' "$OUTPUTS" > dup_key.yaml
 printf 'name: bad\nprogram:\n  - C: {join: [A, B}\n' > malformed.yaml
+# tile: auto reaching a step whose meaning depends on the tiling: refused at that step.
+printf 'name: bad\ninputs:\n  A: {shape: [8, 6], tile: auto, generate: {constant: 1}}\nprogram:\n  - C: {rekey: A, key: "(i, j) -> (j, i)"}\n%s\n' "$OUTPUTS" > auto_rekey.yaml
+printf 'name: bad\ninputs:\n  A: {shape: [8, 6], tile: [auto, 0], generate: {constant: 1}}\n%s\n' "$OUTPUTS" > auto_zero.yaml
 
 # case -> FILE:LINE:COL the error must name
 declare -A where=(
@@ -81,6 +84,8 @@ declare -A where=(
     [missing_file]="missing_file.yaml:3:28"
     [dup_key]="dup_key.yaml:4:3"
     [malformed]="malformed.yaml:3:20"
+    [auto_rekey]="auto_rekey.yaml:5:8"
+    [auto_zero]="auto_zero.yaml:3:28"
 )
 
 for name in "${!where[@]}"; do
@@ -109,6 +114,7 @@ declare -A says=(
     [expr_unknown]="column 5 of the expression"
     [expr_variable]="column 5 of the expression"
     [expr_aggregate]="an expression is never assumed to be one"
+    [auto_rekey]="step C: its meaning depends on how its operand is tiled (a rekey computes keys"
 )
 for name in "${!says[@]}"; do
     grep -qF "${says[$name]}" "$name.validate.err" ||

@@ -29,7 +29,7 @@ make_plan() {
     [ -s "$2" ] || { cat "$2.log" >&2; fail "tra plan -o $2 wrote no plan file"; }
 }
 
-for name in matmul ffnn diag tile_concat shortest_paths nn_search distances block_sparse retile; do
+for name in matmul ffnn diag tile_concat shortest_paths nn_search distances block_sparse retile auto_tiling; do
     run_every_plan "$name" "$SRC/plans/examples/$name.yaml" "$SRC/data/examples/$name/expected.h5" --check
 done
 

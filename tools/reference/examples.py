@@ -176,6 +176,12 @@ def ex_retile(x):
     return {"C": A @ B, "d": np.diagonal(S).copy()}
 
 
+def ex_auto_tiling(x):
+    A, B, v = (x[k].astype(np.float64) for k in ("A", "B", "x"))
+    C = A @ B
+    return {"C": C, "y": C @ v, "R": np.maximum(C, 0.0)}
+
+
 def ex_block_sparse(x):
     A, B = x["A"].astype(np.float64), x["B"].astype(np.float64)  # zeros where tiles are absent
     C = A @ B
@@ -220,6 +226,7 @@ EXAMPLES = {
     "ffnn_train": ex_ffnn_train,
     "block_sparse": ex_block_sparse,
     "retile": ex_retile,
+    "auto_tiling": ex_auto_tiling,
 }
 
 
