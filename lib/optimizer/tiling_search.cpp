@@ -18,11 +18,12 @@ std::string tiling_name(const Program& program) {
 
 namespace {
 
-// Tile sizes a class may take, finest last: extent / c for powers of two c dividing the extent.
+// Tile sizes a class may take, coarsest first: extent / c for every tile count c that divides
+// the extent, up to max_tiles.
 std::vector<std::int64_t> class_sizes(const TileClass& c, std::int64_t max_tiles) {
     if (c.fixed) return {*c.fixed};
     std::vector<std::int64_t> sizes;
-    for (std::int64_t count = 1; count <= max_tiles && count <= c.extent; count *= 2)
+    for (std::int64_t count = 1; count <= max_tiles && count <= c.extent; ++count)
         if (c.extent % count == 0) sizes.push_back(c.extent / count);
     return sizes;
 }
@@ -135,6 +136,25 @@ private:
         }
     }
 
+    // The sizes next to sizes_[c][i]: one count finer and coarser, and where the counts between
+    // are many (extents with many divisors), the counts nearest twice and half as many.
+    std::vector<std::size_t> neighbours(std::size_t c, std::size_t i) const {
+        const auto& sizes = sizes_[c];
+        const std::int64_t extent = space_.classes[c].extent, count = extent / sizes[i];
+        std::vector<std::size_t> out;
+        if (i > 0) out.push_back(i - 1);
+        if (i + 1 < sizes.size()) out.push_back(i + 1);
+        for (const std::int64_t target : {2 * count, count / 2}) {
+            std::size_t nearest = i;
+            for (std::size_t j = 0; j < sizes.size(); ++j)
+                if (std::abs(extent / sizes[j] - target) < std::abs(extent / sizes[nearest] - target))
+                    nearest = j;
+            if (std::find(out.begin(), out.end(), nearest) == out.end() && nearest != i)
+                out.push_back(nearest);
+        }
+        return out;
+    }
+
     void descend() {
         // Start near sqrt(sites) tiles per dimension: sites tiles for a matrix.
         const double target = std::sqrt(static_cast<double>(request_.sites));
@@ -158,10 +178,9 @@ private:
         for (int step = 0; step < 64; ++step) {
             std::vector<Choice> next;
             for (std::size_t c = 0; c < at.size(); ++c)
-                for (int delta : {-1, 1}) {
+                for (std::size_t i : neighbours(c, at[c])) {
                     Choice n = at;
-                    if (delta < 0 ? n[c] == 0 : n[c] + 1 >= sizes_[c].size()) continue;
-                    n[c] += delta;
+                    n[c] = i;
                     next.push_back(n);
                 }
             for (int delta : {-1, 1}) {
