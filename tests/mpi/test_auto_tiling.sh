@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Workflows with `tile: auto` (docs/workflow-format.md, "Automatic tiling") under `mpiexec -n
+# RANKS`: EVERY plan `tra plan --sites RANKS --top 10` lists -- plans of several tilings -- runs
+# with pml monitoring, its outputs equal the reference evaluator's, and for every operator the
+# measured bytes equal the exact prediction and OpenMPI's count (tests/mpi/plan_runs.bash). The
+# reference runs are checked against numpy first. Workflows: the TRA paper's matrix multiplies
+# (plans/paper/auto/scaled) and EinDecomp's chains (plans/eindecomp), scaled down here.
+# Usage: bash test_auto_tiling.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
+set -euo pipefail
+
+# shellcheck source=tests/test_helpers.bash
+source "$(dirname "${BASH_SOURCE[0]}")/../test_helpers.bash" mpi auto_tiling "$@"
+
+# shellcheck source=tests/mpi/plan_runs.bash
+source "$SRC/tests/mpi/plan_runs.bash"
+require_monitoring
+
+enter_work_dir
+
+# The chains at s = 80 instead of 1280 (every extent / 16), still tile: auto.
+for shape in square skewed; do
+    "$PY" - "$SRC/plans/eindecomp/chain-$shape-auto.yaml" "chain-$shape.yaml" << 'PYEOF'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+for spec in wf["inputs"].values():
+    spec["shape"] = [n // 16 for n in spec["shape"]]
+yaml.safe_dump(wf, open(sys.argv[2], "w"), default_flow_style=None, sort_keys=False)
+PYEOF
+done
+
+check_reference() {  # NAME WF: tra run --reference into NAME.ref, checked against numpy
+    local rc=0
+    timeout 300 "$TRA" run "$2" --reference --out-dir "$1.ref" > "$1.ref.log" 2>&1 || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$1.ref.log" >&2; fail "$1: tra run --reference exited with $rc"; }
+}
+
+for shape in square skewed; do
+    check_reference "chain-$shape" "chain-$shape.yaml"
+    "$PY" "$SRC/plans/eindecomp/check_chain.py" "chain-$shape.yaml" "chain-$shape.ref" ||
+        fail "chain-$shape: the reference differs from numpy"
+    run_every_plan "chain-$shape" "chain-$shape.yaml" "chain-$shape.ref"
+    rm -rf "chain-$shape".p*/
+done
+for wf in "$SRC"/plans/paper/auto/scaled/mm-*.yaml; do
+    name=auto-$(basename "$wf" .yaml)
+    check_reference "$name" "$wf"
+    "$PY" "$SRC/plans/paper/check_scaled.py" "$wf" "$name.ref" || fail "$name: the reference differs from numpy"
+    run_every_plan "$name" "$wf" "$name.ref"
+    rm -rf "$name".p*/ "$name.ref"
+done
+# Each listed plan names its tiling: several tilings are among them.
+tilings=$(cat ./*.plans | awk '{print $2}' | sed -E 's/,[A-Za-z0-9_.]+=.*//' | sort -u | wc -l)
+[ "$tilings" -gt 3 ] || fail "the listed plans use only $tilings tilings"
+echo "auto_tiling: ok ($PLAN_RUNS plan runs on $RANKS ranks, $tilings tilings)"
