@@ -93,6 +93,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.time = model;
         request.memory_per_site = plan_memory;
         request.verify = opt.verify;
+        // Only the chosen plan is needed: the tiling search keeps no more than that.
+        request.top = request.rank.value_or(1);
         const optimizer::RankedPlans ranked = [&] {
             try {
                 return optimizer::rank_tiled_plans(

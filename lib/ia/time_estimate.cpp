@@ -36,6 +36,21 @@ struct SiteWork {
     double compute = 0, memory = 0;
 };
 
+// One call of a join kernel that does flops, without its call overhead: the flops at the rate of
+// its kernel class (a gemm rate by call size, or the loop rate), or -- a roofline -- reading its
+// operands and writing its result where that takes longer: a skinny product (a matrix-vector
+// or outer product) is bound by its bytes; the gemm rates are measured on square products.
+double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[2], DType dtype,
+                       double operand_bytes, const MachineProfile& profile) {
+    const double flops = static_cast<double>(kernel.flops(shapes));
+    const DtypeRates& rates = profile.rates(dtype);
+    const std::optional<std::int64_t> gemms = kernel.gemm_calls(shapes);
+    const double rate = gemms && *gemms > 0
+                            ? rates.gemm_flops_per_second(flops / static_cast<double>(*gemms))
+                            : rates.loop_flops_per_second;
+    return std::max(flops / rate, operand_bytes / profile.memory_bytes_per_second);
+}
+
 // The per-site work of every kind of node but enforcers.
 class LocalWork {
   public:
@@ -82,17 +97,10 @@ class LocalWork {
                               tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id)));
             return w;
         }
-        const DtypeRates& rates = profile_.rates(plan_.relation(n.id).type.dtype);
-        const std::optional<std::int64_t> gemms = op->kernel.gemm_calls(shapes);
-        const double rate = gemms && *gemms > 0
-                                ? rates.gemm_flops_per_second(flops / static_cast<double>(*gemms))
-                                : rates.loop_flops_per_second;
-        // A roofline: a skinny product (a matrix-vector product, an outer product) is bound by
-        // reading its operands and writing its result, not by its flops. The gemm rates are
-        // measured on square products, whose flops outweigh their bytes.
         const double operand_bytes = tile_bytes_of(plan_, n.inputs[0]) +
                                      tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id);
-        w.compute += calls * std::max(flops / rate, pass(operand_bytes));
+        w.compute += calls * product_seconds(op->kernel, shapes, plan_.relation(n.id).type.dtype,
+                                             operand_bytes, profile_);
         if (!fused_[n.id]) w.memory = pass(at(n.cost.resident, s));  // the products written
         // TTGT: each operand or result the kernel's GEMM plan permutes is read and written once
         // more (gemm_permutes.hpp asks the kernel's own planner which). Planned once per node,
@@ -236,6 +244,30 @@ std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     std::vector<double> out;
     for (const CarryMove& m : carry_moves(plan)) out.push_back(exchange.slowest(m.transfer).second);
     return out;
+}
+
+double compute_lower_bound(const Program& program, const TimeModel& model, int sites) {
+    double total = 0;
+    for (const Node& n : program.nodes) {
+        const auto* op = std::get_if<JoinOp>(&n.op);
+        if (!op || !n.needed) continue;
+        const Shape shapes[] = {program.node(n.inputs[0]).type.bound,
+                                program.node(n.inputs[1]).type.bound};
+        const double calls = static_cast<double>(n.tuples());
+        double per_call = model.profile.kernel_call_seconds;
+        if (op->kernel.flops(shapes) > 0) {
+            const auto bytes = [&](const Node& r) {
+                return static_cast<double>(r.type.bound.product()) *
+                       static_cast<double>(size_of(r.type.dtype));
+            };
+            per_call += product_seconds(op->kernel, shapes, n.type.dtype,
+                                        bytes(program.node(n.inputs[0])) +
+                                            bytes(program.node(n.inputs[1])) + bytes(n),
+                                        model.profile);
+        }
+        total += calls * per_call;
+    }
+    return total / std::max(sites, 1);
 }
 
 double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first) {

@@ -68,6 +68,12 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
 // busiest site or host link, as an enforcer's communication; empty without a loop.
 std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model);
 
+// A lower bound on estimated_seconds of every plan of `program` on `sites` sites: each needed
+// join's calls (one per output tuple, its overhead and its product at least once) spread
+// evenly, with nothing else. The tiling search skips tilings whose bound is no better than a
+// plan it has (optimizer/tiling_search.hpp).
+double compute_lower_bound(const Program& program, const TimeModel& model, int sites);
+
 // The sum of operator_times' seconds, and from the first node on the carry's (one iteration).
 double estimated_seconds(const Plan& plan, const TimeModel& model, IaNodeId first = 0);
 

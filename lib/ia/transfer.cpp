@@ -1,6 +1,7 @@
 #include "ia/transfer.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <string>
 #include <utility>
@@ -53,6 +54,7 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
     t_.sent_overhead.assign(n, 0);
     t_.sent_messages.assign(n, 0);
     t_.received_messages.assign(n, 0);
+    sends_to_.resize(n);
 }
 
 void TransferTally::copy(Site sender, Site receiver) {
@@ -62,17 +64,23 @@ void TransferTally::copy(Site sender, Site receiver) {
     t_.received_overhead[index(receiver, sites_)] += key_bytes_;
     t_.sent_payload[index(sender, sites_)] += tile_;
     t_.sent_overhead[index(sender, sites_)] += key_bytes_;
-    pairs_.emplace(sender, receiver);
+    std::vector<std::uint64_t>& row = sends_to_[index(sender, sites_)];
+    if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
+    const auto r = static_cast<std::size_t>(receiver);
+    row[r / 64] |= std::uint64_t{1} << (r % 64);
 }
 
 Transfer TransferTally::finish() {
-    t_.pairs = static_cast<std::int64_t>(pairs_.size());
-    for (const auto& [sender, receiver] : pairs_) {
-        t_.received_overhead[static_cast<std::size_t>(receiver)] += kCountHeaderBytes;
-        t_.sent_overhead[static_cast<std::size_t>(sender)] += kCountHeaderBytes;
-        t_.received_messages[static_cast<std::size_t>(receiver)] += 1;
-        t_.sent_messages[static_cast<std::size_t>(sender)] += 1;
-    }
+    for (std::size_t sender = 0; sender < sends_to_.size(); ++sender)
+        for (std::size_t w = 0; w < sends_to_[sender].size(); ++w)
+            for (std::uint64_t bits = sends_to_[sender][w]; bits; bits &= bits - 1) {
+                const std::size_t receiver = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+                t_.pairs += 1;
+                t_.received_overhead[receiver] += kCountHeaderBytes;
+                t_.sent_overhead[sender] += kCountHeaderBytes;
+                t_.received_messages[receiver] += 1;
+                t_.sent_messages[sender] += 1;
+            }
     t_.overhead_bytes = 0;
     for (auto b : t_.received_overhead) t_.overhead_bytes += b;
     return t_;

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "core/error.hpp"
+#include "ia/time_estimate.hpp"
+#include "optimizer/logical_rewrites.hpp"
 
 namespace tra::optimizer {
 
@@ -56,8 +58,15 @@ public:
 private:
     using Choice = std::vector<std::size_t>;  // index into sizes_[class]
 
+    // A tiling's first plan, as the rank order reads it.
+    struct Lead {
+        ia::PlanTotals totals;
+        double seconds = 0;
+        std::string name;
+    };
     struct Outcome {
-        std::optional<RankedPlans> ranked;  // nullopt: refused (error_)
+        std::optional<Lead> lead;           // nullopt: no plan (refused, or bound above the best)
+        std::optional<RankedPlans> ranked;  // released once it cannot reach the first `top`
     };
 
     void apply_pins() {
@@ -100,26 +109,64 @@ private:
         return true;
     }
 
-    // The first plan's rank key, or nullopt when the tiling gives no plan.
-    const RankedPlan* first(const Choice& choice) {
+    // The first plan of a tiling, planned once; nullptr when the tiling gives no plan. Under
+    // the time model a tiling whose compute alone (ia::compute_lower_bound) is no faster than
+    // the best first plan so far is not planned: none of its plans could rank first.
+    const Lead* first(const Choice& choice) {
         auto it = planned_.find(choice);
-        if (it == planned_.end()) {
-            Outcome o;
-            try {
+        if (it != planned_.end()) return it->second.lead ? &*it->second.lead : nullptr;
+        Outcome o;
+        try {
+            Program p = build_(space_.resolve(tiles(choice)));
+            const bool bounded =
+                request_.cost == CostModel::Time && best_ &&
+                ia::compute_lower_bound(apply_logical_rewrites(p).program, request_.time,
+                                        request_.sites) >= best_->seconds;
+            if (!bounded && within_call_limit(p)) {
                 PlanRequest r = request_;
                 r.tiling_pins.clear();
-                o.ranked = rank_plans(build_(space_.resolve(tiles(choice))), r);
-            } catch (const Error& e) {
-                if (e.kind() != ErrorKind::BadInput) throw;
-                if (!error_) error_ = e;
+                o.ranked = rank_plans(std::move(p), r);
+                if (!o.ranked->plans.empty()) {
+                    const RankedPlan& f = o.ranked->plans.front();
+                    o.lead = Lead{f.totals, f.seconds, f.name};
+                }
             }
-            it = planned_.emplace(choice, std::move(o)).first;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::BadInput) throw;
+            if (!error_) error_ = e;
         }
-        const auto& ranked = it->second.ranked;
-        return ranked && !ranked->plans.empty() ? &ranked->plans.front() : nullptr;
+        const Outcome& kept = planned_.emplace(choice, std::move(o)).first->second;
+        const Lead* lead = kept.lead ? &*kept.lead : nullptr;
+        if (better(lead, best_)) best_ = lead;
+        if (lead) release_beyond_top();
+        return lead;
     }
 
-    bool better(const RankedPlan* a, const RankedPlan* b) const {
+    // At most kCallsPerSite x sites kernel calls per join: finer cuts add call overhead and
+    // planning work (exact costs follow every tuple) faster than they add parallelism.
+    bool within_call_limit(const Program& p) const {
+        for (const Node& n : p.nodes)
+            if (n.needed && std::holds_alternative<JoinOp>(n.op) &&
+                static_cast<std::int64_t>(n.tuples()) > kCallsPerSite * request_.sites)
+                return false;
+        return true;
+    }
+
+    // Only the tilings whose first plans are among the `top` best can hold one of the first
+    // `top` plans: the others' plans (and programs) are released.
+    void release_beyond_top() {
+        std::vector<Outcome*> held;
+        for (auto& [choice, o] : planned_)
+            if (o.ranked && o.lead) held.push_back(&o);
+        if (held.size() <= request_.top) return;
+        std::nth_element(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(request_.top),
+                         held.end(), [&](const Outcome* a, const Outcome* b) {
+                             return better(&*a->lead, &*b->lead);
+                         });
+        for (std::size_t i = request_.top; i < held.size(); ++i) held[i]->ranked.reset();
+    }
+
+    bool better(const Lead* a, const Lead* b) const {
         if (!a) return false;
         if (!b) return true;
         return cheaper(request_.cost, a->totals, a->seconds, a->name, b->totals, b->seconds, b->name);
@@ -136,21 +183,43 @@ private:
         }
     }
 
-    // The sizes next to sizes_[c][i]: one count finer and coarser, and where the counts between
-    // are many (extents with many divisors), the counts nearest twice and half as many.
-    std::vector<std::size_t> neighbours(std::size_t c, std::size_t i) const {
+    // The index of the size whose tile count is nearest `factor` times that of sizes_[c][i]
+    // (i itself when no other is nearer).
+    std::size_t scaled(std::size_t c, std::size_t i, double factor) const {
         const auto& sizes = sizes_[c];
-        const std::int64_t extent = space_.classes[c].extent, count = extent / sizes[i];
-        std::vector<std::size_t> out;
-        if (i > 0) out.push_back(i - 1);
-        if (i + 1 < sizes.size()) out.push_back(i + 1);
-        for (const std::int64_t target : {2 * count, count / 2}) {
-            std::size_t nearest = i;
-            for (std::size_t j = 0; j < sizes.size(); ++j)
-                if (std::abs(extent / sizes[j] - target) < std::abs(extent / sizes[nearest] - target))
-                    nearest = j;
-            if (std::find(out.begin(), out.end(), nearest) == out.end() && nearest != i)
-                out.push_back(nearest);
+        const double extent = static_cast<double>(space_.classes[c].extent);
+        const double target = factor * extent / static_cast<double>(sizes[i]);
+        std::size_t nearest = i;
+        for (std::size_t j = 0; j < sizes.size(); ++j)
+            if (std::abs(extent / static_cast<double>(sizes[j]) - target) <
+                std::abs(extent / static_cast<double>(sizes[nearest]) - target))
+                nearest = j;
+        return nearest;
+    }
+
+    // The moves from `at`, most promising first: every class twice and half as finely cut, one
+    // class twice and half, then one class to the next count up or down (where the extent has
+    // many divisors).
+    std::vector<Choice> moves(const Choice& at) const {
+        std::vector<Choice> out;
+        const auto add = [&](const Choice& n) {
+            if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+        };
+        for (double factor : {2.0, 0.5}) {
+            Choice n = at;
+            for (std::size_t c = 0; c < at.size(); ++c) n[c] = scaled(c, at[c], factor);
+            add(n);
+        }
+        for (std::size_t c = 0; c < at.size(); ++c)
+            for (double factor : {2.0, 0.5}) {
+                Choice n = at;
+                n[c] = scaled(c, at[c], factor);
+                add(n);
+            }
+        for (std::size_t c = 0; c < at.size(); ++c) {
+            Choice n = at;
+            if (at[c] + 1 < sizes_[c].size()) n[c] = at[c] + 1, add(n);
+            if (at[c] > 0) n[c] = at[c] - 1, add(n);
         }
         return out;
     }
@@ -174,26 +243,12 @@ private:
                 if (at[c] > 0) --at[c], moved = true;
             if (!moved) return;
         }
-        const RankedPlan* best = first(at);
+        const Lead* best = first(at);
         for (int step = 0; step < 64; ++step) {
-            std::vector<Choice> next;
-            for (std::size_t c = 0; c < at.size(); ++c)
-                for (std::size_t i : neighbours(c, at[c])) {
-                    Choice n = at;
-                    n[c] = i;
-                    next.push_back(n);
-                }
-            for (int delta : {-1, 1}) {
-                Choice n = at;
-                bool moved = false;
-                for (std::size_t c = 0; c < n.size(); ++c)
-                    if (delta < 0 ? n[c] > 0 : n[c] + 1 < sizes_[c].size()) n[c] += delta, moved = true;
-                if (moved) next.push_back(n);
-            }
             std::optional<Choice> move;
-            for (const Choice& n : next) {
+            for (const Choice& n : moves(at)) {
                 if (!allowed(n)) continue;
-                const RankedPlan* p = first(n);
+                const Lead* p = first(n);
                 if (better(p, best)) best = p, move = n;
             }
             if (!move) break;
@@ -207,8 +262,9 @@ private:
             if (o.ranked) all.push_back(&*o.ranked);
         if (all.empty()) {
             if (error_) throw *error_;
-            throw Error("no tiling of the tile: auto inputs is possible: pinned tiles conflict "
-                        "with the tiles they are tied to");
+            throw Error("no tiling of the tile: auto inputs is possible: every one left by the pins "
+                        "cuts an input into more than 16 x sites = " + std::to_string(max_tiles_) +
+                        " tiles, or pins conflict with the tiles they are tied to");
         }
         struct Entry {
             RankedPlan plan;
@@ -263,7 +319,8 @@ private:
     const PlanRequest& request_;
     std::int64_t max_tiles_;
     std::vector<std::vector<std::int64_t>> sizes_;  // per class, coarsest first
-    std::map<Choice, Outcome> planned_;
+    std::map<Choice, Outcome> planned_;  // map nodes stay put: leads are pointed at
+    const Lead* best_ = nullptr;         // the best first plan planned so far
     std::optional<Error> error_;
 };
 

@@ -4,18 +4,22 @@
 // ranks each tiling's program as it ranks any program, and one ranked list of all of them.
 //
 //   space     each class of tied dimensions (tra/tiling.hpp) takes a tile size extent / c for
-//             a power of two c that divides the extent, c <= 16 x sites; a class with an
+//             a tile count c that divides the extent, c <= 16 x sites; a class with an
 //             explicitly tiled member takes that tile; an input is cut into at most
-//             16 x sites tiles. Pins (PlanRequest::tiling_pins) fix an input's tile.
+//             16 x sites tiles, and no join makes more than kCallsPerSite x sites kernel
+//             calls. Pins (PlanRequest::tiling_pins) fix an input's tile.
 //   search    every tiling when there are at most kExhaustiveTilings; otherwise a descent from
-//             about sqrt(sites) tiles per dimension: each step tries every class one power of
-//             two finer and coarser, and all classes at once, and moves to the best while it
-//             improves the first plan (under the request's cost model). Each tiling is planned
-//             once (cached); a tiling whose program cannot be built (the tuple cap, a refused
-//             re-tiling) is skipped.
-//   result    the plans of every tiling planned, merged in the request's order; each plan's
-//             name starts with its tiling, "A@1024x1024,B@1024x512," before the strategies,
-//             so different tilings are different plans and a name is also a --plan pin.
+//             about sqrt(sites) tiles per dimension: each step tries every class twice and
+//             half as finely cut, each class alone so, and each class one count finer and
+//             coarser, and moves to the best while that improves the first plan (under the
+//             request's cost model). Each tiling is planned once; one whose program cannot be
+//             built (the tuple cap, a refused re-tiling) is skipped, and under the time model
+//             so is one whose compute alone (ia::compute_lower_bound) cannot beat the best
+//             first plan found so far.
+//   result    the plans of the tilings planned, merged in the request's order; only the `top`
+//             tilings with the best first plans keep theirs. Each plan's name starts with its
+//             tiling, "A@1024x1024,B@1024x512," before the strategies, so different tilings
+//             are different plans and a name is also a --plan pin.
 #include <cstddef>
 #include <functional>
 
@@ -25,6 +29,9 @@
 namespace tra::optimizer {
 
 inline constexpr std::size_t kExhaustiveTilings = 64;
+// A tiling whose program has a join of more than this many tuples (kernel calls) per site is
+// not planned.
+inline constexpr std::int64_t kCallsPerSite = 64;
 
 // Builds the workflow's program with a given tiling of its auto inputs (workflow::load_workflow
 // with LoadOptions::tiling); throws Error for a tiling it refuses.

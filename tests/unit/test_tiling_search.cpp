@@ -144,7 +144,7 @@ TEST_CASE("tiling search: every tiling planned when few; each plan named by its 
         CHECK(p.name.rfind(optimizer::tiling_name(p.plan.program()) + ",", 0) == 0);
     }
     CHECK(names.size() == r.plans.size());
-    CHECK(tilings.size() > 5);
+    CHECK(tilings.size() > 2);
     for (std::size_t i = 1; i < r.plans.size(); ++i) CHECK(r.seconds[i - 1] <= r.seconds[i]);
 
     // Pinning A's tile keeps only tilings with it (and B's k tied to it).
