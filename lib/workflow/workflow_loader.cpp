@@ -11,6 +11,8 @@
 #include "tra/program_builder.hpp"
 #include "tra/tiling_classes.hpp"
 #include "workflow/generator_field.hpp"
+#include "workflow/kernel_field.hpp"
+#include "workflow/tile_field.hpp"
 #include "workflow/yaml_fields.hpp"
 
 namespace tra::workflow {
@@ -32,68 +34,6 @@ void check_name(const std::string& name, const SourceLocation& where) {
 std::string resolve(const std::string& folder, const std::string& path) {
     if (path.empty() || fs::path(path).is_absolute()) return path;
     return (fs::path(folder) / path).lexically_normal().string();
-}
-
-// Where a kernel is used: which expression variables it may read, and whether it aggregates.
-enum class KernelUse { Transform, Join, Aggregate };
-
-// {expr: "x * 2"} on a transform (variable x) or {expr: "a - b"} on a join (a, b): the kernel
-// `expr` or `expr_join`. An error inside the text points at its column.
-kernels::KernelCall parse_expression(const Field& text, KernelUse use) {
-    if (use == KernelUse::Aggregate)
-        text.fail(
-            "an aggregate needs an associative, commutative kernel (add, mul, max, min); "
-            "an expression is never assumed to be one");
-    kernels::KernelParams params;
-    params.expr = text.as_string();
-    try {
-        return kernels::KernelCall(use == KernelUse::Transform ? "expr" : "expr_join", params);
-    } catch (const Error& e) {
-        // The kernel names the column within the text, without a file.
-        if (e.where().file.empty() && e.where().column > 0)
-            throw Error(e.message(), text.where_in_text(e.where().column), e.kind());
-        throw e.located(text.where());
-    }
-}
-
-// "matmul", "scale(0.5)", {name: einsum, spec: "ij->ji", join: mul, agg: add}, or
-// {expr: "..."}.
-kernels::KernelCall parse_kernel(const Field& f, KernelUse use) {
-    std::string name;
-    kernels::KernelParams params;
-    if (f.is_map() && f.has("expr") && !f.has("name")) {
-        f.allow_only({"expr"});
-        return parse_expression(f.at("expr"), use);
-    }
-    if (f.is_map()) {
-        f.allow_only({"name", "factor", "spec", "join", "agg"});
-        name = f.at("name").as_string();
-        if (f.has("factor")) params.factor = f.at("factor").as_double();
-        if (f.has("spec")) params.spec = f.at("spec").as_string();
-        if (f.has("join")) params.join_op = f.at("join").as_string();
-        if (f.has("agg")) params.agg_op = f.at("agg").as_string();
-    } else {
-        static const std::regex call(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\(\s*([^)]*?)\s*\))?\s*)");
-        std::smatch m;
-        const std::string text = f.as_string();
-        if (!std::regex_match(text, m, call))
-            f.fail("expected a kernel such as matmul, scale(0.5) or {expr: \"x * 2\"}");
-        name = m[1];
-        if (m[2].matched) {
-            try {
-                std::size_t used = 0;
-                params.factor = std::stod(m[3].str(), &used);
-                if (used != m[3].str().size()) throw std::invalid_argument("trailing");
-            } catch (const std::exception&) {
-                f.fail("kernel parameter '" + m[3].str() + "' is not a number");
-            }
-        }
-    }
-    try {
-        return kernels::KernelCall(name, params);
-    } catch (const Error& e) {
-        throw e.located(f.where());
-    }
 }
 
 StepSource source_of(const Field& step) {
@@ -125,7 +65,7 @@ public:
             probe_ = false;
             input_files_.clear();
             slices_.clear();
-            check_chosen_tiling();
+            check_chosen_tiling(options_.tiling, space_, path_);
         }
         Program p = build(root);
         p.tiling_space = std::move(space_);
@@ -157,72 +97,6 @@ private:
         return b.finish();
     }
 
-    static bool has_auto_tile(const Field& root) {
-        if (!root.has("inputs") || !root.at("inputs").is_map()) return false;
-        for (const auto& [name, f] : root.at("inputs").entries()) {
-            if (!f.is_map() || !f.has("tile")) continue;
-            const YAML::Node t = f.at("tile").node();
-            if (t.IsScalar() && t.Scalar() == "auto") return true;
-            if (t.IsSequence())
-                for (const auto& e : t)
-                    if (e.IsScalar() && e.Scalar() == "auto") return true;
-        }
-        return false;
-    }
-
-    // Every input options_.tiling names must have an auto dimension.
-    void check_chosen_tiling() const {
-        for (const auto& [name, tile] : options_.tiling) {
-            const bool known = std::any_of(space_.inputs.begin(), space_.inputs.end(),
-                                           [&](const AutoInput& in) { return in.name == name; });
-            if (!known)
-                throw Error("a tiling is given for '" + name + "' (" + tile_text(tile) +
-                                "), which is not an input with tile: auto in " + path_,
-                            {});
-        }
-    }
-
-    // The tile field: sizes, 0 where it says auto.
-    static std::vector<std::int64_t> parse_tile(const Field& f, const Shape& shape) {
-        if (f.is_scalar() && f.node().Scalar() == "auto") return std::vector<std::int64_t>(shape.size(), 0);
-        if (!f.is_sequence()) f.fail("tile is a list of sizes (or auto), one per dimension, or auto");
-        std::vector<std::int64_t> tile;
-        for (const Field& e : f.elements()) {
-            if (e.is_scalar() && e.node().Scalar() == "auto") {
-                tile.push_back(0);
-            } else if (tile.push_back(e.as_int()); tile.back() < 1) {
-                f.fail("tile sizes are positive (or auto)");
-            }
-        }
-        return tile;
-    }
-
-    // The tile an input is built with: its explicit sizes, and for auto dimensions the chosen
-    // tiling's, else the finest explicit size tied to it, else the whole extent.
-    Shape resolve_tile(const std::string& name, const Field& f, const Shape& shape,
-                       const std::vector<std::int64_t>& tile) {
-        if (auto it = options_.tiling.find(name); it != options_.tiling.end()) {
-            const Shape& chosen = it->second;
-            bool fits = chosen.size() == shape.size() && tile.size() == shape.size();
-            for (std::size_t d = 0; fits && d < shape.size(); ++d)
-                fits = chosen[d] >= 1 && shape[d] % chosen[d] == 0 &&
-                       (tile[d] == 0 || tile[d] == chosen[d]);
-            if (!fits)
-                f.fail("the chosen tiling " + tile_text(chosen) + " of " + name +
-                       " does not fit its shape " + shape.str() + " and explicit tile sizes");
-            tiling_[name] = chosen;
-            return chosen;
-        }
-        std::vector<std::int64_t> t = tile;
-        for (std::size_t d = 0; d < t.size() && d < shape.size(); ++d)
-            if (t[d] == 0) t[d] = shape[d];
-        for (const TileClass& c : space_.classes)
-            for (const auto& [input, dim] : c.dims)
-                if (space_.inputs[input].name == name && c.fixed) t[dim] = *c.fixed;
-        tiling_[name] = Shape(t);
-        return Shape(t);
-    }
-
     static DType parse_dtype_field(const Field& f) {
         auto d = parse_dtype(f.as_string());
         if (!d) f.fail("unknown dtype '" + f.as_string() + "' (expected f32 or f64)");
@@ -235,7 +109,7 @@ private:
         f.allow_only({"shape", "tile", "dtype", "file", "dataset", "generate", "slice", "sparse"});
         const Shape shape(f.at("shape").as_ints());
         const std::vector<std::int64_t> written =
-            f.has("tile") ? parse_tile(f.at("tile"), shape) : shape.values();
+            f.has("tile") ? parse_tile_field(f.at("tile"), shape) : shape.values();
         const bool automatic = std::count(written.begin(), written.end(), 0) > 0;
         if (automatic && (f.has("slice") || f.has("sparse")))
             f.at("tile").fail("tile: auto is not available for inputs read a slice at a time or "
@@ -245,7 +119,10 @@ private:
             classes_.add_input(name, shape, written);
             return;
         }
-        const Shape tile = automatic ? resolve_tile(name, f.at("tile"), shape, written) : Shape(written);
+        const Shape tile = automatic ? resolve_auto_tile(name, f.at("tile"), shape, written,
+                                                         options_.tiling, space_)
+                                     : Shape(written);
+        if (automatic) tiling_[name] = tile;
         if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
         InputSource source;
         source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
