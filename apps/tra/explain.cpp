@@ -152,6 +152,10 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         .field("flops", t.flops)
         .field("estimated_seconds", predicted.total());
     write_machine_json(j, predicted.profile);
+    // The tiles chosen for the tile: auto inputs (docs/workflow-format.md, "Automatic tiling").
+    j.key("tiling").begin_object();
+    for (const auto& [input, tile] : plan.program().tiling) j.field(input, tile.values());
+    j.end_object();
     // The contraction order of each multi-operand einsum, as the text's "einsum Z: order" lines.
     j.key("einsum_orders").begin_array();
     for (const EinsumOrder& e : einsum_orders(plan.program()))
