@@ -20,6 +20,12 @@ std::string tiling_name(const Program& program) {
 
 namespace {
 
+// A plan's name with its program's tiling first.
+std::string plan_name(const Program& program, const std::string& strategies) {
+    const std::string tiling = tiling_name(program);
+    return strategies.empty() ? tiling : tiling + "," + strategies;
+}
+
 // Tile sizes a class may take, coarsest first: extent / c for every tile count c that divides
 // the extent, up to max_tiles.
 std::vector<std::int64_t> class_sizes(const TileClass& c, std::int64_t max_tiles) {
@@ -127,8 +133,9 @@ private:
                 r.tiling_pins.clear();
                 o.ranked = rank_plans(std::move(p), r);
                 if (!o.ranked->plans.empty()) {
+                    // Named as merged() will name it: ties between tilings break alike.
                     const RankedPlan& f = o.ranked->plans.front();
-                    o.lead = Lead{f.totals, f.seconds, f.name};
+                    o.lead = Lead{f.totals, f.seconds, plan_name(*o.ranked->program, f.name)};
                 }
             }
         } catch (const Error& e) {
@@ -273,13 +280,12 @@ private:
         std::vector<Entry> entries;
         std::vector<DroppedPlan> dropped;
         for (std::size_t i = 0; i < all.size(); ++i) {
-            const std::string prefix = tiling_name(*all[i]->program);
             for (RankedPlan& p : all[i]->plans) {
-                p.name = prefix + (p.name.empty() ? "" : "," + p.name);
+                p.name = plan_name(*all[i]->program, p.name);
                 entries.push_back({std::move(p), i});
             }
             for (DroppedPlan& d : all[i]->dropped) {
-                d.name = prefix + (d.name.empty() ? "" : "," + d.name);
+                d.name = plan_name(*all[i]->program, d.name);
                 dropped.push_back(std::move(d));
             }
         }

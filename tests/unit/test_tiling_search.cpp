@@ -146,6 +146,13 @@ TEST_CASE("tiling search: every tiling planned when few; each plan named by its 
     CHECK(names.size() == r.plans.size());
     CHECK(tilings.size() > 2);
     for (std::size_t i = 1; i < r.plans.size(); ++i) CHECK(r.seconds[i - 1] <= r.seconds[i]);
+    // Keeping fewer plans (tra run keeps one) chooses the same first plan, ties included: A and
+    // B are symmetric here, so tilings tie on cost and break on their names.
+    PlanRequest one = time_request(2);
+    one.top = 1;
+    const auto first = optimizer::rank_tiled_plans(loaded, build, one);
+    REQUIRE(first.plans.size() == 1);
+    CHECK(first.plans.front().name == r.plans.front().name);
 
     // Pinning A's tile keeps only tilings with it (and B's k tied to it).
     PlanRequest pinned = time_request(2);
