@@ -6,9 +6,9 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "optimizer/tiling_search.hpp"
 #include "workflow/machine_profile_file.hpp"
 #include "workflow/placement_text.hpp"
-#include "optimizer/tiling_search.hpp"
 #include "workflow/workflow_loader.hpp"
 
 namespace tra::cli {
@@ -27,13 +27,17 @@ void parse_pins(const std::string& text, optimizer::PlanRequest& request) {
     while (start <= text.size()) {
         const auto comma = text.find(',', start);
         const std::string item = text.substr(start, comma - start);
-        if (const auto at = item.find('@'); at != std::string::npos && item.find('=') == std::string::npos) {
+        if (const auto at = item.find('@');
+            at != std::string::npos && item.find('=') == std::string::npos) {
             const auto tile = parse_tile_text(item.substr(at + 1));
             if (at == 0 || !tile)
-                throw Error("--plan '" + text + "': a tiling pin is INPUT@SIZExSIZE..., such as "
-                            "A@1024x512, got '" + item + "'");
+                throw Error("--plan '" + text +
+                            "': a tiling pin is INPUT@SIZExSIZE..., such as "
+                            "A@1024x512, got '" +
+                            item + "'");
             if (!request.tiling_pins.emplace(item.substr(0, at), *tile).second)
-                throw Error("--plan '" + text + "' pins the tiling of " + item.substr(0, at) + " twice");
+                throw Error("--plan '" + text + "' pins the tiling of " + item.substr(0, at) +
+                            " twice");
             if (comma == std::string::npos) break;
             start = comma + 1;
             continue;

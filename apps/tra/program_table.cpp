@@ -69,7 +69,8 @@ void print_auto_tiling(std::ostream& out, const Program& p, bool planned) {
         }
         out << "]";
     }
-    out << (planned ? "\n" : " (tra plan chooses; the table shows one tile per free auto dimension)\n");
+    out << (planned ? "\n"
+                    : " (tra plan chooses; the table shows one tile per free auto dimension)\n");
 }
 
 void print_einsum_orders(std::ostream& out, const Program& p) {

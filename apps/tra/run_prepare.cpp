@@ -9,9 +9,9 @@
 #include "ia/peak_memory.hpp"
 #include "ia/verification_plan.hpp"
 #include "kernels/blas_threads.hpp"
+#include "optimizer/tiling_search.hpp"
 #include "plan_request.hpp"
 #include "runtime/broadcast_text.hpp"
-#include "optimizer/tiling_search.hpp"
 #include "workflow/plan_file.hpp"
 #include "workflow/workflow_loader.hpp"
 

@@ -260,10 +260,10 @@ double compute_lower_bound(const Program& program, const TimeModel& model, int s
                 return static_cast<double>(r.type.bound.product()) *
                        static_cast<double>(size_of(r.type.dtype));
             };
-            per_call += product_seconds(op->kernel, shapes, n.type.dtype,
-                                        bytes(program.node(n.inputs[0])) +
-                                            bytes(program.node(n.inputs[1])) + bytes(n),
-                                        model.profile);
+            per_call += product_seconds(
+                op->kernel, shapes, n.type.dtype,
+                bytes(program.node(n.inputs[0])) + bytes(program.node(n.inputs[1])) + bytes(n),
+                model.profile);
         }
         total += calls * per_call;
     }

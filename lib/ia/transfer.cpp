@@ -74,7 +74,8 @@ Transfer TransferTally::finish() {
     for (std::size_t sender = 0; sender < sends_to_.size(); ++sender)
         for (std::size_t w = 0; w < sends_to_[sender].size(); ++w)
             for (std::uint64_t bits = sends_to_[sender][w]; bits; bits &= bits - 1) {
-                const std::size_t receiver = w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+                const std::size_t receiver =
+                    w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
                 t_.pairs += 1;
                 t_.received_overhead[receiver] += kCountHeaderBytes;
                 t_.sent_overhead[sender] += kCountHeaderBytes;

@@ -43,9 +43,11 @@ std::int64_t tiles_of(const Shape& shape, const Shape& tile) {
 }
 
 class TilingSearch {
-public:
+  public:
     TilingSearch(const TilingSpace& space, const ProgramOfTiling& build, const PlanRequest& request)
-        : space_(space), build_(build), request_(request),
+        : space_(space),
+          build_(build),
+          request_(request),
           max_tiles_(16 * static_cast<std::int64_t>(request.sites)) {
         for (const TileClass& c : space_.classes) sizes_.push_back(class_sizes(c, max_tiles_));
         apply_pins();
@@ -53,7 +55,8 @@ public:
 
     RankedPlans run(std::size_t exhaustive_limit) {
         std::size_t combinations = 1;
-        for (const auto& s : sizes_) combinations = std::min<std::size_t>(combinations * s.size(), 1u << 20);
+        for (const auto& s : sizes_)
+            combinations = std::min<std::size_t>(combinations * s.size(), 1u << 20);
         if (combinations <= exhaustive_limit)
             exhaustive();
         else
@@ -61,7 +64,7 @@ public:
         return merged();
     }
 
-private:
+  private:
     using Choice = std::vector<std::size_t>;  // index into sizes_[class]
 
     // A tiling's first plan, as the rank order reads it.
@@ -80,22 +83,26 @@ private:
             const auto in = std::find_if(space_.inputs.begin(), space_.inputs.end(),
                                          [&](const AutoInput& i) { return i.name == name; });
             if (in == space_.inputs.end())
-                throw Error("--plan pins the tiling of '" + name + "', which is not an input "
+                throw Error("--plan pins the tiling of '" + name +
+                            "', which is not an input "
                             "with tile: auto");
             const std::size_t index = static_cast<std::size_t>(in - space_.inputs.begin());
             bool fits = tile.size() == in->shape.size();
             for (std::size_t d = 0; fits && d < tile.size(); ++d)
                 fits = in->shape[d] % tile[d] == 0 && (in->tile[d] == 0 || in->tile[d] == tile[d]);
             if (!fits)
-                throw Error("--plan pins " + name + "@" + tile_text(tile) + ", which does not "
-                            "fit its shape " + in->shape.str() + " and explicit tile sizes");
+                throw Error("--plan pins " + name + "@" + tile_text(tile) +
+                            ", which does not "
+                            "fit its shape " +
+                            in->shape.str() + " and explicit tile sizes");
             for (std::size_t c = 0; c < space_.classes.size(); ++c)
                 for (const auto& [i, d] : space_.classes[c].dims)
                     if (i == index) {
                         auto& s = sizes_[c];
                         const bool allowed = std::find(s.begin(), s.end(), tile[d]) != s.end() ||
                                              !space_.classes[c].fixed;
-                        s = allowed ? std::vector<std::int64_t>{tile[d]} : std::vector<std::int64_t>{};
+                        s = allowed ? std::vector<std::int64_t>{tile[d]}
+                                    : std::vector<std::int64_t>{};
                     }
         }
     }
@@ -166,22 +173,23 @@ private:
         for (auto& [choice, o] : planned_)
             if (o.ranked && o.lead) held.push_back(&o);
         if (held.size() <= request_.top) return;
-        std::nth_element(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(request_.top),
-                         held.end(), [&](const Outcome* a, const Outcome* b) {
-                             return better(&*a->lead, &*b->lead);
-                         });
+        std::nth_element(
+            held.begin(), held.begin() + static_cast<std::ptrdiff_t>(request_.top), held.end(),
+            [&](const Outcome* a, const Outcome* b) { return better(&*a->lead, &*b->lead); });
         for (std::size_t i = request_.top; i < held.size(); ++i) held[i]->ranked.reset();
     }
 
     bool better(const Lead* a, const Lead* b) const {
         if (!a) return false;
         if (!b) return true;
-        return cheaper(request_.cost, a->totals, a->seconds, a->name, b->totals, b->seconds, b->name);
+        return cheaper(request_.cost, a->totals, a->seconds, a->name, b->totals, b->seconds,
+                       b->name);
     }
 
     void exhaustive() {
         Choice choice(sizes_.size(), 0);
-        if (std::any_of(sizes_.begin(), sizes_.end(), [](const auto& s) { return s.empty(); })) return;
+        if (std::any_of(sizes_.begin(), sizes_.end(), [](const auto& s) { return s.empty(); }))
+            return;
         while (true) {
             if (allowed(choice)) first(choice);
             std::size_t c = 0;
@@ -269,9 +277,13 @@ private:
             if (o.ranked) all.push_back(&*o.ranked);
         if (all.empty()) {
             if (error_) throw *error_;
-            throw Error("no tiling of the tile: auto inputs is possible: every one left by the pins "
-                        "cuts an input into more than 16 x sites = " + std::to_string(max_tiles_) +
-                        " tiles, or pins conflict with the tiles they are tied to");
+            throw Error(
+                "no tiling of the tile: auto inputs is possible: every one left by the pins "
+                "cuts an input into more than 16 x sites = " +
+                std::to_string(max_tiles_) + " tiles, makes a join of more than " +
+                std::to_string(kCallsPerSite) +
+                " x sites = " + std::to_string(kCallsPerSite * request_.sites) +
+                " kernel calls, or conflicts with the tiles it is tied to");
         }
         struct Entry {
             RankedPlan plan;
@@ -294,11 +306,13 @@ private:
             return cheaper(model, a.plan.totals, a.plan.seconds, a.plan.name, b.plan.totals,
                            b.plan.seconds, b.plan.name);
         });
-        std::stable_sort(dropped.begin(), dropped.end(), [](const DroppedPlan& a, const DroppedPlan& b) {
-            return std::tie(a.peak_bytes, a.name) < std::tie(b.peak_bytes, b.name);
-        });
+        std::stable_sort(dropped.begin(), dropped.end(),
+                         [](const DroppedPlan& a, const DroppedPlan& b) {
+                             return std::tie(a.peak_bytes, a.name) < std::tie(b.peak_bytes, b.name);
+                         });
         if (entries.size() > request_.top)
-            entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(request_.top), entries.end());
+            entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(request_.top),
+                          entries.end());
 
         RankedPlans out;
         const std::size_t lead = entries.empty() ? 0 : entries.front().source;
@@ -325,8 +339,8 @@ private:
     const PlanRequest& request_;
     std::int64_t max_tiles_;
     std::vector<std::vector<std::int64_t>> sizes_;  // per class, coarsest first
-    std::map<Choice, Outcome> planned_;  // map nodes stay put: leads are pointed at
-    const Lead* best_ = nullptr;         // the best first plan planned so far
+    std::map<Choice, Outcome> planned_;             // map nodes stay put: leads are pointed at
+    const Lead* best_ = nullptr;                    // the best first plan planned so far
     std::optional<Error> error_;
 };
 

@@ -22,7 +22,7 @@ struct LabelTiling {
 // The operand's tiling per dimension, or nothing when it is not a plain tensor of its labels'
 // rank: the lowering refuses it with its own message, so it takes no part here.
 std::optional<std::vector<LabelTiling>> tilings(const ProgramBuilder& b, const std::string& input,
-                                           const std::string& labels, std::size_t operand) {
+                                                const std::string& labels, std::size_t operand) {
     const auto id = b.lookup_optional(input);
     if (!id) return std::nullopt;
     const Node& n = b.node(*id);
@@ -36,8 +36,8 @@ std::optional<std::vector<LabelTiling>> tilings(const ProgramBuilder& b, const s
 }
 
 // `a` and `b` (a written first) tile `label` in ways no re-tiling reconciles.
-Error mismatch(char label, const LabelTiling& a, const LabelTiling& b, const std::vector<std::string>& inputs,
-               const SourceLocation& where) {
+Error mismatch(char label, const LabelTiling& a, const LabelTiling& b,
+               const std::vector<std::string>& inputs, const SourceLocation& where) {
     std::string text = std::string("label '") + label + "' is tiled as " + a.str();
     if (a.operand == b.operand)  // a repeated label: the operand's own dimensions disagree
         text += " at dimension " + std::to_string(a.dim) + " of " + inputs[a.operand] + " but as " +

@@ -33,8 +33,8 @@ void TilingClasses::add_input(const std::string& name, const Shape& shape,
                               const std::vector<std::int64_t>& tile) {
     std::vector<int> keys;
     for (std::size_t d = 0; d < shape.size(); ++d)
-        keys.push_back(fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d,
-                              true}));
+        keys.push_back(
+            fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d, true}));
     inputs_.push_back({name, shape, tile});
     keys_[name] = std::move(keys);
 }

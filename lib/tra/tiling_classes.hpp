@@ -25,7 +25,7 @@
 namespace tra {
 
 class TilingClasses {
-public:
+  public:
     // `tile` per dimension, 0 for auto.
     void add_input(const std::string& name, const Shape& shape,
                    const std::vector<std::int64_t>& tile);
@@ -48,7 +48,7 @@ public:
     // step that an auto dimension reaches, naming the step, the input and the dimension.
     TilingSpace space() const;
 
-private:
+  private:
     struct Slot {
         std::int64_t extent = 0;
         std::int64_t tile = 0;  // 0: auto

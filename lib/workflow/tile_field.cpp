@@ -19,9 +19,9 @@ bool has_auto_tile(const Field& root) {
     return false;
 }
 
-
 std::vector<std::int64_t> parse_tile_field(const Field& f, const Shape& shape) {
-    if (f.is_scalar() && f.node().Scalar() == "auto") return std::vector<std::int64_t>(shape.size(), 0);
+    if (f.is_scalar() && f.node().Scalar() == "auto")
+        return std::vector<std::int64_t>(shape.size(), 0);
     if (!f.is_sequence()) f.fail("tile is a list of sizes (or auto), one per dimension, or auto");
     std::vector<std::int64_t> tile;
     for (const Field& e : f.elements()) {
@@ -33,7 +33,6 @@ std::vector<std::int64_t> parse_tile_field(const Field& f, const Shape& shape) {
     }
     return tile;
 }
-
 
 Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& shape,
                         const std::vector<std::int64_t>& tile, const Tiling& chosen_tiling,
@@ -58,7 +57,6 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
     return Shape(t);
 }
 
-
 void check_chosen_tiling(const Tiling& chosen, const TilingSpace& space, const std::string& path) {
     for (const auto& [name, tile] : chosen) {
         const bool known = std::any_of(space.inputs.begin(), space.inputs.end(),
@@ -69,6 +67,5 @@ void check_chosen_tiling(const Tiling& chosen, const TilingSpace& space, const s
                         {});
     }
 }
-
 
 }  // namespace tra::workflow

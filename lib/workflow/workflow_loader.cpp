@@ -73,7 +73,7 @@ public:
         return p;
     }
 
-private:
+  private:
     Program build(const Field& root) {
         DType dtype = DType::F64;
         if (root.has("dtype")) dtype = parse_dtype_field(root.at("dtype"));
@@ -112,9 +112,10 @@ private:
             f.has("tile") ? parse_tile_field(f.at("tile"), shape) : shape.values();
         const bool automatic = std::count(written.begin(), written.end(), 0) > 0;
         if (automatic && (f.has("slice") || f.has("sparse")))
-            f.at("tile").fail("tile: auto is not available for inputs read a slice at a time or "
-                              "sparse (their tiles are the file's or the loop's); give " + name +
-                              " an explicit tile");
+            f.at("tile").fail(
+                "tile: auto is not available for inputs read a slice at a time or "
+                "sparse (their tiles are the file's or the loop's); give " +
+                name + " an explicit tile");
         if (probe_) {
             classes_.add_input(name, shape, written);
             return;
@@ -375,7 +376,7 @@ private:
     bool probe_ = false;     // the first pass of a workflow with tile: auto (load)
     TilingClasses classes_;  // what that pass found
     TilingSpace space_;
-    Tiling tiling_;          // the tiles the auto inputs are built with
+    Tiling tiling_;                       // the tiles the auto inputs are built with
     std::vector<SourceLocation> slices_;  // inputs' `slice:` fields
     std::string path_;
     LoadOptions options_;

@@ -72,7 +72,8 @@ TEST_CASE("tiling classes: an einsum ties each label's dimensions", "[tiling]") 
     c.add_einsum("y", {"C", "x"}, "ij,j->i");  // C's j (B's dimension 1) is x's
     const TilingSpace s = c.space();
     CHECK(s.inputs.size() == 3);
-    CHECK(class_names(s) == std::vector<std::vector<std::string>>{{"A0"}, {"A1", "B0"}, {"B1", "x0"}});
+    CHECK(class_names(s) ==
+          std::vector<std::vector<std::string>>{{"A0"}, {"A1", "B0"}, {"B1", "x0"}});
     for (const TileClass& k : s.classes) CHECK_FALSE(k.fixed);
 }
 

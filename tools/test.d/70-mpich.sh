@@ -57,7 +57,7 @@ echo "== built in $((SECONDS - start)) s; MPI tests at 1-3 (C++) and 1-2 ranks u
 
 # The C++ MPI tests (mpi.NAME_cpp.nR) at 1-3 ranks, then the shell MPI tests at 1-2.
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -R '^mpi\..*_cpp\.n[123]$')
-skip='_cpp\.|\.n[34]$|^mpi\.(paper_plans|repeat_and_plan_files)\.|^mpi\.(run_plans|random_programs|rmm_plans)\.n1$'
+skip='_cpp\.|\.n[34]$|^mpi\.(paper_plans|repeat_and_plan_files)\.|^mpi\.(run_plans|random_programs|rmm_plans|auto_tiling)\.n1$'
 export PLAN_RUNS_TOP=3
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -R '^mpi\.' -E "$skip")
 
