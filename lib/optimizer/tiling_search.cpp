@@ -50,6 +50,7 @@ class TilingSearch {
           request_(request),
           max_tiles_(16 * static_cast<std::int64_t>(request.sites)) {
         for (const TileClass& c : space_.classes) sizes_.push_back(class_sizes(c, max_tiles_));
+        pinned_.assign(sizes_.size(), false);
         apply_pins();
     }
 
@@ -84,26 +85,29 @@ class TilingSearch {
                                          [&](const AutoInput& i) { return i.name == name; });
             if (in == space_.inputs.end())
                 throw Error("--plan pins the tiling of '" + name +
-                            "', which is not an input "
-                            "with tile: auto");
+                            "', which is not an input with tile: auto");
             const std::size_t index = static_cast<std::size_t>(in - space_.inputs.begin());
             bool fits = tile.size() == in->shape.size();
             for (std::size_t d = 0; fits && d < tile.size(); ++d)
                 fits = in->shape[d] % tile[d] == 0 && (in->tile[d] == 0 || in->tile[d] == tile[d]);
             if (!fits)
                 throw Error("--plan pins " + name + "@" + tile_text(tile) +
-                            ", which does not "
-                            "fit its shape " +
-                            in->shape.str() + " and explicit tile sizes");
+                            ", which does not fit its shape " + in->shape.str() +
+                            " and explicit tile sizes");
+            // A pinned class takes the pin's size, which may lie outside the space's sizes; a
+            // second pin of the class, or a fixed class, must agree (else it has no size).
+            std::vector<bool> pinned(space_.classes.size(), false);
             for (std::size_t c = 0; c < space_.classes.size(); ++c)
                 for (const auto& [i, d] : space_.classes[c].dims)
                     if (i == index) {
                         auto& s = sizes_[c];
-                        const bool allowed = std::find(s.begin(), s.end(), tile[d]) != s.end() ||
-                                             !space_.classes[c].fixed;
-                        s = allowed ? std::vector<std::int64_t>{tile[d]}
-                                    : std::vector<std::int64_t>{};
+                        const bool agrees = std::find(s.begin(), s.end(), tile[d]) != s.end();
+                        const bool free = !space_.classes[c].fixed && !pinned_[c] && !pinned[c];
+                        s = agrees || free ? std::vector<std::int64_t>{tile[d]}
+                                           : std::vector<std::int64_t>{};
+                        pinned[c] = true;
                     }
+            for (std::size_t c = 0; c < pinned.size(); ++c) pinned_[c] = pinned_[c] || pinned[c];
         }
     }
 
@@ -113,8 +117,7 @@ class TilingSearch {
         return t;
     }
 
-    // Within 16 x sites tiles per input (a tiling whose every alternative exceeds it is not
-    // reached: the coarsest sizes come first).
+    // Within 16 x sites tiles per input.
     bool allowed(const Choice& choice) const {
         const Tiling t = space_.resolve(tiles(choice));
         for (const AutoInput& in : space_.inputs)
@@ -339,6 +342,7 @@ class TilingSearch {
     const PlanRequest& request_;
     std::int64_t max_tiles_;
     std::vector<std::vector<std::int64_t>> sizes_;  // per class, coarsest first
+    std::vector<bool> pinned_;                      // per class: a pin has set its size
     std::map<Choice, Outcome> planned_;             // map nodes stay put: leads are pointed at
     const Lead* best_ = nullptr;                    // the best first plan planned so far
     std::optional<Error> error_;

@@ -164,6 +164,15 @@ TEST_CASE("tiling search: every tiling planned when few; each plan named by its 
     }
     pinned.tiling_pins["A"] = Shape{3, 2};  // 3 does not divide 16
     CHECK_THROWS_AS(optimizer::rank_tiled_plans(loaded, build, pinned), Error);
+    // Pins of two inputs must agree on the label they share (k: 2 in A, 4 in B).
+    PlanRequest conflicting = time_request(2);
+    conflicting.tiling_pins["A"] = Shape{4, 2};
+    conflicting.tiling_pins["B"] = Shape{4, 8};
+    CHECK_THROWS_WITH(optimizer::rank_tiled_plans(loaded, build, conflicting),
+                      Catch::Contains("conflicts with the tiles it is tied to"));
+    conflicting.tiling_pins["B"] = Shape{2, 8};
+    for (const auto& p : optimizer::rank_tiled_plans(loaded, build, conflicting).plans)
+        CHECK(p.name.rfind("A@4x2,B@2x8,", 0) == 0);
 }
 
 TEST_CASE("tiling search: the descent's first plan is within 1.10x of the best tiling",
