@@ -81,8 +81,10 @@ class TilingSearch {
 
     void apply_pins() {
         for (const auto& [name, tile] : request_.tiling_pins) {
-            const auto in = std::find_if(space_.inputs.begin(), space_.inputs.end(),
-                                         [&](const AutoInput& i) { return i.name == name; });
+            const std::string& pinned_input = name;  // (clang 14 cannot capture a binding)
+            const auto in =
+                std::find_if(space_.inputs.begin(), space_.inputs.end(),
+                             [&](const AutoInput& i) { return i.name == pinned_input; });
             if (in == space_.inputs.end())
                 throw Error("--plan pins the tiling of '" + name +
                             "', which is not an input with tile: auto");

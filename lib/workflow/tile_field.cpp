@@ -59,8 +59,9 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
 
 void check_chosen_tiling(const Tiling& chosen, const TilingSpace& space, const std::string& path) {
     for (const auto& [name, tile] : chosen) {
+        const std::string& input = name;  // (clang 14 cannot capture a binding)
         const bool known = std::any_of(space.inputs.begin(), space.inputs.end(),
-                                       [&](const AutoInput& in) { return in.name == name; });
+                                       [&](const AutoInput& in) { return in.name == input; });
         if (!known)
             throw Error("a tiling is given for '" + name + "' (" + tile_text(tile) +
                             "), which is not an input with tile: auto in " + path,
