@@ -38,14 +38,16 @@ std::string positions_str(const KeyPositions& dims) {
     return s;
 }
 
-// Grid cell of a key: (row, column) inside the pr x pc grid.
+// Grid cell of a key: (row, column, layer) inside the pr x pc x pl grid.
 struct Cell {
-    std::int64_t row, col;
+    std::int64_t row, col, layer;
 };
 
 Cell grid_cell(const Placement& p, const Key& key) {
+    const std::int64_t layer =
+        p.dims().size() > 2 ? mod(value_at(key, p.dims()[2], p), p.grid_layers()) : 0;
     return {mod(value_at(key, p.dims()[0], p), p.grid_rows()),
-            mod(value_at(key, p.dims()[1], p), p.grid_cols())};
+            mod(value_at(key, p.dims()[1], p), p.grid_cols()), layer};
 }
 
 }  // namespace
@@ -65,16 +67,47 @@ Placement Placement::part(KeyPositions dims) {
 
 Placement Placement::grid(std::size_t row_dim, std::size_t col_dim, int grid_rows, int grid_cols,
                           Replicate replicate) {
-    if (grid_rows < 1 || grid_cols < 1)
-        fail("a process grid needs at least 1 x 1 sites, got " + std::to_string(grid_rows) + "x" +
-             std::to_string(grid_cols));
+    return layered_grid(row_dim, col_dim, 0, grid_rows, grid_cols, 1, replicate);
+}
+
+Placement Placement::layered_grid(std::size_t row_dim, std::size_t col_dim, std::size_t layer_dim,
+                                  int grid_rows, int grid_cols, int grid_layers,
+                                  Replicate replicate) {
+    if (grid_rows < 1 || grid_cols < 1 || grid_layers < 1)
+        fail("a process grid needs at least 1 x 1 x 1 sites, got " + std::to_string(grid_rows) +
+             "x" + std::to_string(grid_cols) + "x" + std::to_string(grid_layers));
     Placement p;
     p.kind_ = Kind::Grid;
     p.dims_ = {row_dim, col_dim};
+    // One layer is the 2-D grid, whatever position would have chosen the layer.
+    if (grid_layers > 1) p.dims_.push_back(layer_dim);
     p.grid_rows_ = grid_rows;
     p.grid_cols_ = grid_cols;
+    p.grid_layers_ = grid_layers;
     p.replicate_ = replicate;
     return p;
+}
+
+long long Placement::grid_sites() const {
+    if (kind_ != Kind::Grid) return 0;
+    return static_cast<long long>(grid_rows_) * grid_cols_ * grid_layers_;
+}
+
+Placement Placement::on_positions(KeyPositions dims) const {
+    if (dims.size() != dims_.size())
+        fail("placement " + str() + " reads " + std::to_string(dims_.size()) +
+             " key positions, not " + std::to_string(dims.size()));
+    switch (kind_) {
+        case Kind::Part:
+            return part(std::move(dims));
+        case Kind::Grid:
+            return layered_grid(dims[0], dims[1], dims.size() > 2 ? dims[2] : 0, grid_rows_,
+                                grid_cols_, grid_layers_, replicate_);
+        case Kind::All:
+        case Kind::Unknown:
+            break;
+    }
+    return *this;
 }
 
 Placement Placement::unknown() {
@@ -118,21 +151,22 @@ std::vector<Site> Placement::sites(const Key& key, int site_count) const {
             return {part_site(values, site_count)};
         }
         case Kind::Grid: {
-            if (static_cast<std::int64_t>(grid_rows_) * grid_cols_ > site_count)
-                fail("placement " + str() + " needs " + std::to_string(grid_rows_ * grid_cols_) +
+            if (grid_sites() > site_count)
+                fail("placement " + str() + " needs " + std::to_string(grid_sites()) +
                      " sites but the run has " + std::to_string(site_count));
             const Cell c = grid_cell(*this, key);
+            const std::int64_t base = c.layer * grid_rows_ * grid_cols_;
             std::vector<Site> out;
             if (replicate_ == Replicate::AlongRow) {
-                // Every column of the tuple's grid row.
+                // Every column of the tuple's grid row (in its layer).
                 for (int col = 0; col < grid_cols_; ++col)
-                    out.push_back(static_cast<Site>(c.row * grid_cols_ + col));
+                    out.push_back(static_cast<Site>(base + c.row * grid_cols_ + col));
             } else if (replicate_ == Replicate::AlongColumn) {
-                // Every row of the tuple's grid column.
+                // Every row of the tuple's grid column (in its layer).
                 for (int row = 0; row < grid_rows_; ++row)
-                    out.push_back(static_cast<Site>(row * grid_cols_ + c.col));
+                    out.push_back(static_cast<Site>(base + row * grid_cols_ + c.col));
             } else {
-                out.push_back(static_cast<Site>(c.row * grid_cols_ + c.col));
+                out.push_back(static_cast<Site>(base + c.row * grid_cols_ + c.col));
             }
             return out;
         }
@@ -156,8 +190,11 @@ std::string Placement::str() const {
         case Kind::Part:
             return "Part[" + positions_str(dims_) + "]";
         case Kind::Grid: {
+            const bool layered = dims_.size() > 2;
             std::string s = "Grid[" + std::to_string(dims_[0]) + " x " + std::to_string(dims_[1]) +
-                            " on " + std::to_string(grid_rows_) + "x" + std::to_string(grid_cols_);
+                            (layered ? " x " + std::to_string(dims_[2]) : "") + " on " +
+                            std::to_string(grid_rows_) + "x" + std::to_string(grid_cols_) +
+                            (layered ? "x" + std::to_string(grid_layers_) : "");
             if (replicate_ == Replicate::AlongRow) s += ", replicated along rows";
             if (replicate_ == Replicate::AlongColumn) s += ", replicated along columns";
             return s + "]";
@@ -195,11 +232,7 @@ Placement right_on_output(const Placement& right, const KeyPositions& left_keys,
     KeyPositions dims;
     for (auto d : right.dims())
         dims.push_back(right_to_output(d, left_keys, right_keys, left_arity));
-    if (right.kind() == Placement::Kind::Part) return Placement::part(std::move(dims));
-    if (right.kind() == Placement::Kind::Grid)
-        return Placement::grid(dims[0], dims[1], right.grid_rows(), right.grid_cols(),
-                               right.replicate());
-    return right;  // All: no positions to move
+    return right.on_positions(std::move(dims));
 }
 
 // One axis of a grid: either one fixed grid index from a key position, or every index.
@@ -211,7 +244,12 @@ struct Axis {
 std::optional<Placement> grid_join(const Placement& left, const KeyPositions& left_keys,
                                    const Placement& right, const KeyPositions& right_keys,
                                    std::size_t left_arity) {
-    if (left.grid_rows() != right.grid_rows() || left.grid_cols() != right.grid_cols())
+    if (left.grid_rows() != right.grid_rows() || left.grid_cols() != right.grid_cols() ||
+        left.grid_layers() != right.grid_layers())
+        return std::nullopt;
+    // Layers are never replicated: both sides fix theirs, so they must agree on every pair.
+    const bool layered = left.dims().size() > 2;
+    if (layered && !join_pair(left.dims()[2], right.dims()[2], left_keys, right_keys))
         return std::nullopt;
     using R = Placement::Replicate;
     // Replicated along a row = every column of it; along a column = every row of it.
@@ -236,7 +274,8 @@ std::optional<Placement> grid_join(const Placement& left, const KeyPositions& le
     if (!row || !col) return std::nullopt;
     // Both axes "every" would need both sides replicated both ways, which Grid cannot express.
     const R rep = row->every ? R::AlongColumn : col->every ? R::AlongRow : R::None;
-    return Placement::grid(row->position, col->position, left.grid_rows(), left.grid_cols(), rep);
+    return Placement::layered_grid(row->position, col->position, layered ? left.dims()[2] : 0,
+                                   left.grid_rows(), left.grid_cols(), left.grid_layers(), rep);
 }
 
 }  // namespace

@@ -9,6 +9,10 @@
 //   Grid(r, c)     a pr x pc process grid (pr * pc <= S, any S): grid row from key[r], grid
 //                  column from key[c]; the tuple is on one site, or replicated along one grid
 //                  axis (all columns of its row, or all rows of its column), as SUMMA needs
+//   Grid(r, c, l)  a layered grid, pl layers of pr x pc (pr * pc * pl <= S): the layer from
+//                  key[l], never replicated across layers. The 3-D matrix multiply puts the
+//                  products of one block of the contracted label on one layer
+//                  (optimizer/join_grid.hpp); site = layer * pr * pc + row * pc + column
 //   Unknown        after a map that changes keys arbitrarily; nothing may rely on it
 //
 // The Part site function (docs/cost-model.md derives its balance bound). For the ordered
@@ -55,13 +59,21 @@ public:
     static Placement part(KeyPositions dims);
     static Placement grid(std::size_t row_dim, std::size_t col_dim, int grid_rows,
                           int grid_cols, Replicate replicate = Replicate::None);
+    // A grid of `grid_layers` layers; with one layer it is exactly grid(row_dim, col_dim, ...).
+    static Placement layered_grid(std::size_t row_dim, std::size_t col_dim, std::size_t layer_dim,
+                                  int grid_rows, int grid_cols, int grid_layers,
+                                  Replicate replicate = Replicate::None);
     static Placement unknown();
 
     Kind kind() const { return kind_; }
     const KeyPositions& dims() const { return dims_; }  // Part: the ordered positions;
-                                                        // Grid: {row_dim, col_dim}
+                                                        // Grid: {row_dim, col_dim} and, when
+                                                        // layered, layer_dim
     int grid_rows() const { return grid_rows_; }
     int grid_cols() const { return grid_cols_; }
+    int grid_layers() const { return grid_layers_; }  // 1 unless layered
+    // The sites a Grid needs: rows x columns x layers (0 for the other kinds).
+    long long grid_sites() const;
     Replicate replicate() const { return replicate_; }
 
     // The sites holding the tuple with this key, ascending. Throws Error for Unknown.
@@ -69,7 +81,12 @@ public:
     // Part and unreplicated Grid: the single site of the key.
     Site home(const Key& key, int site_count) const;
 
-    // "All", "Part[1]", "Part[0, 2]", "Grid[0 x 1 on 2x3, replicated along rows]", "Unknown"
+    // The same kind of placement read from other key positions, one per entry of dims() (a
+    // key's positions moved by a join, replication or aggregate). All and Unknown: unchanged.
+    Placement on_positions(KeyPositions dims) const;
+
+    // "All", "Part[1]", "Part[0, 2]", "Grid[0 x 1 on 2x3, replicated along rows]",
+    // "Grid[0 x 2 x 1 on 2x2x4]", "Unknown"
     std::string str() const;
     friend bool operator==(const Placement&, const Placement&) = default;
 
@@ -79,7 +96,7 @@ public:
 private:
     Kind kind_ = Kind::Unknown;
     KeyPositions dims_;
-    int grid_rows_ = 0, grid_cols_ = 0;
+    int grid_rows_ = 0, grid_cols_ = 0, grid_layers_ = 0;
     Replicate replicate_ = Replicate::None;
 };
 
@@ -101,11 +118,13 @@ Site part_site(const std::vector<std::int64_t>& values, int site_count);
 //   Part(dl) with Part(dr)                         |dl| = |dr| and every (dl[i], dr[i]) is a
 //                                                  join pair (dl[i] = left_keys[j] and
 //                                                  dr[i] = right_keys[j], same j); -> Part(dl)
-//   Grid with Grid, same pr x pc                   per grid axis: a side replicated across that
+//   Grid with Grid, same pr x pc x pl              per grid axis: a side replicated across that
 //                                                  axis meets anything; two sides fixed on it
 //                                                  must use a join pair. SUMMA (left replicated
 //                                                  along rows, right along columns) meets on
-//                                                  exactly one site -> unreplicated Grid.
+//                                                  exactly one site -> unreplicated Grid. Layers
+//                                                  are never replicated: the two layer
+//                                                  positions must be a join pair.
 //   Part with Grid                                 never (different site functions)
 std::optional<Placement> join_output_placement(const Placement& left, const KeyPositions& left_keys,
                                                const Placement& right,

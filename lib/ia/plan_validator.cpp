@@ -76,10 +76,9 @@ std::optional<std::string> validation_problem(const Plan& plan) {
                 return problem("an enforcer must move its input's relation (origin '" +
                                plan.origin(in).name + "')");
         const Placement& p = n.placement;
-        if (p.kind() == Placement::Kind::Grid && p.grid_rows() * p.grid_cols() > plan.sites())
-            return problem("placement " + p.str() + " needs " +
-                           std::to_string(p.grid_rows() * p.grid_cols()) + " sites, the plan has " +
-                           std::to_string(plan.sites()));
+        if (p.grid_sites() > plan.sites())
+            return problem("placement " + p.str() + " needs " + std::to_string(p.grid_sites()) +
+                           " sites, the plan has " + std::to_string(plan.sites()));
         PlacementInference inferred = infer_output_placement(plan, n);
         if (!inferred.placement) return problem(inferred.why);
         if (!(*inferred.placement == p))

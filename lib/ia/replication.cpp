@@ -104,20 +104,9 @@ Placement replicated_placement(const Placement& in, const Replication& spec) {
         throw Error("replication " + spec.str() + " drops key position " + std::to_string(d), {},
                     ErrorKind::Failed);
     };
-    switch (in.kind()) {
-        case Placement::Kind::Part: {
-            KeyPositions dims;
-            for (std::size_t d : in.dims()) dims.push_back(moved(d));
-            return Placement::part(dims);
-        }
-        case Placement::Kind::Grid:
-            return Placement::grid(moved(in.dims()[0]), moved(in.dims()[1]), in.grid_rows(),
-                                   in.grid_cols(), in.replicate());
-        case Placement::Kind::All:
-        case Placement::Kind::Unknown:
-            return in;
-    }
-    return in;
+    KeyPositions dims;
+    for (std::size_t d : in.dims()) dims.push_back(moved(d));
+    return in.on_positions(std::move(dims));
 }
 
 SiteMap replicated_sites(const SiteMap& in, const KeySet& replicated_keys,

@@ -1,10 +1,12 @@
 #include "optimizer/aggregate_strategies.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
 
+#include "ia/grid_move.hpp"
 #include "ia/partials.hpp"
 #include "optimizer/emit.hpp"
 
@@ -39,8 +41,12 @@ std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyP
     return emit_local_aggregate(plan, id, *moved, rule);
 }
 
-// `on`: positions of the aggregate's OUTPUT key (the partials carry it).
-std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& on,
+// Moves the partials of an aggregate to their groups' homes.
+using PartialsMove =
+    std::function<std::optional<IaNodeId>(Plan& plan, IaNodeId partials, const std::string& rule)>;
+
+// `move`: the reduce of the partials to their homes.
+std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const PartialsMove& move,
                                      const std::string& rule) {
     IaNodeId in = operand(plan, id);
     auto partial = emit_partial_aggregate(plan, id, in, rule);
@@ -53,9 +59,24 @@ std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const KeyPositions& 
                                   : std::make_shared<const ia::SiteMap>(ia::holders(
                                         plan.origin(in).keys, input.placement, plan.sites()));
     if (!ia::groups_span_sites(*where, group_by(plan, id))) return std::nullopt;
-    auto moved = emit_shuffle(plan, *partial, on, rule);
+    auto moved = move(plan, *partial, rule);
     if (!moved) return std::nullopt;
     return emit_local_aggregate(plan, id, *moved, rule);
+}
+
+// `on`: positions of the aggregate's OUTPUT key (the partials carry it).
+PartialsMove shuffle_on(KeyPositions on) {
+    return [on = std::move(on)](Plan& plan, IaNodeId partials, const std::string& rule) {
+        return emit_shuffle(plan, partials, on, rule);
+    };
+}
+
+// The groups' homes on the most square process grid of all sites, rows and columns from the
+// first two output positions: one group per site on a box of S groups, where Part's homes of a
+// box with fewer than S keys per position crowd onto a diagonal band of sites.
+std::optional<IaNodeId> reduce_to_grid(Plan& plan, IaNodeId partials, const std::string& rule) {
+    const ia::GridShape g = ia::grid_shape(plan.sites());
+    return emit_grid_move(plan, partials, ia::Placement::grid(0, 1, g.rows, g.cols), rule);
 }
 
 std::optional<IaNodeId> agg_local(Plan& plan, NodeId id) {
@@ -85,15 +106,19 @@ std::vector<Strategy> aggregate_strategies(const AggregateOp& op) {
     // offers this one.
     out.push_back({"preagg",
                    [all_out](Plan& plan, NodeId id) {
-                       return preaggregate(plan, id, all_out, "R2-5:preagg");
+                       return preaggregate(plan, id, shuffle_on(all_out), "R2-5:preagg");
                    },
                    "R2-5"});
     for (std::size_t i = 0; i < singles; ++i) {
         const std::string name = with_position("preagg", by[i]);
         out.push_back({name, [i, name](Plan& plan, NodeId id) {
-                           return preaggregate(plan, id, {i}, "R2-5:" + name);
+                           return preaggregate(plan, id, shuffle_on({i}), "R2-5:" + name);
                        }});
     }
+    if (by.size() >= 2)
+        out.push_back({"preagg-grid", [](Plan& plan, NodeId id) {
+                           return preaggregate(plan, id, reduce_to_grid, "R2-5:preagg-grid");
+                       }});
     out.push_back({"local", agg_local});
     return out;
 }

@@ -11,10 +11,14 @@
 //                 aggregates what it holds, the partials go to their group's home, which folds
 //                 them by source site ascending (ia/partials.hpp)
 //   preagg[p]     the same with the partials shuffled on the output position of p only
+//   preagg-grid   the same with the partials reduced to an unreplicated Grid[0 x 1] on the
+//                 most square grid of all sites (only when by has two or more positions): the
+//                 reduce of the 3-D matrix multiply (join_grid.hpp)
 //   local         local_aggregate(R) (R2-4 corrected): R is ALREADY Part(D) with D a subset of
 //                 by, All, or a Grid on two group-by positions
 //
-// Bounded: 2 + 2|by| strategies for |by| >= 2 (subsets of size 1 and the full list), else 3.
+// Bounded: 3 + 2|by| strategies for |by| >= 2 (subsets of size 1, the full list, the grid),
+// else 3.
 // The shuffle variants do not apply when the aggregate could run in place (that is `local`);
 // the preagg variants apply only when some group's tuples really are on several sites, checked
 // on the input's exact key set (otherwise preagg is the aggregate plus an empty exchange).

@@ -71,6 +71,7 @@ std::vector<Strategy> strategies_for(const Operator& op) {
                                                 {"cmm", cmm, "R2-6"},
                                                 {"local", join_local},
                                                 {"grid", join_grid},
+                                                {"grid3", join_grid3},
                                                 {"rmm", join_rmm}};
     if (std::holds_alternative<JoinOp>(op)) return joins;
     // Per aggregate: the shuffle variants name its group-by positions.

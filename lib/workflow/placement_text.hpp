@@ -8,6 +8,8 @@
 //   Grid[0 x 1 on 2x3]                                      row position x column position on
 //   Grid[0 x 1 on 2x3, replicated along rows]               grid_rows x grid_cols
 //   Grid[0 x 1 on 2x3, replicated along columns]
+//   Grid[0 x 2 x 1 on 2x2x4]                                a layered grid: layer position 1,
+//                                                           4 layers (replication as above)
 //
 // Whitespace around the tokens is free (str() writes the canonical spacing above); the words are
 // case-sensitive. Lives in lib/workflow, not lib/ia, because only the file formats need it.

@@ -63,15 +63,13 @@ std::vector<Site> common(std::vector<Site> a, std::vector<Site> b) {
     return out;
 }
 
-// Brute force over the boxes and S = 1..6: does every matching pair meet? When a placement
+// Brute force over the boxes and S = 1..8: does every matching pair meet? When a placement
 // for the output is claimed, it must put each output tuple exactly where its pair met.
 bool joins_locally(const Placement& left, const KeyPositions& lk, const Frontier& lbox,
                    const Placement& right, const KeyPositions& rk, const Frontier& rbox,
                    const std::optional<Placement>& claimed) {
-    for (int s = 1; s <= 6; ++s) {
-        if ((left.kind() == Placement::Kind::Grid && left.grid_rows() * left.grid_cols() > s) ||
-            (right.kind() == Placement::Kind::Grid && right.grid_rows() * right.grid_cols() > s))
-            continue;
+    for (int s = 1; s <= 8; ++s) {
+        if (left.grid_sites() > s || right.grid_sites() > s) continue;
         for (const Key& l : KeySet::box(lbox))
             for (const Key& r : KeySet::box(rbox)) {
                 bool match = true;
@@ -96,6 +94,10 @@ TEST_CASE("placements print as in plans", "[placement]") {
     CHECK(Placement::grid(0, 1, 2, 3, R::AlongColumn).str() ==
           "Grid[0 x 1 on 2x3, replicated along columns]");
     CHECK(Placement::grid(1, 0, 2, 2).str() == "Grid[1 x 0 on 2x2]");
+    CHECK(Placement::layered_grid(0, 2, 1, 2, 2, 4).str() == "Grid[0 x 2 x 1 on 2x2x4]");
+    CHECK(Placement::layered_grid(0, 1, 1, 1, 2, 2, R::AlongRow).str() ==
+          "Grid[0 x 1 x 1 on 1x2x2, replicated along rows]");
+    CHECK(Placement::layered_grid(0, 1, 7, 2, 3, 1) == Placement::grid(0, 1, 2, 3));
     CHECK(Placement::unknown().str() == "Unknown");
     CHECK(Placement::part({0, 1}) != Placement::part({1, 0}));
 }
@@ -186,6 +188,26 @@ TEST_CASE("Grid sites and replication", "[placement]") {
     CHECK_THROWS_AS(g.sites(Key{0, 0}, 5), Error);
     CHECK_THROWS_AS(Placement::grid(0, 1, 0, 2), Error);
     CHECK_THROWS_AS(Placement::grid(0, 1, 2, 3, R::AlongRow).home(Key{0, 0}, 6), Error);
+}
+
+TEST_CASE("layered Grid sites", "[placement]") {
+    // site = (key[2] mod 3) * 2 * 2 + (key[0] mod 2) * 2 + key[1] mod 2
+    const auto g = Placement::layered_grid(0, 1, 2, 2, 2, 3);
+    CHECK(g.grid_sites() == 12);
+    CHECK(g.sites(Key{0, 0, 0}, 12) == std::vector<Site>{0});
+    CHECK(g.sites(Key{1, 0, 1}, 12) == std::vector<Site>{6});
+    CHECK(g.sites(Key{3, 5, 8}, 13) == std::vector<Site>{11});
+    // Replication stays inside the tuple's layer.
+    CHECK(Placement::layered_grid(0, 1, 2, 2, 2, 3, R::AlongRow).sites(Key{1, 0, 2}, 12) ==
+          std::vector<Site>{10, 11});
+    CHECK(Placement::layered_grid(0, 1, 2, 2, 2, 3, R::AlongColumn).sites(Key{1, 1, 1}, 12) ==
+          std::vector<Site>{5, 7});
+    // Every site of the layered grid gets its share of a dense box.
+    CHECK(loads(g, Frontier{4, 2, 3}, 12) == std::vector<std::int64_t>(12, 2));
+    CHECK_THROWS_AS(g.sites(Key{0, 0, 0}, 11), Error);
+    CHECK_THROWS_AS(Placement::layered_grid(0, 1, 2, 2, 2, 0), Error);
+    // Moved to other key positions, the layer moves too.
+    CHECK(g.on_positions({2, 0, 1}) == Placement::layered_grid(2, 0, 1, 2, 2, 3));
 }
 
 TEST_CASE("All, Unknown and malformed uses", "[placement]") {
@@ -287,6 +309,31 @@ TEST_CASE("local joins: grids", "[placement][join]") {
     // All with a grid re-expresses the grid on output positions.
     CHECK(join_output_placement(Placement::all(), lk, b, rk, 2) ==
           Placement::grid(1, 2, 2, 2, R::AlongColumn));
+    CHECK(joins_locally(Placement::all(), lk, xb, b, rk, yb,
+                        join_output_placement(Placement::all(), lk, b, rk, 2)));
+}
+
+TEST_CASE("local joins: layered grids (3-D matrix multiply)", "[placement][join]") {
+    const KeyPositions lk{1}, rk{0};
+    const Frontier xb{4, 3}, yb{3, 5};
+    // A(i,k) on every column of its row in layer k, B(k,j) on every row of its column in layer
+    // k: each pair meets on the one site (k, i, j) of the 2 x 2 x 2 grid.
+    auto a = Placement::layered_grid(0, 1, 1, 2, 2, 2, R::AlongRow);
+    auto b = Placement::layered_grid(0, 1, 0, 2, 2, 2, R::AlongColumn);
+    auto c = join_output_placement(a, lk, b, rk, 2);
+    REQUIRE(c);
+    CHECK(*c == Placement::layered_grid(0, 2, 1, 2, 2, 2));
+    CHECK(joins_locally(a, lk, xb, b, rk, yb, c));
+    // The layer by i on the left and by k on the right: some pairs are in different layers.
+    auto by_i = Placement::layered_grid(0, 1, 0, 2, 2, 2, R::AlongRow);
+    CHECK_FALSE(co_located(by_i, lk, b, rk));
+    CHECK_FALSE(joins_locally(by_i, lk, xb, b, rk, yb, std::nullopt));
+    // Layered with unlayered, or different layer counts, never co-locate.
+    CHECK_FALSE(co_located(a, lk, Placement::grid(0, 1, 2, 2, R::AlongColumn), rk));
+    CHECK_FALSE(co_located(a, lk, Placement::layered_grid(0, 1, 0, 2, 2, 3, R::AlongColumn), rk));
+    // With All, the layered grid is re-expressed on output positions.
+    CHECK(join_output_placement(Placement::all(), lk, b, rk, 2) ==
+          Placement::layered_grid(1, 2, 1, 2, 2, 2, R::AlongColumn));
     CHECK(joins_locally(Placement::all(), lk, xb, b, rk, yb,
                         join_output_placement(Placement::all(), lk, b, rk, 2)));
 }

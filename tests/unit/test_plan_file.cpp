@@ -157,7 +157,9 @@ TEST_CASE("placement text: parse_placement inverts Placement::str", "[plan_file]
     for (const Placement& p :
          {Placement::all(), Placement::unknown(), Placement::part({}), Placement::part({1}),
           Placement::part({2, 0, 1}), Placement::grid(0, 1, 2, 3),
-          Placement::grid(1, 0, 3, 1, R::AlongRow), Placement::grid(2, 3, 4, 4, R::AlongColumn)}) {
+          Placement::grid(1, 0, 3, 1, R::AlongRow), Placement::grid(2, 3, 4, 4, R::AlongColumn),
+          Placement::layered_grid(0, 2, 1, 2, 2, 4),
+          Placement::layered_grid(0, 1, 1, 1, 2, 3, R::AlongRow)}) {
         INFO(p.str());
         auto back = parse_placement(p.str());
         REQUIRE(back);
@@ -166,8 +168,12 @@ TEST_CASE("placement text: parse_placement inverts Placement::str", "[plan_file]
     CHECK(*parse_placement(" Part[ 0 ,2 ] ") == Placement::part({0, 2}));
     CHECK(*parse_placement("Grid[0 x 1 on 2 x 3,replicated along rows]") ==
           Placement::grid(0, 1, 2, 3, R::AlongRow));
+    // One layer is the 2-D grid, whichever position was named for it.
+    CHECK(*parse_placement("Grid[0 x 1 x 5 on 2x3x1]") == Placement::grid(0, 1, 2, 3));
     for (const char* bad : {"", "all", "Part", "Part[0", "Part[0,]", "Part[-1]", "Part[a]",
                             "Grid[0 x 1]", "Grid[0 x 1 on 0x2]", "Grid[0 x 1 on 2x3, replicated]",
+                            "Grid[0 x 1 x 2 on 2x3]", "Grid[0 x 1 on 2x3x2]",
+                            "Grid[0 x 1 x 2 on 2x3x0]", "Grid[0 x 1on 2x3]",
                             "Part[99999999999999999999999]", "Part[0] All"})
         CHECK_FALSE(parse_placement(bad));
 }

@@ -40,7 +40,7 @@ TEST_CASE("operator specs: arity, enforcers and partials", "[operators]") {
     }
     CHECK(enforcers == std::set<std::string>{"bcast", "shuffle", "grid"});
     CHECK(partial_makers == std::set<std::string>{"partial_aggregate"});
-    CHECK(partial_movers == std::set<std::string>{"shuffle"});
+    CHECK(partial_movers == std::set<std::string>{"shuffle", "grid"});
 }
 
 TEST_CASE("operator specs: paper costs of bcast and shuffle (section 5.3)", "[operators]") {

@@ -300,7 +300,7 @@ TEST_CASE("aggregate shuffle on a subset of the group keys", "[preagg]") {
         CHECK_FALSE(has(plans, "AB=local,C=shuffle,CE=local"));
         for (const auto& r : plans) CHECK_NOTHROW(validate(r.plan));
     }
-    // Bounded: single positions and the full list; none when by has one position.
+    // Bounded: single positions, the full list and the grid; none when by has one position.
     AggregateOp agg = std::get<AggregateOp>(p.node(*p.find("C")).op);
     auto list = [](const std::vector<Strategy>& strategies) {
         std::vector<std::string> out;
@@ -309,7 +309,8 @@ TEST_CASE("aggregate shuffle on a subset of the group keys", "[preagg]") {
     };
     CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "shuffle[0]",
                                                                 "shuffle[2]", "preagg", "preagg[0]",
-                                                                "preagg[2]", "local"});
+                                                                "preagg[2]", "preagg-grid",
+                                                                "local"});
     agg.by = {1};
     CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "preagg", "local"});
     // Pins name the subset variants.

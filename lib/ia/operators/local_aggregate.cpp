@@ -44,12 +44,15 @@ PlacementInference aggregate_placement(const Placement& in, const KeyPositions& 
             return Inference::valid(Placement::part(out));
         }
         case Placement::Kind::Grid: {
-            auto r = index_in(by, in.dims()[0]), c = index_in(by, in.dims()[1]);
-            if (in.replicated() || !r || !c)
+            // Every grid axis (row, column, layer) read from a group-by position.
+            KeyPositions out;
+            for (std::size_t d : in.dims())
+                if (auto i = index_in(by, d)) out.push_back(*i);
+            if (in.replicated() || out.size() != in.dims().size())
                 return Inference::invalid("its input is " + in.str() +
                                           ", which does not keep each group (by " +
                                           positions_text(by) + ") on one site");
-            return Inference::valid(Placement::grid(*r, *c, in.grid_rows(), in.grid_cols()));
+            return Inference::valid(in.on_positions(out));
         }
     }
     return Inference::invalid("unknown placement kind");
