@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,6 +37,10 @@ SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
 
 Site sender_for(const std::vector<Site>& holders, Site receiver) {
     if (holders.empty()) fail("no site holds the tuple, so none can send it");
+    // A placement's sites are ascending and distinct already (the common case): no copy.
+    if (std::adjacent_find(holders.begin(), holders.end(), std::greater_equal<>()) ==
+        holders.end())
+        return holders[static_cast<std::size_t>(receiver) % holders.size()];
     std::vector<Site> sorted = holders;
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -58,15 +63,15 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
 }
 
 void TransferTally::copy(Site sender, Site receiver) {
+    const std::size_t s = index(sender, sites_), r = index(receiver, sites_);
     t_.payload_bytes += tile_;
     t_.tuples_moved += 1;
-    t_.received_payload[index(receiver, sites_)] += tile_;
-    t_.received_overhead[index(receiver, sites_)] += key_bytes_;
-    t_.sent_payload[index(sender, sites_)] += tile_;
-    t_.sent_overhead[index(sender, sites_)] += key_bytes_;
-    std::vector<std::uint64_t>& row = sends_to_[index(sender, sites_)];
+    t_.received_payload[r] += tile_;
+    t_.received_overhead[r] += key_bytes_;
+    t_.sent_payload[s] += tile_;
+    t_.sent_overhead[s] += key_bytes_;
+    std::vector<std::uint64_t>& row = sends_to_[s];
     if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
-    const auto r = static_cast<std::size_t>(receiver);
     row[r / 64] |= std::uint64_t{1} << (r % 64);
 }
 

@@ -41,6 +41,22 @@ std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyP
     return emit_local_aggregate(plan, id, *moved, rule);
 }
 
+// Whether some group of `by` has tuples on several sites. The preagg variants of one aggregate
+// ask it in turn of the same input, and a walk over a large relation's sites costs (at 1024
+// sites it was an eighth of planning), so the last answer is kept; holding the map keeps its
+// address from being reused by another.
+bool groups_span(const std::shared_ptr<const ia::SiteMap>& where, const KeyPositions& by) {
+    thread_local std::shared_ptr<const ia::SiteMap> last;
+    thread_local KeyPositions last_by;
+    thread_local bool last_answer = false;
+    if (where != last || by != last_by) {
+        last_answer = ia::groups_span_sites(*where, by);
+        last = where;
+        last_by = by;
+    }
+    return last_answer;
+}
+
 // Moves the partials of an aggregate to their groups' homes.
 using PartialsMove =
     std::function<std::optional<IaNodeId>(Plan& plan, IaNodeId partials, const std::string& rule)>;
@@ -58,7 +74,7 @@ std::optional<IaNodeId> preaggregate(Plan& plan, NodeId id, const PartialsMove& 
     auto where = input.cost.sites ? input.cost.sites
                                   : std::make_shared<const ia::SiteMap>(ia::holders(
                                         plan.origin(in).keys, input.placement, plan.sites()));
-    if (!ia::groups_span_sites(*where, group_by(plan, id))) return std::nullopt;
+    if (!groups_span(where, group_by(plan, id))) return std::nullopt;
     auto moved = move(plan, *partial, rule);
     if (!moved) return std::nullopt;
     return emit_local_aggregate(plan, id, *moved, rule);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The replicated (rmm) join through the real binary: for a matrix multiply at S = 2, 3, 4,
-# `tra plan --top 1000` lists exactly the join strategies bcast-left, bcast-right, cmm, grid and
-# rmm (plus `local` when the free input starts happen to co-locate A and B); the rmm plan's
+# `tra plan --top 1000` lists exactly the join strategies bcast-left, bcast-right, cmm, grid,
+# grid3 and rmm (plus `local` when the free input starts happen to co-locate A and B); the rmm plan's
 # paper cost is xDups|A| + yDups|B|; explain shows the replication maps; `plan -o` then
 # `explain PLAN.yaml` gives the same costs; a hand-edited replication is refused (exit 2, naming
 # the node).
@@ -25,11 +25,11 @@ for S in 2 3 4; do
     "$TRA" plan mm.yaml --sites "$S" --top 1000 --format json \
         --input-placement 'A=Part[0]' --input-placement 'B=Part[0]' > fixed.$S.json
     got=$(strategies fixed.$S.json)
-    [ "$got" = "bcast-left,bcast-right,cmm,grid,rmm" ] ||
+    [ "$got" = "bcast-left,bcast-right,cmm,grid,grid3,rmm" ] ||
         fail "S=$S, inputs on Part[0]: join strategies $got"
     "$TRA" plan mm.yaml --sites "$S" --top 1000 --format json > free.$S.json
     got=$(strategies free.$S.json)
-    [ "$got" = "bcast-left,bcast-right,cmm,grid,local,rmm" ] ||
+    [ "$got" = "bcast-left,bcast-right,cmm,grid,grid3,local,rmm" ] ||
         fail "S=$S, free input starts: join strategies $got"
     "$PY" - free.$S.json <<'PYEOF' || fail "S=$S: rmm's paper cost"
 import json, sys
