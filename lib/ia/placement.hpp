@@ -66,9 +66,8 @@ public:
     static Placement unknown();
 
     Kind kind() const { return kind_; }
-    const KeyPositions& dims() const { return dims_; }  // Part: the ordered positions;
-                                                        // Grid: {row_dim, col_dim} and, when
-                                                        // layered, layer_dim
+    // Part: the ordered positions; Grid: {row_dim, col_dim}, and layer_dim when layered.
+    const KeyPositions& dims() const { return dims_; }
     int grid_rows() const { return grid_rows_; }
     int grid_cols() const { return grid_cols_; }
     int grid_layers() const { return grid_layers_; }  // 1 unless layered

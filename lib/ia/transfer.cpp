@@ -38,8 +38,7 @@ SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
 Site sender_for(const std::vector<Site>& holders, Site receiver) {
     if (holders.empty()) fail("no site holds the tuple, so none can send it");
     // A placement's sites are ascending and distinct already (the common case): no copy.
-    if (std::adjacent_find(holders.begin(), holders.end(), std::greater_equal<>()) ==
-        holders.end())
+    if (std::adjacent_find(holders.begin(), holders.end(), std::greater_equal<>()) == holders.end())
         return holders[static_cast<std::size_t>(receiver) % holders.size()];
     std::vector<Site> sorted = holders;
     std::sort(sorted.begin(), sorted.end());

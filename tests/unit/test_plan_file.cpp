@@ -170,11 +170,11 @@ TEST_CASE("placement text: parse_placement inverts Placement::str", "[plan_file]
           Placement::grid(0, 1, 2, 3, R::AlongRow));
     // One layer is the 2-D grid, whichever position was named for it.
     CHECK(*parse_placement("Grid[0 x 1 x 5 on 2x3x1]") == Placement::grid(0, 1, 2, 3));
-    for (const char* bad : {"", "all", "Part", "Part[0", "Part[0,]", "Part[-1]", "Part[a]",
-                            "Grid[0 x 1]", "Grid[0 x 1 on 0x2]", "Grid[0 x 1 on 2x3, replicated]",
-                            "Grid[0 x 1 x 2 on 2x3]", "Grid[0 x 1 on 2x3x2]",
-                            "Grid[0 x 1 x 2 on 2x3x0]", "Grid[0 x 1on 2x3]",
-                            "Part[99999999999999999999999]", "Part[0] All"})
+    for (const char* bad :
+         {"", "all", "Part", "Part[0", "Part[0,]", "Part[-1]", "Part[a]", "Grid[0 x 1]",
+          "Grid[0 x 1 on 0x2]", "Grid[0 x 1 on 2x3, replicated]", "Grid[0 x 1 x 2 on 2x3]",
+          "Grid[0 x 1 on 2x3x2]", "Grid[0 x 1 x 2 on 2x3x0]", "Grid[0 x 1on 2x3]",
+          "Part[99999999999999999999999]", "Part[0] All"})
         CHECK_FALSE(parse_placement(bad));
 }
 

@@ -307,10 +307,9 @@ TEST_CASE("aggregate shuffle on a subset of the group keys", "[preagg]") {
         for (const auto& s : strategies) out.push_back(s.name);
         return out;
     };
-    CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "shuffle[0]",
-                                                                "shuffle[2]", "preagg", "preagg[0]",
-                                                                "preagg[2]", "preagg-grid",
-                                                                "local"});
+    CHECK(list(strategies_for(agg)) ==
+          std::vector<std::string>{"shuffle", "shuffle[0]", "shuffle[2]", "preagg", "preagg[0]",
+                                   "preagg[2]", "preagg-grid", "local"});
     agg.by = {1};
     CHECK(list(strategies_for(agg)) == std::vector<std::string>{"shuffle", "preagg", "local"});
     // Pins name the subset variants.

@@ -258,9 +258,10 @@ TEST_CASE("search: pins restrict, bad pins name what applies", "[search]") {
     REQUIRE_FALSE(plans.empty());
     for (const auto& r : plans) CHECK(r.name.rfind("AB=cmm,", 0) == 0);
     o.pins["C"] = "local";  // cmm leaves AB on Part[k]: the aggregate must shuffle
-    CHECK_THROWS_WITH(search_plans(p, 3, o),
-                      Catch::Contains("strategies that apply: preagg, preagg-grid, preagg[0], preagg[2], "
-                                      "shuffle, shuffle[0], shuffle[2]"));
+    CHECK_THROWS_WITH(
+        search_plans(p, 3, o),
+        Catch::Contains("strategies that apply: preagg, preagg-grid, preagg[0], preagg[2], "
+                        "shuffle, shuffle[0], shuffle[2]"));
     o.pins["AB"] = "bcast-right";  // A starting on Part[i] keeps AB on Part[i]
     plans = search_plans(p, 3, o);
     CHECK(names(plans) == std::vector<std::string>{"AB=bcast-right,C=local"});
