@@ -43,13 +43,14 @@ std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyP
 
 // Whether some group of `by` has tuples on several sites. The preagg variants of one aggregate
 // ask it in turn of the same input, and a walk over a large relation's sites costs (at 1024
-// sites it was an eighth of planning), so the last answer is kept; holding the map keeps its
-// address from being reused by another.
+// sites it was an eighth of planning), so the last answer is kept. A weak pointer: it does not
+// keep a large map alive after planning, and a live one is never another map at a reused
+// address.
 bool groups_span(const std::shared_ptr<const ia::SiteMap>& where, const KeyPositions& by) {
-    thread_local std::shared_ptr<const ia::SiteMap> last;
+    thread_local std::weak_ptr<const ia::SiteMap> last;
     thread_local KeyPositions last_by;
     thread_local bool last_answer = false;
-    if (where != last || by != last_by) {
+    if (last.lock() != where || by != last_by) {
         last_answer = ia::groups_span_sites(*where, by);
         last = where;
         last_by = by;
