@@ -37,12 +37,12 @@ std::size_t index(Site s, int sites) {
 
 SiteMap partial_holders(const SiteMap& input, const KeyPositions& by) {
     SiteMap out;
+    Key group(by.size());
     for (const auto& [key, held] : input) {
-        Key group;
-        for (std::size_t p : by) {
-            if (p >= key.size())
-                fail("group-by position " + std::to_string(p) + " is outside key " + key.str());
-            group.push_back(key[p]);
+        for (std::size_t i = 0; i < by.size(); ++i) {
+            if (by[i] >= key.size())
+                fail("group-by position " + std::to_string(by[i]) + " is outside key " + key.str());
+            group[i] = key[by[i]];
         }
         auto& sites = out[group];
         sites.insert(sites.end(), held.begin(), held.end());
@@ -61,15 +61,17 @@ bool spans_sites(const SiteMap& partials) {
 
 bool groups_span_sites(const SiteMap& input, const KeyPositions& by) {
     std::map<Key, Site> first_site;  // group -> a site holding one of its tuples
+    Key group(by.size());
     for (const auto& [key, held] : input) {
-        Key group;
-        for (std::size_t p : by) {
-            if (p >= key.size())
-                fail("group-by position " + std::to_string(p) + " is outside key " + key.str());
-            group.push_back(key[p]);
+        for (std::size_t i = 0; i < by.size(); ++i) {
+            if (by[i] >= key.size())
+                fail("group-by position " + std::to_string(by[i]) + " is outside key " + key.str());
+            group[i] = key[by[i]];
         }
+        if (held.empty()) continue;
+        const Site site = first_site.try_emplace(group, held.front()).first->second;
         for (Site s : held)
-            if (first_site.emplace(group, s).first->second != s) return true;
+            if (s != site) return true;
     }
     return false;
 }

@@ -31,7 +31,8 @@ std::size_t index(Site s, int sites) {
 
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
     SiteMap map;
-    for (const Key& k : keys) map.emplace(k, placement.sites(k, sites));
+    // Keys come ascending: each goes at the end, without a search.
+    for (const Key& k : keys) map.emplace_hint(map.end(), k, placement.sites(k, sites));
     return map;
 }
 
@@ -97,15 +98,20 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
     if (to.kind() == Placement::Kind::Unknown)
         fail("cannot move a relation to an unknown placement");
     TransferTally tally(sites, key_arity, tile_bytes);
+    std::vector<Site> senders;
     for (const auto& [key, held] : from) {
         if (key.size() != key_arity)
             fail("key " + key.str() + " has " + std::to_string(key.size()) +
                  " positions, expected " + std::to_string(key_arity));
         for (Site s : held) index(s, sites);  // validate
+        // sender_for's ascending holder list, made once per tuple rather than per receiver.
+        senders.assign(held.begin(), held.end());
+        std::sort(senders.begin(), senders.end());
+        senders.erase(std::unique(senders.begin(), senders.end()), senders.end());
         for (Site receiver : to.sites(key, sites)) {
             // A site that already holds the tuple keeps its copy: nothing travels.
-            if (std::find(held.begin(), held.end(), receiver) != held.end()) continue;
-            tally.copy(sender_for(held, receiver), receiver);
+            if (std::binary_search(senders.begin(), senders.end(), receiver)) continue;
+            tally.copy(sender_for(senders, receiver), receiver);
         }
     }
     return tally.finish();

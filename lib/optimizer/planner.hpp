@@ -33,14 +33,17 @@ struct PlanRequest {
     std::optional<std::size_t> rank;                        // which plan to choose, 1-based; else 1
     std::map<std::string, std::string> pins;                // TRA node name -> strategy name
     std::map<std::string, ia::Placement> input_placements;  // input name -> where it starts
-    Tiling tiling_pins;  // `tile: auto` input -> its whole tile (pins "A@1024x512")
-    CostModel cost = CostModel::Time;                // the default ranking (CHANGES.md)
-    ia::TimeModel time;                              // the time model's profile and hosts
-    std::optional<std::int64_t> memory_per_site;     // drop plans whose peak exceeds it
+    Tiling tiling_pins;                // `tile: auto` input -> its whole tile (pins "A@1024x512")
+    CostModel cost = CostModel::Time;  // the default ranking (CHANGES.md)
+    ia::TimeModel time;                // the time model's profile and hosts
+    std::optional<std::int64_t> memory_per_site;  // drop plans whose peak exceeds it
     // The run checks its outputs (`tra run --verify`): peaks count the operands the check keeps
     // and its scratch (ia::plan_verification), so the budget drops the plans it would not fit.
     bool verify = false;
     std::size_t top = static_cast<std::size_t>(-1);  // how many ranked plans to keep
+    // Threads planning `tile: auto` tilings at once (tiling_search.hpp); 0: one per hardware
+    // thread, at most 8 (each holds one tiling's search). The plans do not depend on it.
+    std::size_t planner_threads = 0;
 };
 
 struct DroppedPlan {

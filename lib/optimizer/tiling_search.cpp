@@ -1,9 +1,13 @@
 #include "optimizer/tiling_search.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "core/error.hpp"
 #include "ia/time_estimate.hpp"
@@ -127,38 +131,102 @@ class TilingSearch {
         return true;
     }
 
-    // The first plan of a tiling, planned once; nullptr when the tiling gives no plan. Under
-    // the time model a tiling whose compute alone (ia::compute_lower_bound) is no faster than
-    // the best first plan so far is not planned: none of its plans could rank first.
-    const Lead* first(const Choice& choice) {
-        auto it = planned_.find(choice);
-        if (it != planned_.end()) return it->second.lead ? &*it->second.lead : nullptr;
-        Outcome o;
-        try {
-            Program p = build_(space_.resolve(tiles(choice)));
-            const bool bounded =
-                request_.cost == CostModel::Time && best_ &&
-                ia::compute_lower_bound(apply_logical_rewrites(p).program, request_.time,
-                                        request_.sites) >= best_->seconds;
-            if (!bounded && within_call_limit(p)) {
+    // The first plan of a tiling already planned; nullptr when it gives no plan.
+    const Lead* lead_of(const Choice& choice) const {
+        const auto it = planned_.find(choice);
+        return it != planned_.end() && it->second.lead ? &*it->second.lead : nullptr;
+    }
+
+    // Plans each tiling of `batch` not planned yet, on up to planner_threads threads, and
+    // records its first plan. Under the time model a tiling whose compute alone
+    // (ia::compute_lower_bound) is no faster than the best first plan from before the batch is
+    // not planned: none of its plans could rank first. The bound, the tilings planned and so
+    // the plans do not depend on the thread count or on which tiling finishes first.
+    void plan(const std::vector<Choice>& batch) {
+        struct Job {
+            Choice choice;
+            std::optional<Program> program;  // to rank; nullopt: no plan (refused or bounded)
+            std::exception_ptr failure;
+        };
+        std::vector<Job> jobs;
+        for (const Choice& choice : batch) {
+            const bool seen = planned_.count(choice) ||
+                              std::any_of(jobs.begin(), jobs.end(),
+                                          [&](const Job& j) { return j.choice == choice; });
+            if (seen) continue;
+            Job& job = jobs.emplace_back(Job{choice, std::nullopt, nullptr});
+            try {
+                Program p = build_(space_.resolve(tiles(choice)));
+                const bool bounded =
+                    request_.cost == CostModel::Time && best_ &&
+                    ia::compute_lower_bound(apply_logical_rewrites(p).program, request_.time,
+                                            request_.sites) >= best_->seconds;
+                if (!bounded && within_call_limit(p)) job.program = std::move(p);
+            } catch (const Error&) {
+                job.failure = std::current_exception();
+            }
+        }
+        // A tiling's plans are recorded as soon as they are ranked, so only the `top` best
+        // tilings' plans are held at any time (release_beyond_top keeps the same ones whatever
+        // the order). Refusals are recorded after, in batch order: the first is the one reported.
+        std::mutex recording;
+        run_parallel(jobs.size(), [&](std::size_t i) {
+            Job& job = jobs[i];
+            if (!job.program) return;
+            try {
                 PlanRequest r = request_;
                 r.tiling_pins.clear();
-                o.ranked = rank_plans(std::move(p), r);
-                if (!o.ranked->plans.empty()) {
-                    // Named as merged() will name it: ties between tilings break alike.
-                    const RankedPlan& f = o.ranked->plans.front();
-                    o.lead = Lead{f.totals, f.seconds, plan_name(*o.ranked->program, f.name)};
+                RankedPlans ranked = rank_plans(std::move(*job.program), r);
+                job.program.reset();
+                const std::lock_guard lock(recording);
+                record(job.choice, std::move(ranked));
+            } catch (...) {
+                job.failure = std::current_exception();
+            }
+        });
+        for (Job& job : jobs) {
+            if (planned_.count(job.choice)) continue;
+            if (job.failure) {
+                try {
+                    std::rethrow_exception(job.failure);
+                } catch (const Error& e) {
+                    if (e.kind() != ErrorKind::BadInput) throw;
+                    if (!error_) error_ = e;
                 }
             }
-        } catch (const Error& e) {
-            if (e.kind() != ErrorKind::BadInput) throw;
-            if (!error_) error_ = e;
+            record(job.choice, std::nullopt);
+        }
+    }
+
+    // Records a tiling's ranked plans (nullopt: it has none) and its first plan.
+    void record(const Choice& choice, std::optional<RankedPlans> ranked) {
+        Outcome o;
+        o.ranked = std::move(ranked);
+        if (o.ranked && !o.ranked->plans.empty()) {
+            // Named as merged() will name it: ties between tilings break alike.
+            const RankedPlan& f = o.ranked->plans.front();
+            o.lead = Lead{f.totals, f.seconds, plan_name(*o.ranked->program, f.name)};
         }
         const Outcome& kept = planned_.emplace(choice, std::move(o)).first->second;
         const Lead* lead = kept.lead ? &*kept.lead : nullptr;
         if (better(lead, best_)) best_ = lead;
         if (lead) release_beyond_top();
-        return lead;
+    }
+
+    // Calls work(i) for every i < n on up to planner_threads threads (the caller is one).
+    template <class Work>
+    void run_parallel(std::size_t n, Work&& work) const {
+        std::size_t threads = request_.planner_threads;
+        if (threads == 0) threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+        threads = std::min(threads, n);
+        std::atomic<std::size_t> next{0};
+        const auto worker = [&] {
+            for (std::size_t i; (i = next.fetch_add(1)) < n;) work(i);
+        };
+        std::vector<std::thread> helpers;
+        for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(worker);
+        worker();
+        for (std::thread& h : helpers) h.join();
     }
 
     // At most kCallsPerSite x sites kernel calls per join: finer cuts add call overhead and
@@ -195,12 +263,15 @@ class TilingSearch {
         Choice choice(sizes_.size(), 0);
         if (std::any_of(sizes_.begin(), sizes_.end(), [](const auto& s) { return s.empty(); }))
             return;
+        std::vector<Choice> batch;
         while (true) {
-            if (allowed(choice)) first(choice);
+            if (allowed(choice)) batch.push_back(choice);
+            if (batch.size() == kTilingBatch) plan(batch), batch.clear();
             std::size_t c = 0;
             while (c < choice.size() && ++choice[c] == sizes_[c].size()) choice[c++] = 0;
             if (c == choice.size()) break;
         }
+        plan(batch);
     }
 
     // The index of the size whose tile count is nearest `factor` times that of sizes_[c][i]
@@ -263,14 +334,16 @@ class TilingSearch {
                 if (at[c] > 0) --at[c], moved = true;
             if (!moved) return;
         }
-        const Lead* best = first(at);
+        plan({at});
+        const Lead* best = lead_of(at);
         for (int step = 0; step < 64; ++step) {
+            std::vector<Choice> batch;
+            for (const Choice& n : moves(at))
+                if (allowed(n)) batch.push_back(n);
+            plan(batch);
             std::optional<Choice> move;
-            for (const Choice& n : moves(at)) {
-                if (!allowed(n)) continue;
-                const Lead* p = first(n);
-                if (better(p, best)) best = p, move = n;
-            }
+            for (const Choice& n : batch)
+                if (const Lead* p = lead_of(n); better(p, best)) best = p, move = n;
             if (!move) break;
             at = *move;
         }

@@ -15,7 +15,10 @@
 //             request's cost model). Each tiling is planned once; one whose program cannot be
 //             built (the tuple cap, a refused re-tiling) is skipped, and under the time model
 //             so is one whose compute alone (ia::compute_lower_bound) cannot beat the best
-//             first plan found so far.
+//             first plan found before its batch.
+//   threads   a descent step's tilings (the exhaustive search's, kTilingBatch at a time) are
+//             one batch, planned on PlanRequest::planner_threads threads at once; the bound
+//             is the batch's, so the plans do not depend on the thread count.
 //   result    the plans of the tilings planned, merged in the request's order; only the `top`
 //             tilings with the best first plans keep theirs. Each plan's name starts with its
 //             tiling, "A@1024x1024,B@1024x512," before the strategies, so different tilings
@@ -29,6 +32,9 @@
 namespace tra::optimizer {
 
 inline constexpr std::size_t kExhaustiveTilings = 64;
+// The exhaustive search plans its tilings in batches of this many, each bounded by the best
+// first plan of the batches before it: fixed, so the plans do not depend on the threads.
+inline constexpr std::size_t kTilingBatch = 16;
 // A tiling whose program has a join of more than this many tuples (kernel calls) per site is
 // not planned.
 inline constexpr std::int64_t kCallsPerSite = 64;

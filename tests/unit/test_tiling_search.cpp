@@ -205,3 +205,30 @@ TEST_CASE("tiling search: the descent's first plan is within 1.10x of the best t
         CHECK(every.plans.front().seconds == best);
     }
 }
+
+TEST_CASE("tiling search: the plans do not depend on how many threads plan the tilings",
+          "[tiling]") {
+    const std::int64_t n = 32;
+    const TilingSpace space = matmul_space(n, n, n);
+    Program loaded = einsum_matmul(space.resolve({n, n, n}), n, n, n);
+    loaded.tiling_space = space;
+    const auto build = [&](const Tiling& t) { return einsum_matmul(t, n, n, n); };
+    // The descent (limit 0) and the exhaustive search in batches (every tiling), keeping a few
+    // plans: which tilings keep theirs must not depend on the order they finished in.
+    for (std::size_t limit : {std::size_t{0}, std::size_t{1} << 20}) {
+        CAPTURE(limit);
+        PlanRequest request = time_request(4);
+        request.top = 5;
+        request.planner_threads = 1;
+        const auto one = optimizer::rank_tiled_plans(loaded, build, request, limit);
+        request.planner_threads = 3;
+        const auto three = optimizer::rank_tiled_plans(loaded, build, request, limit);
+        REQUIRE(one.plans.size() == 5);
+        REQUIRE(three.plans.size() == one.plans.size());
+        for (std::size_t i = 0; i < one.plans.size(); ++i) {
+            CHECK(three.plans[i].name == one.plans[i].name);
+            CHECK(three.seconds[i] == one.seconds[i]);
+            CHECK(three.plans[i].totals.total_bytes() == one.plans[i].totals.total_bytes());
+        }
+    }
+}
