@@ -145,8 +145,8 @@ std::vector<Site> Placement::sites(const Key& key, int site_count) const {
             return out;
         }
         case Kind::Part: {
-            thread_local std::vector<std::int64_t> values;  // no allocation per tuple
-            values.clear();
+            std::vector<std::int64_t> values;
+            values.reserve(dims_.size());
             for (auto d : dims_) values.push_back(value_at(key, d, *this));
             return {part_site(values, site_count)};
         }
