@@ -75,7 +75,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     // 1. Rank 0 chooses the plan of a workflow.
     std::string text;
     ia::TimeModel model;
-    agree.step([&] {
+    const auto plan_on_rank0 = [&] {
         if (plan_file && !opt.plan.empty())
             throw Error("--plan picks among a workflow's plans; " + opt.workflow +
                         " is a plan file, which is the plan");
@@ -115,7 +115,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         workflow::write_plan_file(out, chosen.plan, opt.workflow, chosen.name, "",
                                   ranked_by(ranked, opt.cost));
         text = out.str();
-    });
+    };
+    agree.step(plan_on_rank0, runtime::Waiting::Sleeping);  // leaves the cores to rank 0's planner
 
     // 2. Every rank reads the plan: the plan file, or rank 0's text.
     if (!plan_file) runtime::broadcast_text(text, comm);

@@ -5,15 +5,19 @@
 
 namespace tra::runtime {
 
+void wait_politely(MPI_Request& request) {
+    for (int finished = 0;;) {
+        MPI_Test(&request, &finished, MPI_STATUS_IGNORE);
+        if (finished) return;
+        // 1 ms: short next to the work waited for, long enough to leave the core idle.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
 void polite_barrier(MPI_Comm comm) {
     MPI_Request done;
     MPI_Ibarrier(comm, &done);
-    for (int finished = 0;;) {
-        MPI_Test(&done, &finished, MPI_STATUS_IGNORE);
-        if (finished) return;
-        // 1 ms: short next to any figure calibrate times, long enough to leave the core idle.
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    wait_politely(done);
 }
 
 }  // namespace tra::runtime

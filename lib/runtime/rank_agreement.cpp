@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "runtime/polite_barrier.hpp"
 
 namespace tra::runtime {
 
@@ -15,7 +16,7 @@ RankAgreement::RankAgreement(MPI_Comm comm) : comm_(comm) {
     MPI_Comm_size(comm_, &size_);
 }
 
-void RankAgreement::step(const std::function<void()>& work) const {
+void RankAgreement::step(const std::function<void()>& work, Waiting waiting) const {
     int code = 0;
     std::string message;
     try {
@@ -29,21 +30,27 @@ void RankAgreement::step(const std::function<void()>& work) const {
         code = static_cast<int>(ErrorKind::Failed);
         message = e.what();
     }
-    settle(code, message);
+    settle(code, message, waiting);
 }
 
 int RankAgreement::rank0_code(int code) const {
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm_);
+    MPI_Request sent;
+    MPI_Ibcast(&code, 1, MPI_INT, 0, comm_, &sent);
+    wait_politely(sent);
     return code;
 }
 
-void RankAgreement::settle(int code, const std::string& message) const {
+void RankAgreement::settle(int code, const std::string& message, Waiting waiting) const {
     int mine = code ? rank_ : size_, lowest = size_;
     if (watchdog_ && watchdog_->on()) {
         std::vector<MPI_Request> all(1);
         std::vector<MPI_Status> statuses;
         MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_, all.data());
         watchdog_->wait_all(all, statuses);
+    } else if (waiting == Waiting::Sleeping) {
+        MPI_Request agreed;
+        MPI_Iallreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_, &agreed);
+        wait_politely(agreed);
     } else {
         MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);
     }

@@ -20,6 +20,11 @@ struct AgreedFailure {
     int exit_code = 1;
 };
 
+// How a rank waits for the others at an agreement: polling, as MPI does (a step every rank
+// works in), or sleeping between tests (polite_barrier.hpp: a step one rank works in alone for
+// long, such as rank 0 planning, whose threads the waiting ranks would otherwise slow).
+enum class Waiting { Polling, Sleeping };
+
 class RankAgreement {
   public:
     explicit RankAgreement(MPI_Comm comm);
@@ -27,12 +32,13 @@ class RankAgreement {
     // Runs `step` on this rank (catching tra::Error and std::exception), then agrees with the
     // other ranks. Returns normally when every rank succeeded; otherwise throws AgreedFailure
     // on every rank, after the lowest failing rank printed its message. Collective.
-    void step(const std::function<void()>& work) const;
+    void step(const std::function<void()>& work, Waiting waiting = Waiting::Polling) const;
 
     // Agrees on a failure this rank already caught (code 0: none). Collective.
-    void settle(int code, const std::string& message) const;
+    void settle(int code, const std::string& message, Waiting waiting = Waiting::Polling) const;
 
-    // Rank 0's `code` on every rank (the exit code of a run whose end rank 0 decides). Collective.
+    // Rank 0's `code` on every rank (the exit code of a run whose end rank 0 decides, after
+    // working alone: the others wait sleeping). Collective.
     int rank0_code(int code) const;
 
     // --timeout: agreements wait through `watchdog` (run_watchdog.hpp), which ends the run when
