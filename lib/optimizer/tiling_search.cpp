@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "ia/time_estimate.hpp"
 #include "optimizer/logical_rewrites.hpp"
+#include "optimizer/tiling_merge.hpp"
 
 namespace tra::optimizer {
 
@@ -23,12 +24,6 @@ std::string tiling_name(const Program& program) {
 }
 
 namespace {
-
-// A plan's name with its program's tiling first.
-std::string plan_name(const Program& program, const std::string& strategies) {
-    const std::string tiling = tiling_name(program);
-    return strategies.empty() ? tiling : tiling + "," + strategies;
-}
 
 // Tile sizes a class may take, coarsest first: extent / c for every tile count c that divides
 // the extent, up to max_tiles.
@@ -205,7 +200,7 @@ class TilingSearch {
         if (o.ranked && !o.ranked->plans.empty()) {
             // Named as merged() will name it: ties between tilings break alike.
             const RankedPlan& f = o.ranked->plans.front();
-            o.lead = Lead{f.totals, f.seconds, plan_name(*o.ranked->program, f.name)};
+            o.lead = Lead{f.totals, f.seconds, tiled_plan_name(*o.ranked->program, f.name)};
         }
         const Outcome& kept = planned_.emplace(choice, std::move(o)).first->second;
         const Lead* lead = kept.lead ? &*kept.lead : nullptr;
@@ -363,53 +358,7 @@ class TilingSearch {
                 " x sites = " + std::to_string(kCallsPerSite * request_.sites) +
                 " kernel calls, or conflicts with the tiles it is tied to");
         }
-        struct Entry {
-            RankedPlan plan;
-            std::size_t source;
-        };
-        std::vector<Entry> entries;
-        std::vector<DroppedPlan> dropped;
-        for (std::size_t i = 0; i < all.size(); ++i) {
-            for (RankedPlan& p : all[i]->plans) {
-                p.name = plan_name(*all[i]->program, p.name);
-                entries.push_back({std::move(p), i});
-            }
-            for (DroppedPlan& d : all[i]->dropped) {
-                d.name = plan_name(*all[i]->program, d.name);
-                dropped.push_back(std::move(d));
-            }
-        }
-        const CostModel model = request_.cost;
-        std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-            return cheaper(model, a.plan.totals, a.plan.seconds, a.plan.name, b.plan.totals,
-                           b.plan.seconds, b.plan.name);
-        });
-        std::stable_sort(dropped.begin(), dropped.end(),
-                         [](const DroppedPlan& a, const DroppedPlan& b) {
-                             return std::tie(a.peak_bytes, a.name) < std::tie(b.peak_bytes, b.name);
-                         });
-        if (entries.size() > request_.top)
-            entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(request_.top),
-                          entries.end());
-
-        RankedPlans out;
-        const std::size_t lead = entries.empty() ? 0 : entries.front().source;
-        out.sites = all[lead]->sites;
-        out.profile = all[lead]->profile;
-        out.rewrites = all[lead]->rewrites;
-        out.program = std::move(all[lead]->program);
-        std::vector<bool> kept(all.size(), false);
-        kept[lead] = true;
-        for (Entry& e : entries) {
-            if (!kept[e.source]) {
-                kept[e.source] = true;
-                out.other_programs.push_back(std::move(all[e.source]->program));
-            }
-            out.seconds.push_back(e.plan.seconds);
-            out.plans.push_back(std::move(e.plan));
-        }
-        out.dropped = std::move(dropped);
-        return out;
+        return merge_tiling_plans(all, request_.cost, request_.top);
     }
 
     TilingSpace space_;

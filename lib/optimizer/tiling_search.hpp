@@ -19,10 +19,11 @@
 //   threads   a descent step's tilings (the exhaustive search's, kTilingBatch at a time) are
 //             one batch, planned on PlanRequest::planner_threads threads at once; the bound
 //             is the batch's, so the plans do not depend on the thread count.
-//   result    the plans of the tilings planned, merged in the request's order; only the `top`
-//             tilings with the best first plans keep theirs. Each plan's name starts with its
-//             tiling, "A@1024x1024,B@1024x512," before the strategies, so different tilings
-//             are different plans and a name is also a --plan pin.
+//   result    the plans of the tilings planned, merged in the request's order
+//             (tiling_merge.hpp); only the `top` tilings with the best first plans keep theirs.
+//             Each plan's name starts with its tiling, "A@1024x1024,B@1024x512," before the
+//             strategies, so different tilings are different plans and a name is also a --plan
+//             pin.
 #include <cstddef>
 #include <functional>
 
