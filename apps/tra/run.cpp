@@ -88,7 +88,7 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
         reference.evaluate_outputs([&](std::size_t i, const TensorRelation& expected) {
             const Output& o = p.outputs.at(i);
             const std::string diff =
-                compare_relations(prep.files->read(o, p.node(o.node)), expected);
+                compare_relations(prep.files->read(o, p.node(o.node)), expected, o.shape);
             if (!diff.empty())
                 problems.push_back(p.node(o.node).name +
                                    (o.iteration ? " (" + o.dataset + ")" : std::string()) +

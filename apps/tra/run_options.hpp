@@ -83,7 +83,10 @@ void print_run_table(const RunSummary& run);
 // Throws Error (Failed) when the file cannot be written.
 void write_run_report(const RunSummary& run, const std::string& path);
 
-// Where two relations differ beyond the dtype's tolerance, or "" when they agree.
-std::string compare_relations(const TensorRelation& got, const TensorRelation& want);
+// Where two relations differ beyond the dtype's tolerance, or "" when they agree. A tensor's
+// elements past `cropped` (Output::shape, empty for none: the padding an output does not
+// write) are not compared.
+std::string compare_relations(const TensorRelation& got, const TensorRelation& want,
+                              const Shape& cropped = {});
 
 }  // namespace tra::cli

@@ -67,7 +67,7 @@ Steps to_steps(const Program& p) {
     }
     for (const Output& o : p.outputs)
         out.outputs.push_back(
-            {p.node(o.node).name, o.file, o.dataset, o.where, o.iteration, o.sparse});
+            {p.node(o.node).name, o.file, o.dataset, o.where, o.iteration, o.sparse, o.shape});
     if (p.repeat) {
         StepRepeat r{p.repeat->times, {}, p.repeat->where};
         for (const Carry& c : p.repeat->carry)
@@ -123,7 +123,10 @@ Checked<Program> build_steps(const Steps& steps) {
                 b.try_add_output(o.relation, o.file, o.dataset, src, o.iteration, o.sparse))
             return *problem;
     }
-    return b.finish();
+    Program built = b.finish();
+    for (std::size_t i = 0; i < built.outputs.size() && i < steps.outputs.size(); ++i)
+        built.outputs[i].shape = steps.outputs[i].shape;
+    return built;
 }
 
 Step filter_step(std::string name, const std::string& input, std::size_t arity,

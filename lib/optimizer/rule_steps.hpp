@@ -29,6 +29,7 @@ struct StepOutput {
     SourceLocation where;
     std::int64_t iteration = 0;  // Output::iteration
     bool sparse = false;         // Output::sparse
+    Shape shape;                 // Output::shape
 };
 
 // A `repeat:` by names: rules keep a carried step's name, as they keep an output's.

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "core/error.hpp"
@@ -26,18 +27,22 @@ std::string tiling_name(const Program& program) {
 namespace {
 
 // Tile sizes a class may take, coarsest first: extent / c for every tile count c that divides
-// the extent, up to max_tiles.
+// the extent, up to max_tiles; in a paddable class also ceil(extent / c) for the powers of two
+// c that do not divide it (the last tile padded, tiling_classes.hpp).
 std::vector<std::int64_t> class_sizes(const TileClass& c, std::int64_t max_tiles) {
     if (c.fixed) return {*c.fixed};
-    std::vector<std::int64_t> sizes;
+    std::set<std::int64_t, std::greater<>> sizes;
     for (std::int64_t count = 1; count <= max_tiles && count <= c.extent; ++count)
-        if (c.extent % count == 0) sizes.push_back(c.extent / count);
-    return sizes;
+        if (c.extent % count == 0) sizes.insert(c.extent / count);
+    if (c.paddable)
+        for (std::int64_t count = 2; count <= max_tiles && count <= c.extent; count *= 2)
+            sizes.insert((c.extent + count - 1) / count);
+    return {sizes.begin(), sizes.end()};
 }
 
 std::int64_t tiles_of(const Shape& shape, const Shape& tile) {
     std::int64_t n = 1;
-    for (std::size_t d = 0; d < shape.size(); ++d) n *= shape[d] / tile[d];
+    for (std::size_t d = 0; d < shape.size(); ++d) n *= (shape[d] + tile[d] - 1) / tile[d];
     return n;
 }
 
@@ -90,7 +95,10 @@ class TilingSearch {
             const std::size_t index = static_cast<std::size_t>(in - space_.inputs.begin());
             bool fits = tile.size() == in->shape.size();
             for (std::size_t d = 0; fits && d < tile.size(); ++d)
-                fits = in->shape[d] % tile[d] == 0 && (in->tile[d] == 0 || in->tile[d] == tile[d]);
+                fits = tile[d] <= in->shape[d] &&
+                       (in->shape[d] % tile[d] == 0 ||
+                        (in->tile[d] == 0 && space_.paddable(name, d))) &&
+                       (in->tile[d] == 0 || in->tile[d] == tile[d]);
             if (!fits)
                 throw Error("--plan pins " + name + "@" + tile_text(tile) +
                             ", which does not fit its shape " + in->shape.str() +

@@ -57,6 +57,7 @@ struct WriteJob {
     // A sparse output (Output::sparse): its chunks are those of node->keys, made at creation
     // (OutputFiles::create_datasets); no other tile may be written.
     bool sparse = false;
+    Shape cropped;  // Output::shape: the dataset's extents where padding is cropped
 };
 
 struct OperatorStep {

@@ -2,6 +2,7 @@
 
 #include "storage/generator.hpp"
 #include "storage/layout.hpp"
+#include "storage/padded_blocks.hpp"
 
 namespace tra::runtime {
 
@@ -27,8 +28,9 @@ Tile InputTiles::tile(const Key& key) const {
     if (!reader_)
         return storage::generate_tile(*op.source.generate, input_.type.dtype, op.shape,
                                       input_.type.bound, at);
-    return reader_->read_block(storage::RelationLayout::of(input_.type, input_.frontier).origin(at),
-                               input_.type.bound);
+    return storage::read_padded_block(
+        *reader_, storage::RelationLayout::of(input_.type, input_.frontier).origin(at),
+        input_.type.bound);
 }
 
 }  // namespace tra::runtime

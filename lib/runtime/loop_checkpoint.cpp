@@ -52,7 +52,7 @@ void Execution::checkpoint(std::int64_t iteration) {
     std::vector<WriteJob> jobs;
     for (const ia::CarryMove& m : moves_) {
         const Node& node = plan_.relation(m.input);
-        jobs.push_back({&node, storage::carry_dataset(node.name), temp, m.input});
+        jobs.push_back({&node, storage::carry_dataset(node.name), temp, m.input, false, {}});
     }
     write_relations(jobs, op);
     agree_.step([&] {

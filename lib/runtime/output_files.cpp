@@ -4,11 +4,12 @@
 
 #include "core/error.hpp"
 #include "runtime/rank_agreement.hpp"
+#include "storage/padded_blocks.hpp"
 
 namespace tra::runtime {
 
-storage::RelationLayout output_layout(const Node& node) {
-    return storage::RelationLayout::of(node.type, node.frontier);
+storage::RelationLayout output_layout(const Node& node, const Shape& cropped) {
+    return storage::RelationLayout::of(node.type, node.frontier, cropped);
 }
 
 storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& node,
@@ -25,7 +26,7 @@ storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& no
 OutputFiles::OutputFiles(const Program& program, bool replace) {
     for (const Output& o : program.outputs) {
         const Node& node = program.node(o.node);
-        targets_[{o.file, o.dataset}] = {output_layout(node),
+        targets_[{o.file, o.dataset}] = {output_layout(node, o.shape),
                                          output_allocation(o.sparse, node, false)};
         if (files_.count(o.file)) continue;
         try {
@@ -50,18 +51,22 @@ void OutputFiles::write(const Output& output, const TensorRelation& relation) {
     storage::DatasetWriter writer(files_.at(output.file)->temp_path(), output.dataset,
                                   relation.type.dtype, layout.dataset_shape, layout.chunk,
                                   target.allocation);
-    for (const auto& [key, tile] : relation.tuples) writer.write_block(layout.origin(key), tile);
+    Tile scratch;
+    for (const auto& [key, tile] : relation.tuples)
+        writer.write_block(layout.origin(key), layout.block(key, tile, scratch));
     writer.close();
 }
 
 void create_relation_dataset(const std::string& path, const std::string& dataset, const Node& node,
-                             bool sparse) {
-    const auto layout = output_layout(node);
+                             bool sparse, const Shape& cropped) {
+    const auto layout = output_layout(node, cropped);
     storage::DatasetWriter writer(path, dataset, node.type.dtype, layout.dataset_shape,
                                   layout.chunk, output_allocation(sparse, node, true));
     if (sparse) {
         const Tile zeros(node.type.dtype, node.type.bound);
-        for (const Key& k : node.keys) writer.write_block(layout.origin(k), zeros);
+        Tile scratch;
+        for (const Key& k : node.keys)
+            writer.write_block(layout.origin(k), layout.block(k, zeros, scratch));
     }
     writer.close();
 }
@@ -69,7 +74,7 @@ void create_relation_dataset(const std::string& path, const std::string& dataset
 void OutputFiles::create_datasets(const Program& program) {
     for (const Output& o : program.outputs)
         create_relation_dataset(files_.at(o.file)->temp_path(), o.dataset, program.node(o.node),
-                                o.sparse);
+                                o.sparse, o.shape);
 }
 
 std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {
@@ -79,12 +84,12 @@ std::vector<std::string> OutputFiles::temp_paths(const Program& program) const {
 }
 
 TensorRelation OutputFiles::read(const Output& output, const Node& node) const {
-    const auto layout = output_layout(node);
+    const auto layout = output_layout(node, output.shape);
     const storage::DatasetReader reader(files_.at(output.file)->temp_path(), output.dataset);
     TensorRelation r;
     r.type = node.type;
-    for (const Key& k : node.keys)
-        r.tuples.emplace(k, reader.read_tile(layout.origin(k), node.type.bound));
+    for (const Key& k : node.keys)  // padded tiles read back with zeros in the padding
+        r.tuples.emplace(k, storage::read_padded_block(reader, layout.origin(k), node.type.bound));
     return r;
 }
 

@@ -31,8 +31,9 @@
 namespace tra::runtime {
 
 // How the relation of `node` (a program output) lies in its dataset: over the node's frontier,
-// that of the dense equivalent for a sparse-derived relation.
-storage::RelationLayout output_layout(const Node& node);
+// that of the dense equivalent for a sparse-derived relation, cropped to `cropped`
+// (Output::shape) where it is set.
+storage::RelationLayout output_layout(const Node& node, const Shape& cropped = {});
 
 // How the dataset of `node`'s relation is made: Sparse for a sparse output; for a dense one
 // with absent tiles ReproducibleZeros (they read as exact zeros); else Reproducible when the
@@ -44,7 +45,7 @@ storage::DatasetWriter::Allocation output_allocation(bool sparse, const Node& no
 // relation of `node` into: dense (output_allocation), or `sparse` with the chunks of the node's
 // keys made now, holding zeros, in key order (see above). For outputs and checkpoints.
 void create_relation_dataset(const std::string& path, const std::string& dataset, const Node& node,
-                             bool sparse);
+                             bool sparse, const Shape& cropped = {});
 
 class OutputFiles {
 public:

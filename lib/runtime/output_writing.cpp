@@ -46,18 +46,21 @@ void check_sparse_key(const WriteJob& job, const Key& k) {
 void write_in_my_turn(const WriteJob& job, const HeldTuples& held, const ia::SiteMap& where,
                       ia::Site me) {
     const Node& node = *job.node;
-    const auto layout = output_layout(node);
+    const auto layout = output_layout(node, job.cropped);
     std::optional<storage::DatasetWriter> writer;
+    Tile scratch;
     for (const auto* kt : lowest_held(held, where, me)) {
         const auto& [k, t] = *kt;
         check_sparse_key(job, k);
         if (!writer)
             writer.emplace(storage::DatasetWriter::reopen(job.path, job.dataset, node.type.dtype,
                                                           layout.dataset_shape));
-        if (t.on_device())
-            writer->write_block(layout.origin(k), t.to(Residence::Host));
-        else
-            writer->write_block(layout.origin(k), t);
+        if (t.on_device()) {
+            scratch = t.to(Residence::Host);
+            writer->write_block(layout.origin(k), layout.block(k, scratch, scratch));
+        } else {
+            writer->write_block(layout.origin(k), layout.block(k, t, scratch));
+        }
     }
     if (writer) writer->close();
 }
@@ -74,7 +77,7 @@ void write_together(MPI_Comm comm, storage::Transfer transfer, const WriteJob& j
                     const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
     const Node& node = *job.node;
     if (job.sparse && node.keys.empty()) return;  // the same on every rank
-    const auto layout = output_layout(node);
+    const auto layout = output_layout(node, job.cropped);
     const auto mine = lowest_held(held, where, me);
     storage::CollectiveWriter writer(comm, job.path, job.dataset, node.type.dtype,
                                      layout.dataset_shape, transfer);
@@ -82,9 +85,9 @@ void write_together(MPI_Comm comm, storage::Transfer transfer, const WriteJob& j
         const auto& [k, t] = *mine[i];
         check_sparse_key(job, k);
         origin = layout.origin(k);
-        if (!t.on_device()) return t;
+        if (!t.on_device()) return layout.block(k, t, host);
         host = t.to(Residence::Host);
-        return host;
+        return layout.block(k, host, host);
     });
     writer.close();
 }
@@ -108,7 +111,7 @@ void Execution::write_outputs(std::int64_t iteration) {
                 if (!r)
                     fail("the plan has no result for output " + plan_.program().node(o.node).name);
                 due.push_back({&plan_.program().node(o.node), o.dataset, options_.output_paths[i],
-                               *r, o.sparse});
+                               *r, o.sparse, o.shape});
             }
     });
     const bool last = iteration == last_iteration_;

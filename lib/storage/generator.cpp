@@ -1,5 +1,6 @@
 #include "storage/generator.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -93,7 +94,7 @@ Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, c
     Shape origin(rank);
     for (std::size_t i = 0; i < rank; ++i) {
         origin[i] = key[i] * bound[i];
-        if (key[i] < 0 || origin[i] + bound[i] > shape[i])
+        if (key[i] < 0 || origin[i] >= shape[i])
             throw Error("tile " + key.str() + " of bound " + bound.str() +
                         " lies outside a tensor of shape " + shape.str());
     }
@@ -102,16 +103,25 @@ Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, c
     visit_dtype(dtype, [&](auto t) {
         using T = decltype(t);
         T* out = tile.data<T>();
-        // Walk the tile row by row: each row is a contiguous run of global indices.
+        // Walk the tile row by row: each row is a contiguous run of global indices. A padded
+        // tile (padded_blocks.hpp) reaches past the shape: zeros there.
         Shape local(rank);
         Shape global(rank);
         const std::int64_t row = rank ? bound[rank - 1] : 1;
+        const std::int64_t inside_row = rank ? std::min(row, shape[rank - 1] - origin[rank - 1]) : 1;
         std::int64_t pos = 0;
         do {
-            for (std::size_t i = 0; i < rank; ++i) global[i] = origin[i] + local[i];
-            const auto start = static_cast<std::uint64_t>(row_major_offset(global, shape));
+            bool inside = true;
+            for (std::size_t i = 0; i < rank; ++i) {
+                global[i] = origin[i] + local[i];
+                inside = inside && global[i] < shape[i];
+            }
+            const auto start =
+                inside ? static_cast<std::uint64_t>(row_major_offset(global, shape)) : 0;
             for (std::int64_t j = 0; j < row; ++j)
-                out[pos++] = static_cast<T>(generated_value(spec, start + j));
+                out[pos++] = inside && j < inside_row
+                                 ? static_cast<T>(generated_value(spec, start + j))
+                                 : T(0);
             if (rank) local[rank - 1] = row - 1;  // next_in_box then moves to the next row
         } while (rank && next_in_box(local, bound));
     });

@@ -39,7 +39,8 @@ double generated_value(const GeneratorSpec& spec, std::uint64_t index);
 // Always true at density 1.
 bool tile_present(const GeneratorSpec& spec, const Frontier& tiles, const Key& key);
 
-// The tile at `key` of a tensor of `shape` cut into tiles of `bound` (key * bound is its origin).
+// The tile at `key` of a tensor of `shape` cut into tiles of `bound` (key * bound is its origin);
+// zeros where a padded tile reaches past the shape.
 Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, const Shape& bound,
                    const Key& key);
 

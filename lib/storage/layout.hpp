@@ -16,9 +16,15 @@ struct RelationLayout {
     std::size_t key_arity = 0;
     Shape bound;
 
-    static RelationLayout of(const RelationType& type, const Frontier& frontier);
+    // `cropped` (Output::shape), if not empty: a tensor's extents less the padding of padded
+    // dimensions (padded_blocks.hpp), the dataset's shape in place of frontier * bound.
+    static RelationLayout of(const RelationType& type, const Frontier& frontier,
+                             const Shape& cropped = {});
     // First element of the tile's block in the dataset.
     Shape origin(const Key& key) const;
+    // The block the tile at `key` writes: `tile` itself, or where it reaches past a cropped
+    // dataset the part inside, made in `scratch` (which may be `tile`).
+    const Tile& block(const Key& key, const Tile& tile, Tile& scratch) const;
 };
 
 }  // namespace tra::storage

@@ -46,6 +46,10 @@ struct InputSource {
     // relation holds the tiles that cover an allocated chunk of the (chunked) dataset; the others
     // are absent and stand for tiles of zeros. Generated inputs say it with `density:`.
     bool sparse = false;
+    // A `tile: auto` input with a padded dimension (docs/workflow-format.md, "Padding"): a tile
+    // may not divide the shape; the last tiles along such a dimension reach past it and hold
+    // zeros there (storage/padded_blocks.hpp). The relation's frontier rounds up.
+    bool padded = false;
 
     // The key offset along `slice->dim` of iteration `iteration` (0 without a slice), for
     // tiles of `tile` elements along it and a source of `extent` elements.
@@ -147,6 +151,9 @@ struct Output {
     // other chunks stay unallocated and read as zeros. Otherwise absent tiles of a
     // sparse-derived relation are written as zeros.
     bool sparse = false;
+    // The extents written: the relation's frontier * bound less the padding of padded
+    // dimensions, which is cropped (storage/padded_blocks.hpp). Empty: frontier * bound.
+    Shape shape;
 };
 
 // One `carry:` entry of a `repeat:` (docs/workflow-format.md): after each iteration, input

@@ -380,7 +380,7 @@ std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation,
     if (!written_.insert({file, dataset}).second)
         return Error("two outputs write " + file + ":" + dataset, src.at("dataset"));
     program_.outputs.push_back(
-        Output{id, std::move(file), std::move(dataset), src.step, iteration, sparse});
+        Output{id, std::move(file), std::move(dataset), src.step, iteration, sparse, {}});
     return std::nullopt;
 }
 

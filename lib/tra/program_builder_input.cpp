@@ -44,13 +44,13 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
     for (std::size_t d = 0; d < shape.size(); ++d) {
         if (shape[d] <= 0) return Error("shape must be positive", src.at("shape"));
         if (tile[d] <= 0) return Error("tile must be positive", src.at("tile"));
-        if (shape[d] % tile[d] != 0)
+        if (shape[d] % tile[d] != 0 && !source.padded)
             return Error(
                 "dimension " + std::to_string(d) + ": shape " + std::to_string(shape[d]) +
                     " is not divisible by tile " + std::to_string(tile[d]) +
                     "; tile sizes that divide it: " + join_list(divisors_near(shape[d], tile[d])),
                 src.at("tile"));
-        f[d] = shape[d] / tile[d];
+        f[d] = (shape[d] + tile[d] - 1) / tile[d];
     }
     if (const auto& slice = source.slice) {
         const std::size_t d = slice->dim;

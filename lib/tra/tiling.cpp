@@ -14,6 +14,13 @@ Tiling TilingSpace::resolve(const std::vector<std::int64_t>& tiles) const {
     return out;
 }
 
+bool TilingSpace::paddable(const std::string& input, std::size_t dim) const {
+    for (const TileClass& c : classes)
+        for (const auto& [i, d] : c.dims)
+            if (inputs[i].name == input && d == dim) return c.paddable;
+    return false;
+}
+
 std::string tile_text(const Shape& tile) {
     std::string s;
     for (std::size_t d = 0; d < tile.size(); ++d) s += (d ? "x" : "") + std::to_string(tile[d]);

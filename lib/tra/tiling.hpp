@@ -31,6 +31,9 @@ struct TileClass {
     std::int64_t extent = 0;
     std::vector<std::pair<std::size_t, std::size_t>> dims;  // (index into inputs, dimension)
     std::optional<std::int64_t> fixed;
+    // A tile that does not divide the extent is exact here (tiling_classes.hpp): the last tile
+    // is padded with zeros and the padding cropped on output.
+    bool paddable = false;
 };
 
 struct TilingSpace {
@@ -40,6 +43,8 @@ struct TilingSpace {
     bool empty() const { return inputs.empty(); }
     // The tiling that gives class c the tile size tiles[c].
     Tiling resolve(const std::vector<std::int64_t>& tiles) const;
+    // Dimension `dim` of auto input `input` is in a paddable class.
+    bool paddable(const std::string& input, std::size_t dim) const;
 };
 
 // "1024x512" for a tile shape, as plan names and pins write it.

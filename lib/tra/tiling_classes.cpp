@@ -1,6 +1,7 @@
 #include "tra/tiling_classes.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "tra/einsum_lowering.hpp"
 
@@ -8,6 +9,7 @@ namespace tra {
 
 int TilingClasses::fresh(Slot s) {
     slots_.push_back(s);
+    unpaddable_.push_back(false);
     parent_.push_back(static_cast<int>(parent_.size()));
     return static_cast<int>(slots_.size()) - 1;
 }
@@ -29,6 +31,25 @@ std::vector<int> TilingClasses::keys_of(const std::string& relation) const {
     return it == keys_.end() ? std::vector<int>{} : it->second;
 }
 
+std::vector<bool> TilingClasses::zeros_of(const std::string& relation) const {
+    const auto it = zeros_.find(relation);
+    std::vector<bool> z = it == zeros_.end() ? std::vector<bool>{} : it->second;
+    z.resize(keys_of(relation).size(), false);
+    return z;
+}
+
+bool TilingClasses::paddable(int slot) const {
+    const int root = find(slot);
+    for (std::size_t s = 0; s < slots_.size(); ++s)
+        if (unpaddable_[s] && find(static_cast<int>(s)) == root) return false;
+    return true;
+}
+
+void TilingClasses::no_padding(const std::vector<int>& slots) {
+    for (int s : slots)
+        if (s >= 0) unpaddable_[s] = true;
+}
+
 void TilingClasses::add_input(const std::string& name, const Shape& shape,
                               const std::vector<std::int64_t>& tile) {
     std::vector<int> keys;
@@ -36,32 +57,74 @@ void TilingClasses::add_input(const std::string& name, const Shape& shape,
         keys.push_back(
             fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d, true}));
     inputs_.push_back({name, shape, tile});
+    zeros_[name] = std::vector<bool>(keys.size(), true);
     keys_[name] = std::move(keys);
 }
 
-void TilingClasses::add_einsum(const std::string& name, const std::vector<std::string>& operands,
-                               const std::string& spec_text) {
+namespace {
+// How an einsum's scalar join keeps zeros: a product is zero where one factor is; add, sub, max
+// and min where every operand is. An expression is not followed (no padding through it).
+bool join_annihilates(const EinsumStep& step) {
+    return step.join_expr.empty() && step.join_op == "mul";
+}
+bool join_preserves(const EinsumStep& step) {
+    static const std::set<std::string> preserving = {"mul", "add", "sub", "max", "min"};
+    return step.join_expr.empty() && preserving.count(step.join_op) > 0;
+}
+}  // namespace
+
+void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) {
     std::optional<EinsumSpec> spec;
     try {
-        spec = EinsumSpec::parse(spec_text);
+        spec = EinsumSpec::parse(step.spec);
     } catch (const Error&) {
     }
+    const std::vector<std::string>& operands = step.inputs;
     std::vector<int> out;
+    std::vector<bool> out_zeros;
     if (spec && spec->operands.size() == operands.size()) {
         std::map<char, int> label;
+        // Per label: the slots that carry it, and whether the joined value's padding along it
+        // is zero (zero_seen: some operand has zeros there; everywhere: every operand has it,
+        // with zeros).
+        std::map<char, std::vector<int>> carriers;
+        std::map<char, bool> zero_seen, everywhere;
+        for (const std::string& labels : spec->operands)
+            for (const char c : labels) everywhere[c] = true;
         for (std::size_t i = 0; i < operands.size(); ++i) {
             const std::vector<int> keys = keys_of(operands[i]);
-            if (keys.size() != spec->operands[i].size()) continue;
+            const std::vector<bool> zeros = zeros_of(operands[i]);
+            const bool followed = keys.size() == spec->operands[i].size();
+            for (auto& [c, all] : everywhere)
+                if (!followed || spec->operands[i].find(c) == std::string::npos) all = false;
+            if (!followed) continue;
             for (std::size_t p = 0; p < keys.size(); ++p) {
-                const auto [it, first] = label.emplace(spec->operands[i][p], keys[p]);
+                const char c = spec->operands[i][p];
+                carriers[c].push_back(keys[p]);
+                zero_seen[c] = zero_seen[c] || zeros[p];
+                everywhere[c] = everywhere[c] && zeros[p];
+                const auto [it, first] = label.emplace(c, keys[p]);
                 if (!first) {
                     if (it->second < 0) it->second = keys[p];
                     unite(it->second, keys[p]);
                 }
             }
         }
-        for (char c : spec->output) out.push_back(label.count(c) ? label[c] : -1);
+        auto padding_zero = [&](char c) {
+            return join_annihilates(step) ? zero_seen[c] : join_preserves(step) && everywhere[c];
+        };
+        // A contracted label's padded entries are summed with the real ones: exact when the
+        // joined values are zero there and the reduction is a sum.
+        for (const auto& [c, slots] : carriers)
+            if (spec->output.find(c) == std::string::npos &&
+                !(padding_zero(c) && step.agg_op == "add"))
+                no_padding(slots);
+        for (char c : spec->output) {
+            out.push_back(label.count(c) ? label[c] : -1);
+            out_zeros.push_back(padding_zero(c));
+        }
     }
+    zeros_[name] = std::move(out_zeros);
     keys_[name] = std::move(out);
 }
 
@@ -88,12 +151,33 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
     for (std::size_t p = 0; p < r.size(); ++p)
         if (std::find(right_keys.begin(), right_keys.end(), p) == right_keys.end())
             out.push_back(r[p]);
+    // Padding is followed through an element-wise kernel joining two relations on every
+    // position in order (tiles of one shape, entry meets entry); other joins may mix padded
+    // entries with real ones.
+    const auto& props = kernel.properties();
+    bool aligned = props.elementwise && l.size() == r.size() && left_keys.size() == l.size() &&
+                   right_keys.size() == r.size();
+    for (std::size_t p = 0; aligned && p < left_keys.size(); ++p)
+        aligned = left_keys[p] == p && right_keys[p] == p;
+    std::vector<bool> zeros(out.size(), false);
+    if (aligned) {
+        const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
+        for (std::size_t p = 0; p < zeros.size(); ++p)
+            zeros[p] = props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
+    } else {
+        no_padding(l);
+        no_padding(r);
+    }
+    zeros_[name] = std::move(zeros);
     keys_[name] = std::move(out);
 }
 
 void TilingClasses::add_aggregate(const std::string& name, const std::string& operand,
                                   const KeyPositions& by) {
     const std::vector<int> in = keys_of(operand);
+    // Folding tiles along a dropped position adds the padded entries of its last tiles to the
+    // real entries of the others: not followed.
+    no_padding(in);
     std::vector<int> out;
     for (std::size_t p : by) out.push_back(p < in.size() ? in[p] : -1);
     keys_[name] = std::move(out);
@@ -104,16 +188,31 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
     if (reads_tiling(kernel))
         depends(name, operand, "kernel " + kernel.name() + " reads whole rows or tile positions",
                 where);
-    add_same_keys(name, operand);
+    keys_[name] = keys_of(operand);
+    const auto& props = kernel.properties();
+    std::vector<bool> zeros = zeros_of(operand);
+    if (!props.elementwise) no_padding(keys_of(operand));  // it may move or mix entries
+    for (std::size_t p = 0; p < zeros.size(); ++p)
+        zeros[p] = zeros[p] && props.elementwise && props.zero_preserving;
+    zeros_[name] = std::move(zeros);
 }
 
-void TilingClasses::add_same_keys(const std::string& name, const std::string& operand) {
-    keys_[name] = keys_of(operand);
+void TilingClasses::add_softmax(const std::string& name, const std::string& operand,
+                                std::int64_t dim) {
+    const std::vector<int> keys = keys_of(operand);
+    // exp(0) = 1 in the padding along `dim` would enter the sum; along the others the padded
+    // rows are softmaxes of zeros, not zeros.
+    if (dim >= 0 && static_cast<std::size_t>(dim) < keys.size())
+        no_padding({keys[static_cast<std::size_t>(dim)]});
+    keys_[name] = keys;
 }
 
 void TilingClasses::add_carry(const std::string& input, const std::string& step) {
     const std::vector<int> a = keys_of(input), b = keys_of(step);
     for (std::size_t p = 0; p < a.size() && p < b.size(); ++p) unite(a[p], b[p]);
+    // A carried relation is checkpointed and read back whole, tiles and all: not padded.
+    no_padding(a);
+    no_padding(b);
 }
 
 void TilingClasses::add_tiling_dependent(const std::string& name, const std::string& operand,
@@ -157,7 +256,9 @@ TilingSpace TilingClasses::space() const {
         const int root = find(static_cast<int>(s));
         if (!slot.from_input || !auto_slot.count(root)) continue;
         auto [it, added] = class_of.emplace(root, space.classes.size());
-        if (added) space.classes.push_back({slots_[auto_slot.at(root)].extent, {}, std::nullopt});
+        if (added)
+            space.classes.push_back(
+                {slots_[auto_slot.at(root)].extent, {}, std::nullopt, paddable(root)});
         TileClass& c = space.classes[it->second];
         if (slot.tile == 0) {
             c.dims.emplace_back(index.at(slot.input), slot.dim);
@@ -166,7 +267,30 @@ TilingSpace TilingClasses::space() const {
             c.fixed = c.fixed ? std::min(*c.fixed, slot.tile) : slot.tile;
         }
     }
+    for (TileClass& c : space.classes) c.paddable = c.paddable && !c.fixed;
     return space;
+}
+
+void TilingClasses::crop_outputs(Program& program) const {
+    for (Output& o : program.outputs) {
+        const Node& n = program.node(o.node);
+        const std::vector<int> keys = keys_of(n.name);
+        if (!n.is_tensor() || keys.size() != n.type.rank()) continue;
+        Shape shape(n.type.rank());
+        bool cropped = false;
+        for (std::size_t d = 0; d < keys.size(); ++d) {
+            const std::int64_t bound = n.type.bound[d];
+            shape[d] = n.frontier[d] * bound;
+            if (keys[d] < 0 || !paddable(keys[d])) continue;
+            // A padded class: its last tile reaches past the extent.
+            const std::int64_t extent = slots_[find(keys[d])].extent;
+            if (extent % bound != 0 && (extent + bound - 1) / bound == n.frontier[d]) {
+                shape[d] = extent;
+                cropped = true;
+            }
+        }
+        if (cropped) o.shape = shape;
+    }
 }
 
 }  // namespace tra

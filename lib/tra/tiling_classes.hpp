@@ -12,6 +12,16 @@
 //
 // Positions the tracker cannot follow are opaque: they tie nothing, which only widens the
 // space the planner tries (a tiling the builder refuses is skipped there).
+//
+// Padding (docs/workflow-format.md, "Padding"): a class may take a tile that does not divide
+// its extent when padding it is exact. The tracker follows, per key position of each relation,
+// whether the padding holds zeros (inputs: yes), from the kernels' properties: a product is zero
+// where any factor is (mul, zero-annihilating), add/sub/max/min where every operand is
+// (zero-preserving), an element-wise transform where f(0) = 0. A class is paddable when every
+// step that mixes its padded entries with real ones sums zeros: an einsum's contracted label
+// whose products are zero there, with agg add. Steps it cannot follow that way (aggregates,
+// joins with other kernels, softmax along it, a loop's carry) make the classes they reach
+// unpaddable. Padded entries that are never mixed are cropped on output.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +30,7 @@
 #include "core/error.hpp"
 #include "kernels/kernel.hpp"
 #include "tra/program.hpp"
+#include "tra/program_builder.hpp"
 #include "tra/tiling.hpp"
 
 namespace tra {
@@ -29,15 +40,15 @@ class TilingClasses {
     // `tile` per dimension, 0 for auto.
     void add_input(const std::string& name, const Shape& shape,
                    const std::vector<std::int64_t>& tile);
-    void add_einsum(const std::string& name, const std::vector<std::string>& operands,
-                    const std::string& spec);
+    void add_einsum(const std::string& name, const EinsumStep& step);
     void add_join(const std::string& name, const std::string& left, const std::string& right,
                   const KeyPositions& left_keys, const KeyPositions& right_keys,
                   const kernels::KernelCall& kernel, const SourceLocation& where);
     void add_aggregate(const std::string& name, const std::string& operand, const KeyPositions& by);
     void add_transform(const std::string& name, const std::string& operand,
                        const kernels::KernelCall& kernel, const SourceLocation& where);
-    void add_same_keys(const std::string& name, const std::string& operand);
+    // softmax / log_softmax along `dim`: the key is the operand's.
+    void add_softmax(const std::string& name, const std::string& operand, std::int64_t dim);
     // A loop's carry: the input takes the step's value, so their key positions are cut alike.
     void add_carry(const std::string& input, const std::string& step);
     // A step whose meaning depends on how its operand is tiled; `what` says why ("a rekey").
@@ -47,6 +58,9 @@ class TilingClasses {
     // The auto inputs and their classes. Throws Error (BadInput) at the first tiling-dependent
     // step that an auto dimension reaches, naming the step, the input and the dimension.
     TilingSpace space() const;
+    // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
+    // bound exceeds its classes' extents): the padding is cropped when it is written.
+    void crop_outputs(Program& program) const;
 
   private:
     struct Slot {
@@ -65,12 +79,18 @@ class TilingClasses {
     int find(int s) const;
     void unite(int a, int b);
     std::vector<int> keys_of(const std::string& relation) const;
+    std::vector<bool> zeros_of(const std::string& relation) const;
+    void no_padding(const std::vector<int>& slots);
+    bool paddable(int slot) const;  // no member of its class is marked
     void depends(const std::string& name, const std::string& operand, const std::string& what,
                  const SourceLocation& where);
 
     std::vector<Slot> slots_;
     mutable std::vector<int> parent_;
     std::map<std::string, std::vector<int>> keys_;  // relation -> slot per key position, -1 opaque
+    // relation -> per key position: its padding holds zeros
+    std::map<std::string, std::vector<bool>> zeros_;
+    std::vector<bool> unpaddable_;  // per slot
     std::vector<AutoInput> inputs_;
     std::vector<Dependent> dependents_;
 };

@@ -41,7 +41,8 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
         const Shape& chosen = it->second;
         bool fits = chosen.size() == shape.size() && tile.size() == shape.size();
         for (std::size_t d = 0; fits && d < shape.size(); ++d)
-            fits = chosen[d] >= 1 && shape[d] % chosen[d] == 0 &&
+            fits = chosen[d] >= 1 && chosen[d] <= shape[d] &&
+                   (shape[d] % chosen[d] == 0 || (tile[d] == 0 && space.paddable(name, d))) &&
                    (tile[d] == 0 || tile[d] == chosen[d]);
         if (!fits)
             f.fail("the chosen tiling " + tile_text(chosen) + " of " + name +
@@ -55,6 +56,16 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
         for (const auto& [input, dim] : c.dims)
             if (space.inputs[input].name == name && c.fixed) t[dim] = *c.fixed;
     return Shape(t);
+}
+
+bool pads_auto_only(const Shape& shape, const Shape& tile, const std::vector<std::int64_t>& written) {
+    bool pads = false;
+    for (std::size_t d = 0; d < shape.size() && d < tile.size(); ++d)
+        if (tile[d] > 0 && shape[d] % tile[d] != 0) {
+            if (d >= written.size() || written[d] != 0) return false;
+            pads = true;
+        }
+    return pads;
 }
 
 void check_chosen_tiling(const Tiling& chosen, const TilingSpace& space, const std::string& path) {

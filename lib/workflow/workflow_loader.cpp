@@ -68,6 +68,7 @@ public:
             check_chosen_tiling(options_.tiling, space_, path_);
         }
         Program p = build(root);
+        classes_.crop_outputs(p);  // padded dimensions (tiling_classes.hpp)
         p.tiling_space = std::move(space_);
         p.tiling = std::move(tiling_);
         return p;
@@ -126,6 +127,7 @@ public:
         if (automatic) tiling_[name] = tile;
         if (f.has("dtype")) dtype = parse_dtype_field(f.at("dtype"));
         InputSource source;
+        source.padded = automatic && pads_auto_only(shape, tile, written);
         source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
         if (f.has("generate")) {
             source.generate = parse_generator(f.at("generate"));
@@ -301,7 +303,8 @@ public:
                          static_cast<std::size_t>(ad), src);
         } else if (op == "softmax" || op == "log_softmax") {
             body.allow_only({op, "dim"});
-            if (probe_) return classes_.add_same_keys(name, operand(body.at(op)));
+            if (probe_)
+                return classes_.add_softmax(name, operand(body.at(op)), body.at("dim").as_int());
             b.add_softmax(name, operand(body.at(op)), body.at("dim").as_int(), op == "log_softmax",
                           src);
         } else {
@@ -317,7 +320,7 @@ public:
                 step.join_op = body.at("join").as_string();
             }
             if (body.has("agg")) step.agg_op = body.at("agg").as_string();
-            if (probe_) return classes_.add_einsum(name, step.inputs, step.spec);
+            if (probe_) return classes_.add_einsum(name, step);
             b.add_einsum(name, step, src);
         }
     }

@@ -50,7 +50,7 @@ TilingSpace matmul_space(std::int64_t I, std::int64_t K, std::int64_t J) {
     TilingClasses c;
     c.add_input("A", Shape{I, K}, {0, 0});
     c.add_input("B", Shape{K, J}, {0, 0});
-    c.add_einsum("C", {"A", "B"}, "ik,kj->ij");
+    c.add_einsum("C", EinsumStep{"ik,kj->ij", {"A", "B"}});
     return c.space();
 }
 
@@ -68,8 +68,8 @@ TEST_CASE("tiling classes: an einsum ties each label's dimensions", "[tiling]") 
     c.add_input("A", Shape{64, 32}, {0, 0});
     c.add_input("B", Shape{32, 16}, {0, 0});
     c.add_input("x", Shape{16}, {0});
-    c.add_einsum("C", {"A", "B"}, "ik,kj->ij");
-    c.add_einsum("y", {"C", "x"}, "ij,j->i");  // C's j (B's dimension 1) is x's
+    c.add_einsum("C", EinsumStep{"ik,kj->ij", {"A", "B"}});
+    c.add_einsum("y", EinsumStep{"ij,j->i", {"C", "x"}});  // C's j (B's dimension 1) is x's
     const TilingSpace s = c.space();
     CHECK(s.inputs.size() == 3);
     CHECK(class_names(s) ==
@@ -117,7 +117,7 @@ TEST_CASE("tiling classes: a step that depends on the tiling refuses an auto dim
         c.add_input("A", Shape{8, 8}, {4, 4});
         c.add_input("B", Shape{8, 8}, {0, 0});
         c.add_tiling_dependent("R", "A", "a filter tests key values", kStep);
-        c.add_einsum("C", {"A", "B"}, "ij,jk->ik");  // ties A's j, which R read, to B's
+        c.add_einsum("C", EinsumStep{"ij,jk->ik", {"A", "B"}});  // ties A's j, which R read, to B's
         CHECK_THROWS_AS(c.space(), Error);
     }
     SECTION("explicit dimensions may reach it") {
@@ -125,7 +125,7 @@ TEST_CASE("tiling classes: a step that depends on the tiling refuses an auto dim
         c.add_input("A", Shape{8, 8}, {4, 4});
         c.add_input("B", Shape{8, 8}, {0, 0});
         c.add_tiling_dependent("R", "A", "a filter tests key values", kStep);
-        c.add_einsum("C", {"B"}, "ij->ji");
+        c.add_einsum("C", EinsumStep{"ij->ji", {"B"}});
         CHECK(c.space().classes.size() == 2);
     }
 }
