@@ -68,6 +68,18 @@ void print_auto_tiling(std::ostream& out, const Program& p, bool planned) {
                 out << "auto";
         }
         out << "]";
+        // A padded dimension: its last tile reaches past the extent (docs/workflow-format.md,
+        // "Padding").
+        if (planned) {
+            const Shape& tile = p.tiling.at(in.name);
+            std::string padded;
+            for (std::size_t d = 0; d < tile.size() && d < in.shape.size(); ++d)
+                if (in.shape[d] % tile[d] != 0)
+                    padded += std::string(padded.empty() ? "" : ", ") + std::to_string(in.shape[d]) +
+                              " -> " +
+                              std::to_string((in.shape[d] + tile[d] - 1) / tile[d] * tile[d]);
+            if (!padded.empty()) out << " (padded " << padded << ")";
+        }
     }
     out << (planned ? "\n"
                     : " (tra plan chooses; the table shows one tile per free auto dimension)\n");

@@ -93,16 +93,9 @@ class TilingSearch {
                 throw Error("--plan pins the tiling of '" + name +
                             "', which is not an input with tile: auto");
             const std::size_t index = static_cast<std::size_t>(in - space_.inputs.begin());
-            bool fits = tile.size() == in->shape.size();
-            for (std::size_t d = 0; fits && d < tile.size(); ++d)
-                fits = tile[d] <= in->shape[d] &&
-                       (in->shape[d] % tile[d] == 0 ||
-                        (in->tile[d] == 0 && space_.paddable(name, d))) &&
-                       (in->tile[d] == 0 || in->tile[d] == tile[d]);
-            if (!fits)
+            if (const auto why = space_.misfit(name, in->shape, in->tile, tile))
                 throw Error("--plan pins " + name + "@" + tile_text(tile) +
-                            ", which does not fit its shape " + in->shape.str() +
-                            " and explicit tile sizes");
+                            ", which does not fit its shape " + in->shape.str() + ": " + *why);
             // A pinned class takes the pin's size, which may lie outside the space's sizes; a
             // second pin of the class, or a fixed class, must agree (else it has no size).
             std::vector<bool> pinned(space_.classes.size(), false);

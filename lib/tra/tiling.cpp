@@ -21,6 +21,29 @@ bool TilingSpace::paddable(const std::string& input, std::size_t dim) const {
     return false;
 }
 
+std::optional<std::string> TilingSpace::misfit(const std::string& input, const Shape& shape,
+                                              const std::vector<std::int64_t>& written,
+                                              const Shape& tile) const {
+    if (tile.size() != shape.size() || written.size() != shape.size())
+        return "it has " + std::to_string(tile.size()) + " sizes for " +
+               std::to_string(shape.size()) + " dimensions";
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        const std::string dim = "dimension " + std::to_string(d) + ": ";
+        if (tile[d] < 1 || tile[d] > shape[d])
+            return dim + "tile " + std::to_string(tile[d]) + " is not in 1.." +
+                   std::to_string(shape[d]);
+        if (written[d] != 0 && written[d] != tile[d])
+            return dim + "the workflow fixes the tile at " + std::to_string(written[d]);
+        if (shape[d] % tile[d] != 0 && !(written[d] == 0 && paddable(input, d)))
+            return dim + "tile " + std::to_string(tile[d]) + " does not divide " +
+                   std::to_string(shape[d]) +
+                   ", and this program may not be padded along it (a step would mix padded "
+                   "entries that may not be zeros with real ones, or tra does not follow "
+                   "padding through it: docs/workflow-format.md, \"Padding\")";
+    }
+    return std::nullopt;
+}
+
 std::string tile_text(const Shape& tile) {
     std::string s;
     for (std::size_t d = 0; d < tile.size(); ++d) s += (d ? "x" : "") + std::to_string(tile[d]);

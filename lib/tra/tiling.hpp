@@ -45,6 +45,12 @@ struct TilingSpace {
     Tiling resolve(const std::vector<std::int64_t>& tiles) const;
     // Dimension `dim` of auto input `input` is in a paddable class.
     bool paddable(const std::string& input, std::size_t dim) const;
+    // Why `tile` cannot cut auto input `input` (of `shape`, `written` its tile field: 0 where
+    // auto), or nullopt when it can: a size outside 1..extent, one that differs from an
+    // explicit size, or one that does not divide an extent that may not be padded.
+    std::optional<std::string> misfit(const std::string& input, const Shape& shape,
+                                      const std::vector<std::int64_t>& written,
+                                      const Shape& tile) const;
 };
 
 // "1024x512" for a tile shape, as plan names and pins write it.

@@ -39,14 +39,9 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
                         const TilingSpace& space) {
     if (auto it = chosen_tiling.find(name); it != chosen_tiling.end()) {
         const Shape& chosen = it->second;
-        bool fits = chosen.size() == shape.size() && tile.size() == shape.size();
-        for (std::size_t d = 0; fits && d < shape.size(); ++d)
-            fits = chosen[d] >= 1 && chosen[d] <= shape[d] &&
-                   (shape[d] % chosen[d] == 0 || (tile[d] == 0 && space.paddable(name, d))) &&
-                   (tile[d] == 0 || tile[d] == chosen[d]);
-        if (!fits)
-            f.fail("the chosen tiling " + tile_text(chosen) + " of " + name +
-                   " does not fit its shape " + shape.str() + " and explicit tile sizes");
+        if (const auto why = space.misfit(name, shape, tile, chosen))
+            f.fail("the chosen tiling " + tile_text(chosen) + " of " + name + " does not fit its shape " +
+                   shape.str() + ": " + *why);
         return chosen;
     }
     std::vector<std::int64_t> t = tile;

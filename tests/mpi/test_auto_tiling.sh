@@ -4,7 +4,8 @@
 # with pml monitoring, its outputs equal the reference evaluator's, and for every operator the
 # measured bytes equal the exact prediction and OpenMPI's count (tests/mpi/plan_runs.bash). The
 # reference runs are checked against numpy first. Workflows: the TRA paper's matrix multiplies
-# (plans/paper/auto/scaled) and EinDecomp's chains (plans/eindecomp), both scaled down here.
+# (plans/paper/auto/scaled) and EinDecomp's chains (plans/eindecomp), both scaled down here, and
+# the padded example (plans/examples/padded.yaml).
 # Usage: bash test_auto_tiling.sh TRA_BINARY SOURCE_DIR WORK_DIR RANKS MPIEXEC
 set -euo pipefail
 
@@ -55,6 +56,18 @@ for wf in auto-mm-*.yaml; do
     run_every_plan "$name" "$wf" "$name.ref"
     rm -rf "$name".p*/ "$name.ref"
 done
+# Padding (docs/workflow-format.md, "Padding"): extents no tile count divides, checked against
+# numpy's outputs (data/examples/padded, tools/reference/examples.py). Every listed plan, and a
+# tiling that pads every dimension but the batch: 27 -> 28, 45 -> 48, 101 -> 104.
+padded_expected="$SRC/data/examples/padded/expected.h5"
+run_every_plan padded "$SRC/plans/examples/padded.yaml" "$padded_expected"
+run_plan padded.pin "$SRC/plans/examples/padded.yaml" --plan 'X@8x7,W1@7x12,W2@12x26'
+check_outputs padded.pin "$padded_expected"
+grep -q "padded 45 -> 48, 101 -> 104" <("$TRA" explain "$SRC/plans/examples/padded.yaml" \
+    --sites "$RANKS" --plan 'X@8x7,W1@7x12,W2@12x26') ||
+    fail "padded: tra explain does not show W2's padding"
+rm -rf padded.p*/ padded.pin/
+
 # Each listed plan names its tiling: several tilings are among them.
 tilings=$(cat ./*.plans | awk '{print $2}' | sed -E 's/,[A-Za-z0-9_.]+=.*//' | sort -u | wc -l)
 [ "$tilings" -gt 3 ] || fail "the listed plans use only $tilings tilings"

@@ -148,3 +148,18 @@ TEST_CASE("generator scalar tiles, errors and description") {
     CHECK(spec(GeneratorSpec::Kind::Constant, 0.1, 0, 0).str() == "constant 0.1");
     CHECK(spec(GeneratorSpec::Kind::Arange, 0, 0.5, 1).str() == "arange [0, 0.5]");
 }
+
+TEST_CASE("a padded tile holds the tensor's values inside and zeros past its shape") {
+    // [5, 7] cut into [2, 3] tiles: 3 x 3 tiles, the last row and column reaching past it.
+    const auto a = spec(GeneratorSpec::Kind::Arange, 1, 1, 0);  // element i holds i + 1
+    const Shape shape{5, 7};
+    const Tile corner = storage::generate_tile(a, DType::F64, shape, Shape{2, 3}, Key{2, 2});
+    // Rows 4-5, columns 6-8: only (4, 6) is inside, index 4 * 7 + 6.
+    CHECK(corner.get(0) == 4 * 7 + 6 + 1);
+    for (std::int64_t i = 1; i < 6; ++i) CHECK(corner.get(i) == 0.0);
+    const Tile edge = storage::generate_tile(a, DType::F32, shape, Shape{2, 3}, Key{0, 2});
+    CHECK(edge.get(0) == 6 + 1);   // (0, 6)
+    CHECK(edge.get(1) == 0.0);     // (0, 7) is past the shape
+    CHECK(edge.get(3) == 13 + 1);  // (1, 6)
+    CHECK_THROWS_AS(storage::generate_tile(a, DType::F64, shape, Shape{2, 3}, Key{3, 0}), Error);
+}

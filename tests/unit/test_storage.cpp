@@ -14,6 +14,7 @@
 #include "core/relation.hpp"
 #include "storage/atomic_output.hpp"
 #include "storage/layout.hpp"
+#include "storage/padded_blocks.hpp"
 #include "storage/tensor_file.hpp"
 #include "storage_fixtures.hpp"
 #include "temp_dir.hpp"
@@ -291,4 +292,53 @@ TEST_CASE("atomic output appears only on commit") {
           }).rfind("cannot create folder '" + (dir / "plain") + "' for output", 0) == 0);
     CHECK(bad_input_message([&] { storage::AtomicOutput(dir / "out", true); }) ==
           "output '" + (dir / "out") + "' is a folder");
+}
+
+TEST_CASE("padded tiles: read with zeros past the dataset, written cropped") {
+    TempDir dir;
+    const std::string path = dir.file("padded.h5");
+    // A [5, 7] tensor cut into [2, 3] tiles is 3 x 3 tiles of a padded [6, 9].
+    const Shape shape{5, 7}, bound{2, 3};
+    const RelationType type{2, bound, DType::F64};
+    const RelationLayout layout = RelationLayout::of(type, Frontier{3, 3}, shape);
+    CHECK(layout.dataset_shape == shape);
+    CHECK_THROWS_AS(RelationLayout::of(type, Frontier{3, 3}, Shape{4, 7}), Error);  // a tile short
+    {
+        DatasetWriter w(path, "/T", DType::F64, layout.dataset_shape, layout.chunk);
+        Tile scratch;
+        for (std::int64_t i = 0; i < 3; ++i)
+            for (std::int64_t j = 0; j < 3; ++j) {
+                const Key k{i, j};
+                // Padded tiles as the runtime holds them: values past the shape are garbage.
+                Tile t = block_of(DType::F64, shape, layout.origin(k), bound);
+                for (std::int64_t e = 0; e < t.elements(); ++e) {
+                    const Shape at{i * 2 + e / 3, j * 3 + e % 3};
+                    if (at[0] >= 5 || at[1] >= 7) t.set(e, -1.0);
+                }
+                const Tile& written = layout.block(k, t, scratch);
+                CHECK(written.shape() == Shape{i == 2 ? 1 : 2, j == 2 ? 1 : 3});
+                w.write_block(layout.origin(k), written);
+            }
+        w.close();
+    }
+    const DatasetReader r(path, "/T");
+    CHECK(r.info().shape == shape);
+    CHECK(same(r.read_block(Shape{0, 0}, shape), block_of(DType::F64, shape, Shape{0, 0}, shape)));
+    // Read back as tiles: the inside as written, zeros in the padding.
+    const Tile corner = storage::read_padded_block(r, layout.origin(Key{2, 2}), bound);
+    CHECK(corner.shape() == bound);
+    CHECK(corner.get(0) == value_at(Shape{4, 6}, shape));
+    for (std::int64_t e = 1; e < 6; ++e) CHECK(corner.get(e) == 0.0);
+    CHECK(same(storage::read_padded_block(r, Shape{0, 0}, bound),
+               block_of(DType::F64, shape, Shape{0, 0}, bound)));
+}
+
+TEST_CASE("copy_corner copies the leading block two tiles share") {
+    Tile a(DType::F32, Shape{2, 3}), b(DType::F32, Shape{3, 2});
+    for (std::int64_t i = 0; i < 6; ++i) a.set(i, static_cast<double>(i + 1));
+    storage::copy_corner(a, b);
+    CHECK(std::vector<double>{b.get(0), b.get(1), b.get(2), b.get(3), b.get(4), b.get(5)} ==
+          std::vector<double>{1, 2, 4, 5, 0, 0});
+    Tile c(DType::F64, Shape{2, 2});
+    CHECK_THROWS_AS(storage::copy_corner(a, c), Error);  // another dtype
 }

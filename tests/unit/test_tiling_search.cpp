@@ -9,6 +9,7 @@
 #include "optimizer/tiling_search.hpp"
 #include "program_fixtures.hpp"
 #include "tra/tiling_classes.hpp"
+#include "workflow/workflow_loader.hpp"
 
 using namespace tra;
 using tra::optimizer::CostModel;
@@ -231,4 +232,125 @@ TEST_CASE("tiling search: the plans do not depend on how many threads plan the t
             CHECK(three.plans[i].totals.total_bytes() == one.plans[i].totals.total_bytes());
         }
     }
+}
+
+namespace {
+
+// Whether the class holding dimension `dim` of input `input` is paddable.
+bool paddable(const TilingClasses& c, const std::string& input, std::size_t dim) {
+    return c.space().paddable(input, dim);
+}
+
+EinsumStep einsum_step(std::string spec, std::vector<std::string> inputs, std::string join = "mul",
+                       std::string agg = "add") {
+    EinsumStep s;
+    s.spec = std::move(spec);
+    s.inputs = std::move(inputs);
+    s.join_op = std::move(join);
+    s.agg_op = std::move(agg);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tiling][padding]") {
+    SECTION("a matrix product and element-wise steps: every label") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("B", Shape{50, 29}, {0, 0});
+        c.add_einsum("C", einsum_step("ik,kj->ij", {"A", "B"}));
+        c.add_transform("R", "C", kernels::KernelCall("relu"), kStep);  // relu(0) = 0
+        c.add_einsum("s", einsum_step("ij->i", {"R"}));                   // sums the padded j
+        c.add_transform("E", "C", kernels::KernelCall("exp"), kStep);   // output only: cropped
+        for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 1}})
+            CHECK(paddable(c, input, dim));
+    }
+    SECTION("a sum over exp's padding (exp(0) = 1) is not exact") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
+        c.add_einsum("s", einsum_step("ij->i", {"E"}));
+        CHECK(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "A", 1));
+    }
+    SECTION("a max over padded zeros is not exact") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_einsum("m", einsum_step("ik->i", {"A"}, "mul", "max"));
+        CHECK(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "A", 1));
+    }
+    SECTION("a product is zero where one factor is; a sum only where every term is") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("v", Shape{50}, {0});
+        c.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);  // sigmoid(0) = 1/2
+        c.add_einsum("P", einsum_step("ij,j->ij", {"S", "v"}));             // times v: zeros in j
+        c.add_einsum("Q", einsum_step("ij,j->ij", {"A", "v"}, "add"));      // A + v: not in i
+        c.add_einsum("p", einsum_step("ij->j", {"P"}));                     // sums S's padded i
+        c.add_einsum("q", einsum_step("ij->i", {"Q"}));                     // sums j: zeros there
+        CHECK_FALSE(paddable(c, "A", 0));
+        CHECK(paddable(c, "A", 1));
+    }
+    SECTION("joins with other kernels, aggregates, softmax along it and carries are not followed") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("B", Shape{50, 29}, {0, 0});
+        c.add_input("D", Shape{37, 29}, {0, 0});
+        c.add_input("F", Shape{37, 31}, {0, 0});
+        c.add_join("AB", "A", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);
+        c.add_aggregate("C", "AB", {0, 2});
+        c.add_join("E", "D", "D", {0, 1}, {0, 1}, kernels::KernelCall("add"), kStep);
+        c.add_softmax("G", "F", 1);
+        CHECK_FALSE(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "A", 1));
+        CHECK_FALSE(paddable(c, "B", 1));
+        CHECK(paddable(c, "D", 0));  // an element-wise join on every position is followed
+        CHECK(paddable(c, "F", 0));
+        CHECK_FALSE(paddable(c, "F", 1));
+        TilingClasses loop;
+        loop.add_input("W", Shape{37}, {0});
+        loop.add_transform("V", "W", kernels::KernelCall("relu"), kStep);
+        loop.add_carry("W", "V");
+        CHECK_FALSE(paddable(loop, "W", 0));
+    }
+}
+
+TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tiling][padding]") {
+    const std::string wf = TRA_SOURCE_DIR "/plans/examples/padded.yaml";
+    workflow::LoadOptions options;
+    options.tiling = {{"X", Shape{8, 7}}, {"W1", Shape{7, 12}}, {"W2", Shape{12, 26}}};
+    const Program p = workflow::load_workflow(wf, options);
+    for (const char* name : {"X", "W1", "W2"}) {
+        const Node& n = p.node(*p.find(name));
+        CHECK(std::get<InputOp>(n.op).source.padded);
+    }
+    CHECK(p.node(*p.find("W2")).frontier == Frontier{4, 4});  // 45 / 12 and 101 / 26, rounded up
+    REQUIRE(p.outputs.size() == 2);
+    for (const Output& o : p.outputs) CHECK(o.shape == Shape{24, 101});
+    // Without padding: nothing to crop.
+    CHECK(workflow::load_workflow(wf).outputs.front().shape.empty());
+
+    PlanRequest request = time_request(4);
+    request.top = 200;
+    const Program loaded = workflow::load_workflow(wf);
+    const optimizer::RankedPlans r = optimizer::rank_tiled_plans(
+        loaded, workflow::program_of_tiling(wf, workflow::LoadOptions{}), request);
+    bool padded = false;  // some listed plan cuts v = 101 into tiles of 51, 26, 13, 7, 4 or 2
+    for (const auto& plan : r.plans)
+        for (const char* t : {"W2@45x51", "W2@45x26", "x13,", "x7,", "x4,"})
+            padded = padded || plan.name.find(t) != std::string::npos;
+    CHECK(padded);
+
+    request.tiling_pins = {{"W2", Shape{45, 26}}};
+    CHECK_NOTHROW(optimizer::rank_tiled_plans(loaded, workflow::program_of_tiling(wf, {}), request));
+
+    // A pin that pads a dimension where it is not exact is refused, naming it: the paper's
+    // join with kernel matmul is not followed.
+    const std::string mm = TRA_SOURCE_DIR "/plans/paper/auto/scaled/mm-general.yaml";
+    request.tiling_pins = {{"A", Shape{300, 1000}}};
+    CHECK_THROWS_WITH(optimizer::rank_tiled_plans(workflow::load_workflow(mm),
+                                                  workflow::program_of_tiling(mm, {}), request),
+                      Catch::Contains("dimension 0: tile 300 does not divide 2000") &&
+                          Catch::Contains("may not be padded"));
 }

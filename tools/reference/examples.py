@@ -23,6 +23,7 @@ Compare a run with it:  tra diff OUT/out/C.h5:/C data/examples/matmul/expected.h
 """
 
 import argparse
+import math
 import os
 import sys
 
@@ -182,6 +183,14 @@ def ex_auto_tiling(x):
     return {"C": C, "y": C @ v, "R": np.maximum(C, 0.0)}
 
 
+def ex_padded(x):
+    X, W1, W2 = (x[k].astype(np.float64) for k in ("X", "W1", "W2"))
+    H = X @ W1
+    G = 0.5 * H * (1.0 + np.vectorize(math.erf)(H / math.sqrt(2.0)))
+    L = G @ W2
+    return {"L": L, "P": np.exp(L)}
+
+
 def ex_block_sparse(x):
     A, B = x["A"].astype(np.float64), x["B"].astype(np.float64)  # zeros where tiles are absent
     C = A @ B
@@ -227,6 +236,7 @@ EXAMPLES = {
     "block_sparse": ex_block_sparse,
     "retile": ex_retile,
     "auto_tiling": ex_auto_tiling,
+    "padded": ex_padded,
 }
 
 
