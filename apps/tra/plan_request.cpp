@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <limits>
 
 #include "core/error.hpp"
@@ -111,6 +112,8 @@ optimizer::RankedPlans plan_workflow(const PlanFlags& flags) {
     load.max_tuples = flags.max_tuples;
     Program program = workflow::load_workflow(flags.workflow, load);
     const optimizer::PlanRequest request = plan_request(flags, program);
+    for (const std::string& note : program.tiling_space.coarse_notes(request.sites))
+        std::cerr << "tra: note: " << note << "\n";
     return optimizer::rank_tiled_plans(std::move(program),
                                        workflow::program_of_tiling(flags.workflow, load), request);
 }

@@ -21,6 +21,31 @@ bool TilingSpace::paddable(const std::string& input, std::size_t dim) const {
     return false;
 }
 
+std::vector<std::string> TilingSpace::coarse_notes(int sites) const {
+    std::vector<std::string> notes;
+    const std::int64_t max_tiles = 16 * static_cast<std::int64_t>(sites);
+    for (const TileClass& c : classes) {
+        if (c.fixed || c.paddable || c.dims.empty() || c.extent < 2 * kMinUsefulTile) continue;
+        std::vector<std::int64_t> divisors;
+        bool useful = false;
+        for (std::int64_t n = 2; n <= c.extent / 2 && divisors.size() < 8; ++n)
+            if (c.extent % n == 0) {
+                divisors.push_back(n);
+                useful = useful || (n <= max_tiles && c.extent / n >= kMinUsefulTile);
+            }
+        if (useful) continue;
+        std::string list;
+        for (std::int64_t d : divisors) list += (list.empty() ? "" : ", ") + std::to_string(d);
+        const auto& [input, dim] = c.dims.front();
+        notes.push_back("dimension " + std::to_string(dim) + " of " + inputs[input].name +
+                        " (extent " + std::to_string(c.extent) + ", divisors " +
+                        (list.empty() ? "none" : list) +
+                        ") has no tile count that cuts it usefully, and this program may not pad "
+                        "it (docs/workflow-format.md, \"Padding\"): it stays coarsely cut");
+    }
+    return notes;
+}
+
 std::optional<std::string> TilingSpace::misfit(const std::string& input, const Shape& shape,
                                               const std::vector<std::int64_t>& written,
                                               const Shape& tile) const {

@@ -36,6 +36,8 @@ struct TileClass {
     bool paddable = false;
 };
 
+inline constexpr std::int64_t kMinUsefulTile = 8;
+
 struct TilingSpace {
     std::vector<AutoInput> inputs;
     std::vector<TileClass> classes;  // every auto dimension is in exactly one
@@ -48,6 +50,11 @@ struct TilingSpace {
     // Why `tile` cannot cut auto input `input` (of `shape`, `written` its tile field: 0 where
     // auto), or nullopt when it can: a size outside 1..extent, one that differs from an
     // explicit size, or one that does not divide an extent that may not be padded.
+    // One line per free class that can only be cut coarsely at `sites` sites: no tile count
+    // from 2 up to 16 x sites with tiles of at least kMinUsefulTile divides its extent, and it may
+    // not be padded. Names a dimension of the class, its extent and its divisors (tra plan
+    // prints them as notes).
+    std::vector<std::string> coarse_notes(int sites) const;
     std::optional<std::string> misfit(const std::string& input, const Shape& shape,
                                       const std::vector<std::int64_t>& written,
                                       const Shape& tile) const;
