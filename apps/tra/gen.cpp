@@ -61,12 +61,12 @@ void generate(const GenOptions& opt) {
         storage::DatasetWriter writer(files.at(op.source.file)->temp_path(), op.source.dataset,
                                       n.type.dtype, op.shape, n.type.bound);
         // A padded input's last tiles reach past its shape: only their inside is written.
-        const auto layout = storage::RelationLayout::of(n.type, n.frontier,
-                                                        op.source.padded ? op.shape : Shape{});
+        const auto layout =
+            storage::RelationLayout::of(n.type, n.frontier, op.source.padded ? op.shape : Shape{});
         Tile scratch;
         for (const Key& k : n.keys) {
-            const Tile tile =
-                storage::generate_tile(*op.source.generate, n.type.dtype, op.shape, n.type.bound, k);
+            const Tile tile = storage::generate_tile(*op.source.generate, n.type.dtype, op.shape,
+                                                     n.type.bound, k);
             writer.write_block(layout.origin(k), layout.block(k, tile, scratch));
         }
         writer.close();

@@ -75,8 +75,8 @@ void print_auto_tiling(std::ostream& out, const Program& p, bool planned) {
             std::string padded;
             for (std::size_t d = 0; d < tile.size() && d < in.shape.size(); ++d)
                 if (in.shape[d] % tile[d] != 0)
-                    padded += std::string(padded.empty() ? "" : ", ") + std::to_string(in.shape[d]) +
-                              " -> " +
+                    padded += std::string(padded.empty() ? "" : ", ") +
+                              std::to_string(in.shape[d]) + " -> " +
                               std::to_string((in.shape[d] + tile[d] - 1) / tile[d] * tile[d]);
             if (!padded.empty()) out << " (padded " << padded << ")";
         }

@@ -108,7 +108,8 @@ Tile generate_tile(const GeneratorSpec& spec, DType dtype, const Shape& shape, c
         Shape local(rank);
         Shape global(rank);
         const std::int64_t row = rank ? bound[rank - 1] : 1;
-        const std::int64_t inside_row = rank ? std::min(row, shape[rank - 1] - origin[rank - 1]) : 1;
+        const std::int64_t inside_row =
+            rank ? std::min(row, shape[rank - 1] - origin[rank - 1]) : 1;
         std::int64_t pos = 0;
         do {
             bool inside = true;

@@ -47,8 +47,8 @@ std::vector<std::string> TilingSpace::coarse_notes(int sites) const {
 }
 
 std::optional<std::string> TilingSpace::misfit(const std::string& input, const Shape& shape,
-                                              const std::vector<std::int64_t>& written,
-                                              const Shape& tile) const {
+                                               const std::vector<std::int64_t>& written,
+                                               const Shape& tile) const {
     if (tile.size() != shape.size() || written.size() != shape.size())
         return "it has " + std::to_string(tile.size()) + " sizes for " +
                std::to_string(shape.size()) + " dimensions";

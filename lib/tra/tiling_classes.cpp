@@ -163,7 +163,8 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
     if (aligned) {
         const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
         for (std::size_t p = 0; p < zeros.size(); ++p)
-            zeros[p] = props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
+            zeros[p] =
+                props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
     } else {
         no_padding(l);
         no_padding(r);

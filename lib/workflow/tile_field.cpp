@@ -40,8 +40,8 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
     if (auto it = chosen_tiling.find(name); it != chosen_tiling.end()) {
         const Shape& chosen = it->second;
         if (const auto why = space.misfit(name, shape, tile, chosen))
-            f.fail("the chosen tiling " + tile_text(chosen) + " of " + name + " does not fit its shape " +
-                   shape.str() + ": " + *why);
+            f.fail("the chosen tiling " + tile_text(chosen) + " of " + name +
+                   " does not fit its shape " + shape.str() + ": " + *why);
         return chosen;
     }
     std::vector<std::int64_t> t = tile;
@@ -53,7 +53,8 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
     return Shape(t);
 }
 
-bool pads_auto_only(const Shape& shape, const Shape& tile, const std::vector<std::int64_t>& written) {
+bool pads_auto_only(const Shape& shape, const Shape& tile,
+                    const std::vector<std::int64_t>& written) {
     bool pads = false;
     for (std::size_t d = 0; d < shape.size() && d < tile.size(); ++d)
         if (tile[d] > 0 && shape[d] % tile[d] != 0) {

@@ -28,7 +28,8 @@ Shape resolve_auto_tile(const std::string& name, const Field& f, const Shape& sh
 // The tile leaves a remainder along some dimension, and only along auto ones (`written` 0):
 // the input is padded there (InputSource::padded); a remainder along an explicit size stays the
 // builder's error.
-bool pads_auto_only(const Shape& shape, const Shape& tile, const std::vector<std::int64_t>& written);
+bool pads_auto_only(const Shape& shape, const Shape& tile,
+                    const std::vector<std::int64_t>& written);
 
 // Every input `chosen` names must be an input with auto dimensions in `space` (of `path`).
 void check_chosen_tiling(const Tiling& chosen, const TilingSpace& space, const std::string& path);

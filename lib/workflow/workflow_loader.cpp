@@ -5,12 +5,11 @@
 #include <map>
 #include <regex>
 
-#include "storage/chunk_presence.hpp"
 #include "storage/same_file.hpp"
-#include "storage/tensor_file.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/tiling_classes.hpp"
 #include "workflow/generator_field.hpp"
+#include "workflow/input_files.hpp"
 #include "workflow/kernel_field.hpp"
 #include "workflow/tile_field.hpp"
 #include "workflow/yaml_fields.hpp"
@@ -155,37 +154,9 @@ public:
         std::optional<std::vector<Key>> present;
         if (source.sparse && !source.generate && options_.check_input_files &&
             shape.size() == tile.size())
-            present = present_tiles(source, tile, src);
+            present = sparse_input_tiles(source, tile, src);
         const NodeId id = b.add_input(name, shape, tile, dtype, source, src, std::move(present));
-        if (!source.generate && options_.check_input_files) check_file(b.node(id), src);
-    }
-
-    static std::vector<Key> present_tiles(const InputSource& source, const Shape& tile,
-                                          const StepSource& src) {
-        try {
-            return storage::allocated_tiles(source.file, source.dataset, tile);
-        } catch (const Error& e) {
-            throw e.located(src.at("sparse"));
-        }
-    }
-
-    static void check_file(const Node& n, const StepSource& src) {
-        const auto& source = std::get<InputOp>(n.op).source;
-        storage::DatasetInfo info;
-        try {
-            info = storage::DatasetReader(source.file, source.dataset).info();
-        } catch (const Error& e) {
-            throw e.located(src.at("file"));
-        }
-        const Shape& shape = std::get<InputOp>(n.op).shape;
-        if (info.dtype != n.type.dtype)
-            throw Error("dtype mismatch: the workflow says " + name_of(n.type.dtype) + " but " +
-                            source.file + ":" + source.dataset + " holds " + name_of(info.dtype),
-                        src.at("file"));
-        if (info.shape != shape)
-            throw Error("shape mismatch: the workflow says " + shape.str() + " but " + source.file +
-                            ":" + source.dataset + " is " + info.shape.str(),
-                        src.at("shape"));
+        if (!source.generate && options_.check_input_files) check_input_file(b.node(id), src);
     }
 
     void add_steps(ProgramBuilder& b, const Field& program) {

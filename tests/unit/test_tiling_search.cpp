@@ -260,7 +260,7 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_input("B", Shape{50, 29}, {0, 0});
         c.add_einsum("C", einsum_step("ik,kj->ij", {"A", "B"}));
         c.add_transform("R", "C", kernels::KernelCall("relu"), kStep);  // relu(0) = 0
-        c.add_einsum("s", einsum_step("ij->i", {"R"}));                   // sums the padded j
+        c.add_einsum("s", einsum_step("ij->i", {"R"}));                 // sums the padded j
         c.add_transform("E", "C", kernels::KernelCall("exp"), kStep);   // output only: cropped
         for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 1}})
             CHECK(paddable(c, input, dim));
@@ -285,10 +285,10 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_input("v", Shape{50}, {0});
         c.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);  // sigmoid(0) = 1/2
-        c.add_einsum("P", einsum_step("ij,j->ij", {"S", "v"}));             // times v: zeros in j
-        c.add_einsum("Q", einsum_step("ij,j->ij", {"A", "v"}, "add"));      // A + v: not in i
-        c.add_einsum("p", einsum_step("ij->j", {"P"}));                     // sums S's padded i
-        c.add_einsum("q", einsum_step("ij->i", {"Q"}));                     // sums j: zeros there
+        c.add_einsum("P", einsum_step("ij,j->ij", {"S", "v"}));            // times v: zeros in j
+        c.add_einsum("Q", einsum_step("ij,j->ij", {"A", "v"}, "add"));     // A + v: not in i
+        c.add_einsum("p", einsum_step("ij->j", {"P"}));                    // sums S's padded i
+        c.add_einsum("q", einsum_step("ij->i", {"Q"}));                    // sums j: zeros there
         CHECK_FALSE(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
     }
@@ -343,7 +343,8 @@ TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tili
     CHECK(padded);
 
     request.tiling_pins = {{"W2", Shape{45, 26}}};
-    CHECK_NOTHROW(optimizer::rank_tiled_plans(loaded, workflow::program_of_tiling(wf, {}), request));
+    CHECK_NOTHROW(
+        optimizer::rank_tiled_plans(loaded, workflow::program_of_tiling(wf, {}), request));
 
     // A pin that pads a dimension where it is not exact is refused, naming it: the paper's
     // join with kernel matmul is not followed.
