@@ -61,7 +61,11 @@ done
 # tiling that pads every dimension but the batch: 27 -> 28, 45 -> 48, 101 -> 104.
 padded_expected="$SRC/data/examples/padded/expected.h5"
 run_every_plan padded "$SRC/plans/examples/padded.yaml" "$padded_expected"
-run_plan padded.pin "$SRC/plans/examples/padded.yaml" --plan 'X@8x7,W1@7x12,W2@12x26'
+# Through a plan file, which records the padded tiling (tiling:) and rebuilds the program from it.
+"$TRA" plan "$SRC/plans/examples/padded.yaml" --sites "$RANKS" --plan 'X@8x7,W1@7x12,W2@12x26' \
+    -o padded.plan.yaml > /dev/null || fail "padded: tra plan -o failed"
+grep -q "W2: \[12, 26\]" padded.plan.yaml || fail "padded: the plan file does not record W2's tile"
+run_plan padded.pin padded.plan.yaml
 check_outputs padded.pin "$padded_expected"
 grep -q "padded 45 -> 48, 101 -> 104" <("$TRA" explain "$SRC/plans/examples/padded.yaml" \
     --sites "$RANKS" --plan 'X@8x7,W1@7x12,W2@12x26') ||
