@@ -16,11 +16,13 @@ docs/benchmarks.md ("Padding: GPT-2's vocabulary") records a run.
 Usage: tools/bench/padding.py [--tra PATH] [--tokens 8192] [--sites 4,16,64,256] [--machine FILE]
 """
 import argparse
-import json
 import os
 import pathlib
-import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import auto_tiling  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 VOCAB, MODEL = 50257, 768
@@ -39,16 +41,7 @@ outputs:
 
 def first_plan(tra, workflow, sites, machine, pin=None):
     """tra's first plan as a dict, or None when tra refuses the pin."""
-    argv = [tra, "plan", workflow, "--sites", str(sites), "--top", "1", "--format", "json"]
-    if pin:
-        argv += ["--plan", pin]
-    if machine:
-        argv += ["--machine", machine]
-    env = {k: v for k, v in os.environ.items() if k != "TRA_MACHINE"}
-    out = subprocess.run(argv, capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout)["plans"][0]
+    return auto_tiling.first_plan(tra, workflow, sites, machine, pin)[0]
 
 
 def best_unpadded(tra, workflow, sites, machine):
