@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checked_math.hpp"
 #include "tra/einsum_orders.hpp"
 
 namespace tra::cli {
@@ -74,10 +75,14 @@ void print_auto_tiling(std::ostream& out, const Program& p, bool planned) {
             const Shape& tile = p.tiling.at(in.name);
             std::string padded;
             for (std::size_t d = 0; d < tile.size() && d < in.shape.size(); ++d)
-                if (in.shape[d] % tile[d] != 0)
+                if (in.shape[d] % tile[d] != 0) {
+                    const std::int64_t count = ceil_div(in.shape[d], tile[d]);
+                    const auto whole = checked_mul(count, tile[d]);
                     padded += std::string(padded.empty() ? "" : ", ") +
                               std::to_string(in.shape[d]) + " -> " +
-                              std::to_string((in.shape[d] + tile[d] - 1) / tile[d] * tile[d]);
+                              (whole ? std::to_string(*whole)
+                                     : std::to_string(count) + " x " + std::to_string(tile[d]));
+                }
             if (!padded.empty()) out << " (padded " << padded << ")";
         }
     }

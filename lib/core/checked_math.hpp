@@ -21,4 +21,10 @@ inline std::optional<std::int64_t> checked_mul(std::int64_t a, std::int64_t b) {
     return r;
 }
 
+// ceil(a / b) for a >= 0 and b > 0, without the overflow of (a + b - 1) / b: the tile count of
+// an extent a cut into tiles of b, the last one padded when b does not divide a.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    return a / b + (a % b != 0);
+}
+
 }  // namespace tra

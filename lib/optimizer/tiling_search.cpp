@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "core/checked_math.hpp"
 #include "core/error.hpp"
 #include "ia/time_estimate.hpp"
 #include "optimizer/logical_rewrites.hpp"
@@ -36,13 +37,13 @@ std::vector<std::int64_t> class_sizes(const TileClass& c, std::int64_t max_tiles
         if (c.extent % count == 0) sizes.insert(c.extent / count);
     if (c.paddable)
         for (std::int64_t count = 2; count <= max_tiles && count <= c.extent; count *= 2)
-            sizes.insert((c.extent + count - 1) / count);
+            sizes.insert(ceil_div(c.extent, count));
     return {sizes.begin(), sizes.end()};
 }
 
 std::int64_t tiles_of(const Shape& shape, const Shape& tile) {
     std::int64_t n = 1;
-    for (std::size_t d = 0; d < shape.size(); ++d) n *= (shape[d] + tile[d] - 1) / tile[d];
+    for (std::size_t d = 0; d < shape.size(); ++d) n *= ceil_div(shape[d], tile[d]);
     return n;
 }
 

@@ -1,6 +1,7 @@
 // The ProgramBuilder's inputs: a tensor read from a file or generated, whole or a slice per loop
 // iteration, dense or block-sparse (docs/workflow-format.md). The other steps are in
 // program_builder.cpp and program_builder_layout.cpp.
+#include "core/checked_math.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/program_builder_support.hpp"
 #include "tra/sparse_rules.hpp"
@@ -50,7 +51,7 @@ Checked<NodeId> ProgramBuilder::try_add_input(const std::string& name, const Sha
                     " is not divisible by tile " + std::to_string(tile[d]) +
                     "; tile sizes that divide it: " + join_list(divisors_near(shape[d], tile[d])),
                 src.at("tile"));
-        f[d] = (shape[d] + tile[d] - 1) / tile[d];
+        f[d] = ceil_div(shape[d], tile[d]);
     }
     if (const auto& slice = source.slice) {
         const std::size_t d = slice->dim;

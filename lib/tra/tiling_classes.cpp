@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/checked_math.hpp"
 #include "tra/einsum_lowering.hpp"
 
 namespace tra {
@@ -285,7 +286,7 @@ void TilingClasses::crop_outputs(Program& program) const {
             if (keys[d] < 0 || !paddable(keys[d])) continue;
             // A padded class: its last tile reaches past the extent.
             const std::int64_t extent = slots_[find(keys[d])].extent;
-            if (extent % bound != 0 && (extent + bound - 1) / bound == n.frontier[d]) {
+            if (extent % bound != 0 && ceil_div(extent, bound) == n.frontier[d]) {
                 shape[d] = extent;
                 cropped = true;
             }

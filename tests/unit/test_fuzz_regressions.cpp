@@ -54,6 +54,17 @@ TEST_CASE("fuzz regressions: plan files", "[fuzz]") {
     }
 }
 
+TEST_CASE("fuzz regressions: workflows", "[fuzz]") {
+    // As in fuzz_workflow: input files are not opened.
+    tra::workflow::LoadOptions options;
+    options.check_input_files = false;
+    const auto load = [&](const std::string& p) { tra::workflow::load_workflow(p, options); };
+    for (const auto& e : fs::directory_iterator(kRegressions / "workflow")) {
+        INFO(e.path().string());
+        CHECK_NOTHROW(loads(load, e.path().string()));
+    }
+}
+
 TEST_CASE("fuzz regressions: a folder where a file is expected is a tra::Error", "[fuzz]") {
     tra::testing::TempDir dir("fuzz");
     fs::create_directories(dir / "folder.yaml");
