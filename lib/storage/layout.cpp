@@ -1,6 +1,7 @@
 #include "storage/layout.hpp"
 
 #include "core/error.hpp"
+#include "storage/hdf5_names.hpp"
 #include "storage/padded_blocks.hpp"
 
 namespace tra::storage {
@@ -57,7 +58,7 @@ Shape RelationLayout::origin(const Key& key) const {
 const Tile& RelationLayout::block(const Key& key, const Tile& tile, Tile& scratch) const {
     if (!tensor) return tile;
     const Shape at = origin(key);
-    if (block_inside(at, tile.shape(), dataset_shape)) return tile;
+    if (detail::block_fits(at, tile.shape(), dataset_shape)) return tile;
     scratch = cropped_block(tile, at, dataset_shape);
     return scratch;
 }

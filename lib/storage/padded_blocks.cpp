@@ -4,19 +4,14 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "storage/hdf5_names.hpp"
 
 namespace tra::storage {
 
-bool block_inside(const Shape& origin, const Shape& bound, const Shape& shape) {
-    for (std::size_t d = 0; d < shape.size(); ++d)
-        if (origin[d] + bound[d] > shape[d]) return false;
-    return true;
-}
+namespace {
 
-Tile read_padded_block(const DatasetReader& reader, const Shape& origin, const Shape& bound) {
-    const Shape& shape = reader.info().shape;
-    if (bound.size() != shape.size() || block_inside(origin, bound, shape))
-        return reader.read_tile(origin, bound);
+// The extent of the part of a block of `bound` at `origin` that lies inside `shape`.
+Shape inside_extent(const Shape& origin, const Shape& bound, const Shape& shape) {
     Shape inside(shape.size());
     for (std::size_t d = 0; d < shape.size(); ++d) {
         if (origin[d] >= shape[d])
@@ -24,20 +19,22 @@ Tile read_padded_block(const DatasetReader& reader, const Shape& origin, const S
                         shape.str());
         inside[d] = std::min(bound[d], shape[d] - origin[d]);
     }
+    return inside;
+}
+
+}  // namespace
+
+Tile read_padded_block(const DatasetReader& reader, const Shape& origin, const Shape& bound) {
+    const Shape& shape = reader.info().shape;
+    if (bound.size() != shape.size() || detail::block_fits(origin, bound, shape))
+        return reader.read_tile(origin, bound);
     Tile tile(reader.info().dtype, bound);  // zeros
-    copy_corner(reader.read_block(origin, inside), tile);
+    copy_corner(reader.read_block(origin, inside_extent(origin, bound, shape)), tile);
     return tile;
 }
 
 Tile cropped_block(const Tile& tile, const Shape& origin, const Shape& shape) {
-    Shape inside(shape.size());
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (origin[d] >= shape[d])
-            throw Error("tile at " + origin.str() + " lies wholly outside the dataset of shape " +
-                        shape.str());
-        inside[d] = std::min(tile.shape()[d], shape[d] - origin[d]);
-    }
-    Tile out = Tile::uninitialized(tile.dtype(), inside);
+    Tile out = Tile::uninitialized(tile.dtype(), inside_extent(origin, tile.shape(), shape));
     copy_corner(tile, out);
     return out;
 }

@@ -8,15 +8,12 @@
 
 namespace tra::storage {
 
-// The block of `bound` elements at `origin` lies inside `shape` (same rank).
-bool block_inside(const Shape& origin, const Shape& bound, const Shape& shape);
-
 // The tile of `bound` at `origin` of the reader's dataset (a tensor of the dataset's rank), with
 // zeros where it lies outside the dataset.
 Tile read_padded_block(const DatasetReader& reader, const Shape& origin, const Shape& bound);
 
-// The part of `tile` (placed at `origin`) that lies inside `shape`: a smaller tile. Only for
-// tiles that do not fit (block_inside is false) and that overlap the shape.
+// The part of `tile` (placed at `origin`) that lies inside `shape`: a smaller tile. For tiles
+// that overlap the shape.
 Tile cropped_block(const Tile& tile, const Shape& origin, const Shape& shape);
 
 // Copies the leading corner that `from` and `to` share (per dimension the smaller extent) from
