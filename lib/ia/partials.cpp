@@ -36,7 +36,7 @@ std::size_t index(Site s, int sites) {
 }  // namespace
 
 SiteMap partial_holders(const SiteMap& input, const KeyPositions& by) {
-    SiteMap out;
+    std::vector<std::pair<Key, Site>> pairs;  // (group, a site holding one of its tuples)
     Key group(by.size());
     for (const auto& [key, held] : input) {
         for (std::size_t i = 0; i < by.size(); ++i) {
@@ -44,19 +44,14 @@ SiteMap partial_holders(const SiteMap& input, const KeyPositions& by) {
                 fail("group-by position " + std::to_string(by[i]) + " is outside key " + key.str());
             group[i] = key[by[i]];
         }
-        auto& sites = out[group];
-        sites.insert(sites.end(), held.begin(), held.end());
+        for (Site s : held) pairs.emplace_back(group, s);
     }
-    for (auto& [group, sites] : out) {
-        std::sort(sites.begin(), sites.end());
-        sites.erase(std::unique(sites.begin(), sites.end()), sites.end());
-    }
-    return out;
+    return SiteMap::from_pairs(std::move(pairs));
 }
 
 bool spans_sites(const SiteMap& partials) {
     return std::any_of(partials.begin(), partials.end(),
-                       [](const auto& entry) { return entry.second.size() > 1; });
+                       [](const SiteMap::Entry& entry) { return entry.sites.size() > 1; });
 }
 
 bool groups_span_sites(const SiteMap& input, const KeyPositions& by) {

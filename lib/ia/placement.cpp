@@ -118,7 +118,7 @@ bool Placement::replicated() const {
     return kind_ == Kind::All || (kind_ == Kind::Grid && replicate_ != Replicate::None);
 }
 
-Site part_site(const std::vector<std::int64_t>& values, int site_count) {
+Site part_site(std::span<const std::int64_t> values, int site_count) {
     check_site_count(site_count);
     const std::int64_t s = site_count;
     // Reduce every term mod S as we go so large keys never overflow.
@@ -137,18 +137,24 @@ std::vector<Site> fill_sites(const Placement& input, const Key& key, int site_co
 }
 
 std::vector<Site> Placement::sites(const Key& key, int site_count) const {
+    std::vector<Site> out;
+    sites(key, site_count, out);
+    return out;
+}
+
+void Placement::sites(const Key& key, int site_count, std::vector<Site>& out) const {
     check_site_count(site_count);
+    out.clear();
     switch (kind_) {
-        case Kind::All: {
-            std::vector<Site> out(static_cast<std::size_t>(site_count));
-            for (int s = 0; s < site_count; ++s) out[static_cast<std::size_t>(s)] = s;
-            return out;
-        }
+        case Kind::All:
+            for (int s = 0; s < site_count; ++s) out.push_back(s);
+            return;
         case Kind::Part: {
-            std::vector<std::int64_t> values;
-            values.reserve(dims_.size());
+            Key values;  // inline for up to four positions: no allocation
             for (auto d : dims_) values.push_back(value_at(key, d, *this));
-            return {part_site(values, site_count)};
+            out.push_back(part_site(std::span<const std::int64_t>(values.begin(), values.size()),
+                                    site_count));
+            return;
         }
         case Kind::Grid: {
             if (grid_sites() > site_count)
@@ -156,7 +162,6 @@ std::vector<Site> Placement::sites(const Key& key, int site_count) const {
                      " sites but the run has " + std::to_string(site_count));
             const Cell c = grid_cell(*this, key);
             const std::int64_t base = c.layer * grid_rows_ * grid_cols_;
-            std::vector<Site> out;
             if (replicate_ == Replicate::AlongRow) {
                 // Every column of the tuple's grid row (in its layer).
                 for (int col = 0; col < grid_cols_; ++col)
@@ -168,7 +173,7 @@ std::vector<Site> Placement::sites(const Key& key, int site_count) const {
             } else {
                 out.push_back(static_cast<Site>(base + c.row * grid_cols_ + c.col));
             }
-            return out;
+            return;
         }
         case Kind::Unknown:
             break;

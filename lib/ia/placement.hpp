@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,9 @@ public:
 
     // The sites holding the tuple with this key, ascending. Throws Error for Unknown.
     std::vector<Site> sites(const Key& key, int site_count) const;
+    // The same into `out` (cleared first), reusing its storage: planning asks this for every
+    // tuple of every placement it costs.
+    void sites(const Key& key, int site_count, std::vector<Site>& out) const;
     // Part and unreplicated Grid: the single site of the key.
     Site home(const Key& key, int site_count) const;
 
@@ -105,7 +109,7 @@ private:
 std::vector<Site> fill_sites(const Placement& input, const Key& key, int site_count);
 
 // The Part site function h(values, S) described above; values in list order. S >= 1.
-Site part_site(const std::vector<std::int64_t>& values, int site_count);
+Site part_site(std::span<const std::int64_t> values, int site_count);
 
 // The placement of the output of a local join of `left` and `right` on left_keys[j] =
 // right_keys[j], or nullopt when a local join would miss some matching pair. Output key

@@ -112,7 +112,7 @@ Placement replicated_placement(const Placement& in, const Replication& spec) {
 SiteMap replicated_sites(const SiteMap& in, const KeySet& replicated_keys,
                          const Replication& spec) {
     SiteMap out;
-    for (const Key& k : replicated_keys) out.emplace(k, in.at(spec.source_key(k)));
+    for (const Key& k : replicated_keys) out.append(k, in.at(spec.source_key(k)));
     return out;
 }
 

@@ -16,30 +16,30 @@ namespace {
 SiteMap tuple_wise_sites(const Plan& plan, const IaNode& n, const SiteMap& in) {
     const KeySet& out_keys = plan.relation(n.id).keys;
     if (n.replicated) return replicated_sites(in, out_keys, n.replicated->spec);
-    SiteMap out;
     const Operator& op = plan.logical(n.id);
     if (const auto* rekey = std::get_if<RekeyOp>(&op)) {
-        for (const auto& [k, s] : in) {
-            auto& dst = out[rekey->key.apply(k)];
-            dst.insert(dst.end(), s.begin(), s.end());
-        }
-        for (auto& [k, s] : out) {
-            std::sort(s.begin(), s.end());
-            s.erase(std::unique(s.begin(), s.end()), s.end());
-        }
-    } else if (std::holds_alternative<TileOp>(op)) {
+        std::vector<std::pair<Key, Site>> pairs;  // a new key may gather several old ones
+        for (const auto& [k, s] : in)
+            for (Site site : s) pairs.emplace_back(rekey->key.apply(k), site);
+        return SiteMap::from_pairs(std::move(pairs));
+    }
+    SiteMap out;
+    if (std::holds_alternative<TileOp>(op)) {
         // The pieces of a tuple stay with it: drop the appended key position to find it.
         for (const Key& k : out_keys)
-            out[k] = in.at(Key(std::vector<std::int64_t>(k.begin(), k.end() - 1)));
+            out.append(k, in.at(Key(std::vector<std::int64_t>(k.begin(), k.end() - 1))));
     } else if (std::holds_alternative<FillOp>(op)) {
         // Tiles of zeros where the fill makes them; the input's tuples stay.
         const Placement& from = plan.node(n.inputs.at(0)).placement;
         for (const Key& k : out_keys) {
-            auto held = in.find(k);
-            out[k] = held != in.end() ? held->second : fill_sites(from, k, plan.sites());
+            const auto held = in.find(k);
+            if (held != in.end())
+                out.append(k, (*held).sites);
+            else
+                out.append(k, fill_sites(from, k, plan.sites()));
         }
     } else {  // filter, transform: same keys (a filter keeps a subset)
-        for (const Key& k : out_keys) out[k] = in.at(k);
+        for (const Key& k : out_keys) out.append(k, in.at(k));
     }
     return out;
 }

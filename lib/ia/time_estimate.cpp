@@ -25,12 +25,6 @@ double tile_bytes_of(const Plan& plan, IaNodeId id) {
     return static_cast<double>(plan.relation(id).type.tile_bytes());
 }
 
-// Tuples of node `id` held on site s.
-double tuples_on(const Plan& plan, IaNodeId id, std::size_t s) {
-    const double tile = tile_bytes_of(plan, id);
-    return tile > 0 ? at(plan.node(id).cost.resident, s) / tile : 0.0;
-}
-
 // What one site of a node costs, before the busiest is chosen.
 struct SiteWork {
     double compute = 0, memory = 0;
@@ -51,83 +45,152 @@ double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[
     return std::max(flops / rate, operand_bytes / profile.memory_bytes_per_second);
 }
 
-// The per-site work of every kind of node but enforcers.
+// The work of one node but an enforcer, as a function of the site: the parts that do not depend
+// on the site (a product's seconds, tile sizes) are worked out once per node, since planning at
+// 1024 sites asks every site of every node it costs.
+class NodeWork {
+  public:
+    enum class Kind {
+        None,
+        Passes,           // per call an overhead; one pass over the input and output held
+        ElementwiseJoin,  // per call an overhead and a pass over both operands and the output
+        Product,          // per call an overhead, a product, and the permutes' passes
+    };
+
+    NodeWork() = default;
+    NodeWork(Kind kind, const std::vector<std::int64_t>* calls_of, double calls_tile,
+             const MachineProfile& profile)
+        : kind_(kind),
+          calls_of_(calls_of),
+          calls_tile_(calls_tile),
+          call_seconds_(profile.kernel_call_seconds),
+          memory_rate_(profile.memory_bytes_per_second) {}
+
+    // Passes: the bytes held of the input and of the output, each read or written once.
+    NodeWork& passes(const std::vector<std::int64_t>* in, const std::vector<std::int64_t>* out) {
+        pass_in_ = in;
+        pass_out_ = out;
+        return *this;
+    }
+    // ElementwiseJoin: both operand tiles and the output tile, per call.
+    NodeWork& call_bytes(double bytes) {
+        call_bytes_ = bytes;
+        return *this;
+    }
+    // Product: one product's seconds, and the permutes' bytes, per call; the products written
+    // (out, unless fused with their aggregate).
+    NodeWork& product(double seconds, double permuted_bytes, const std::vector<std::int64_t>* out) {
+        product_seconds_ = seconds;
+        permuted_bytes_ = permuted_bytes;
+        pass_out_ = out;
+        return *this;
+    }
+
+    SiteWork at(std::size_t s) const {
+        if (kind_ == Kind::None) return {};
+        const double calls = calls_tile_ > 0 && calls_of_ ? held(calls_of_, s) / calls_tile_ : 0.0;
+        SiteWork w;
+        w.compute = calls * call_seconds_;
+        switch (kind_) {
+            case Kind::Passes:
+                w.memory = pass(held(pass_in_, s) + held(pass_out_, s));
+                break;
+            case Kind::ElementwiseJoin:
+                w.memory = pass(calls * call_bytes_);
+                break;
+            case Kind::Product:
+                w.compute += calls * product_seconds_;
+                if (pass_out_) w.memory = pass(held(pass_out_, s));
+                w.memory += calls * pass(permuted_bytes_);
+                break;
+            case Kind::None:
+                break;
+        }
+        return w;
+    }
+
+  private:
+    static double held(const std::vector<std::int64_t>* per_site, std::size_t s) {
+        return per_site ? ia::at(*per_site, s) : 0.0;
+    }
+    double pass(double bytes) const { return bytes / memory_rate_; }
+
+    Kind kind_ = Kind::None;
+    const std::vector<std::int64_t>* calls_of_ = nullptr;  // resident bytes: one call per tuple
+    double calls_tile_ = 0;
+    double call_seconds_ = 0, memory_rate_ = 1;
+    const std::vector<std::int64_t>*pass_in_ = nullptr, *pass_out_ = nullptr;
+    double call_bytes_ = 0, product_seconds_ = 0, permuted_bytes_ = 0;
+};
+
+// The work of every kind of node but enforcers.
 class LocalWork {
   public:
     LocalWork(const Plan& plan, const TimeModel& model)
-        : plan_(plan),
-          profile_(model.profile),
-          fused_(fused_joins(plan)),
-          permuted_bytes_(plan.size()) {}
+        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan)) {}
 
-    SiteWork at_site(const IaNode& n, std::size_t s) const {
+    NodeWork of(const IaNode& n) const {
+        using Kind = NodeWork::Kind;
         const OperatorSpec& spec = operator_spec(n.op);
-        if (spec.joins) return join(n, s);
-        if (spec.group_by != nullptr) return aggregate(n, s);
+        if (spec.joins) return join(n);
+        if (spec.group_by != nullptr) return aggregate(n);
         if (n.op == IaOp::Map && !n.logical && n.replicated && n.inputs.size() == 1)
             // A replication map: every copy owns its tile (runtime/replication_map.hpp), so it
             // reads its input tiles and writes each copy.
-            return {0, pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};
+            return NodeWork(Kind::Passes, nullptr, 0, profile_)
+                .passes(&resident(n.inputs[0]), &n.cost.resident);
         if (!n.logical || n.inputs.size() != 1) return {};
         const bool transform = std::holds_alternative<TransformOp>(*n.logical);
         if (!transform && !std::holds_alternative<TileOp>(*n.logical) &&
             !std::holds_alternative<FillOp>(*n.logical))
             return {};
         // A transform, a cut or a fill reads its input tiles and writes its output tiles.
-        const double calls = tuples_on(plan_, n.inputs[0], s);
-        return {calls * profile_.kernel_call_seconds,
-                pass(at(plan_.node(n.inputs[0]).cost.resident, s) + at(n.cost.resident, s))};
+        return NodeWork(Kind::Passes, &resident(n.inputs[0]), tile_bytes_of(plan_, n.inputs[0]),
+                        profile_)
+            .passes(&resident(n.inputs[0]), &n.cost.resident);
     }
 
   private:
-    double pass(double bytes) const { return bytes / profile_.memory_bytes_per_second; }
+    const std::vector<std::int64_t>& resident(IaNodeId id) const {
+        return plan_.node(id).cost.resident;
+    }
 
-    SiteWork join(const IaNode& n, std::size_t s) const {
+    NodeWork join(const IaNode& n) const {
+        using Kind = NodeWork::Kind;
         const auto* op = n.logical ? std::get_if<JoinOp>(&*n.logical) : nullptr;
         if (!op) return {};
         const Shape shapes[] = {plan_.relation(n.inputs[0]).type.bound,
                                 plan_.relation(n.inputs[1]).type.bound};
-        const double calls = tuples_on(plan_, n.id, s);
-        const double flops = static_cast<double>(op->kernel.flops(shapes));
-        SiteWork w;
-        w.compute = calls * profile_.kernel_call_seconds;
-        if (flops == 0) {  // element-wise: a pass over both operands and the output
-            w.memory =
-                pass(calls * (tile_bytes_of(plan_, n.inputs[0]) +
-                              tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id)));
-            return w;
-        }
-        const double operand_bytes = tile_bytes_of(plan_, n.inputs[0]) +
-                                     tile_bytes_of(plan_, n.inputs[1]) + tile_bytes_of(plan_, n.id);
-        w.compute += calls * product_seconds(op->kernel, shapes, plan_.relation(n.id).type.dtype,
-                                             operand_bytes, profile_);
-        if (!fused_[n.id]) w.memory = pass(at(n.cost.resident, s));  // the products written
+        const double tile = tile_bytes_of(plan_, n.id);
+        const double operand_bytes =
+            tile_bytes_of(plan_, n.inputs[0]) + tile_bytes_of(plan_, n.inputs[1]) + tile;
+        if (op->kernel.flops(shapes) == 0)  // element-wise
+            return NodeWork(Kind::ElementwiseJoin, &n.cost.resident, tile, profile_)
+                .call_bytes(operand_bytes);
+        const DType dtype = plan_.relation(n.id).type.dtype;
         // TTGT: each operand or result the kernel's GEMM plan permutes is read and written once
-        // more (gemm_permutes.hpp asks the kernel's own planner which). Planned once per node,
-        // not per site: the shapes are the node's.
-        std::optional<double>& permuted = permuted_bytes_[n.id];
-        if (!permuted)
-            permuted = 2.0 * static_cast<double>(gemm_permuted_elements(op->kernel, shapes)) *
-                       static_cast<double>(size_of(plan_.relation(n.id).type.dtype));
-        w.memory += calls * pass(*permuted);
-        return w;
+        // more (gemm_permutes.hpp asks the kernel's own planner which).
+        const double permuted = 2.0 *
+                                static_cast<double>(gemm_permuted_elements(op->kernel, shapes)) *
+                                static_cast<double>(size_of(dtype));
+        return NodeWork(Kind::Product, &n.cost.resident, tile, profile_)
+            .product(product_seconds(op->kernel, shapes, dtype, operand_bytes, profile_), permuted,
+                     fused_[n.id] ? nullptr : &n.cost.resident);  // the products written
     }
 
-    SiteWork aggregate(const IaNode& n, std::size_t s) const {
+    NodeWork aggregate(const IaNode& n) const {
         if (n.inputs.size() != 1) return {};
         const IaNodeId in = n.inputs[0];
         // Fused with its join, the products were added as the join's calls made them: no call
         // or pass of its own.
         if (fused_[in]) return {};
-        return {tuples_on(plan_, in, s) * profile_.kernel_call_seconds,
-                pass(at(plan_.node(in).cost.resident, s) + at(n.cost.resident, s))};
+        return NodeWork(NodeWork::Kind::Passes, &resident(in), tile_bytes_of(plan_, in), profile_)
+            .passes(&resident(in), &n.cost.resident);
     }
 
     const Plan& plan_;
     const MachineProfile& profile_;
     std::vector<std::optional<IaNodeId>> fused_;
-    // Per join node: the bytes its TTGT permutes read and write per call, once computed.
-    mutable std::vector<std::optional<double>> permuted_bytes_;
 };
 
 // How a site's traffic splits over the two links: the share of its peers on other hosts.
@@ -225,10 +288,11 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             out.push_back(busiest);
             continue;
         }
+        const NodeWork work = local.of(n);
         for (std::size_t s = 0; s < sites; ++s) {
             OperatorTime here;
             here.busiest = static_cast<Site>(s);
-            const SiteWork w = local.at_site(n, s);
+            const SiteWork w = work.at(s);
             here.compute = w.compute;
             here.memory = w.memory;
             if (s == 0 || here.seconds() > busiest.seconds()) busiest = here;

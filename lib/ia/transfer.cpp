@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -31,17 +30,20 @@ std::size_t index(Site s, int sites) {
 
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
     SiteMap map;
-    // Keys come ascending: each goes at the end, without a search.
-    for (const Key& k : keys) map.emplace_hint(map.end(), k, placement.sites(k, sites));
+    std::vector<Site> held;
+    for (const Key& k : keys) {  // ascending, as SiteMap::append needs
+        placement.sites(k, sites, held);
+        map.append(k, held);
+    }
     return map;
 }
 
-Site sender_for(const std::vector<Site>& holders, Site receiver) {
+Site sender_for(std::span<const Site> holders, Site receiver) {
     if (holders.empty()) fail("no site holds the tuple, so none can send it");
     // A placement's sites are ascending and distinct already (the common case): no copy.
     if (std::adjacent_find(holders.begin(), holders.end(), std::greater_equal<>()) == holders.end())
         return holders[static_cast<std::size_t>(receiver) % holders.size()];
-    std::vector<Site> sorted = holders;
+    std::vector<Site> sorted(holders.begin(), holders.end());
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
     return sorted[static_cast<std::size_t>(receiver) % sorted.size()];
@@ -62,14 +64,15 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
     sends_to_.resize(n);
 }
 
-void TransferTally::copy(Site sender, Site receiver) {
+void TransferTally::copy(Site sender, Site receiver, std::int64_t count) {
     const std::size_t s = index(sender, sites_), r = index(receiver, sites_);
-    t_.payload_bytes += tile_;
-    t_.tuples_moved += 1;
-    t_.received_payload[r] += tile_;
-    t_.received_overhead[r] += key_bytes_;
-    t_.sent_payload[s] += tile_;
-    t_.sent_overhead[s] += key_bytes_;
+    const std::int64_t tiles = count * tile_, keys = count * key_bytes_;
+    t_.payload_bytes += tiles;
+    t_.tuples_moved += count;
+    t_.received_payload[r] += tiles;
+    t_.received_overhead[r] += keys;
+    t_.sent_payload[s] += tiles;
+    t_.sent_overhead[s] += keys;
     std::vector<std::uint64_t>& row = sends_to_[s];
     if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
     row[r / 64] |= std::uint64_t{1} << (r % 64);
@@ -92,23 +95,58 @@ Transfer TransferTally::finish() {
     return t_;
 }
 
+namespace {
+
+void check_tuple(const SiteMap::Entry& tuple, std::size_t key_arity, int sites) {
+    if (tuple.key.size() != key_arity)
+        fail("key " + tuple.key.str() + " has " + std::to_string(tuple.key.size()) +
+             " positions, expected " + std::to_string(key_arity));
+    for (Site s : tuple.sites) index(s, sites);
+}
+
+// A move to All: every site receives each tuple it lacks, from sender_for of the tuple's holders,
+// so tuples with the same holders cost the same. Counted once per distinct holder list, times
+// its tuples: a broadcast of 16 x S tuples costs O(S) per distinct list, not per tuple.
+Transfer broadcast(const SiteMap& from, std::size_t key_arity, std::size_t tile_bytes, int sites) {
+    std::vector<std::span<const Site>> lists;
+    lists.reserve(from.size());
+    for (const SiteMap::Entry tuple : from) {
+        check_tuple(tuple, key_arity, sites);
+        lists.push_back(tuple.sites);
+    }
+    const auto less = [](std::span<const Site> a, std::span<const Site> b) {
+        return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    };
+    std::sort(lists.begin(), lists.end(), less);
+    TransferTally tally(sites, key_arity, tile_bytes);
+    for (std::size_t i = 0; i < lists.size();) {
+        std::size_t j = i + 1;
+        while (j < lists.size() && !less(lists[i], lists[j])) ++j;
+        const std::span<const Site> senders = lists[i];
+        for (Site receiver = 0; receiver < sites; ++receiver)
+            if (!std::binary_search(senders.begin(), senders.end(), receiver))
+                tally.copy(sender_for(senders, receiver), receiver,
+                           static_cast<std::int64_t>(j - i));
+        i = j;
+    }
+    return tally.finish();
+}
+
+}  // namespace
+
 Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t tile_bytes,
                         const Placement& to, int sites) {
     check_sites(sites);
     if (to.kind() == Placement::Kind::Unknown)
         fail("cannot move a relation to an unknown placement");
+    if (to.kind() == Placement::Kind::All) return broadcast(from, key_arity, tile_bytes, sites);
     TransferTally tally(sites, key_arity, tile_bytes);
-    std::vector<Site> senders;
-    for (const auto& [key, held] : from) {
-        if (key.size() != key_arity)
-            fail("key " + key.str() + " has " + std::to_string(key.size()) +
-                 " positions, expected " + std::to_string(key_arity));
-        for (Site s : held) index(s, sites);  // validate
-        // sender_for's ascending holder list, made once per tuple rather than per receiver.
-        senders.assign(held.begin(), held.end());
-        std::sort(senders.begin(), senders.end());
-        senders.erase(std::unique(senders.begin(), senders.end()), senders.end());
-        for (Site receiver : to.sites(key, sites)) {
+    std::vector<Site> receivers;
+    for (const SiteMap::Entry tuple : from) {
+        check_tuple(tuple, key_arity, sites);
+        const std::span<const Site> senders = tuple.sites;  // ascending and distinct (SiteMap)
+        to.sites(tuple.key, sites, receivers);
+        for (Site receiver : receivers) {
             // A site that already holds the tuple keeps its copy: nothing travels.
             if (std::binary_search(senders.begin(), senders.end(), receiver)) continue;
             tally.copy(sender_for(senders, receiver), receiver);
@@ -127,9 +165,11 @@ std::vector<std::int64_t> resident_bytes(const KeySet& keys, std::size_t tile_by
                                          const Placement& placement, int sites) {
     check_sites(sites);
     std::vector<std::int64_t> bytes(static_cast<std::size_t>(sites), 0);
-    for (const Key& k : keys)
-        for (Site s : placement.sites(k, sites))
-            bytes[index(s, sites)] += static_cast<std::int64_t>(tile_bytes);
+    std::vector<Site> held;
+    for (const Key& k : keys) {
+        placement.sites(k, sites, held);
+        for (Site s : held) bytes[index(s, sites)] += static_cast<std::int64_t>(tile_bytes);
+    }
     return bytes;
 }
 

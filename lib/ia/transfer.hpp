@@ -22,13 +22,13 @@
 // really are passes them as a SiteMap instead. Moving to Unknown also throws.
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <set>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "core/relation.hpp"
 #include "ia/placement.hpp"
+#include "ia/site_map.hpp"
 
 namespace tra::ia {
 
@@ -52,23 +52,20 @@ struct Transfer {
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };
 
-// Where each tuple of a relation is held: key -> sites (any order; treated as a set).
-using SiteMap = std::map<Key, std::vector<Site>>;
-
 // The SiteMap of a key set under a placement (throws for Unknown).
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites);
 
 // The one site that sends a copy of a tuple to `receiver`: holders[receiver mod |holders|] of
 // the ascending holder list. Throws when nobody holds the tuple.
-Site sender_for(const std::vector<Site>& holders, Site receiver);
+Site sender_for(std::span<const Site> holders, Site receiver);
 
 // Accumulates a Transfer copy by copy under the contract above, so every kind of exchange
 // (move, reduce of partials) counts bytes the same way.
 class TransferTally {
 public:
     TransferTally(int sites, std::size_t key_arity, std::size_t tile_bytes);
-    // One tuple copy (a tile and its key) travelling from `sender` to `receiver`.
-    void copy(Site sender, Site receiver);
+    // `count` tuple copies (a tile and its key each) travelling from `sender` to `receiver`.
+    void copy(Site sender, Site receiver, std::int64_t count = 1);
     // The totals, with one count header per communicating (sender, receiver) pair.
     Transfer finish();
 

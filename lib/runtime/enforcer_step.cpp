@@ -1,6 +1,7 @@
 // An enforcer on one rank (Execution::run_enforcer): which tuples it sends, expects and keeps,
 // agreed on before any message is posted, then the exchange and its byte check.
 #include <algorithm>
+#include <span>
 #include <string>
 
 #include "core/error.hpp"
@@ -18,7 +19,7 @@ using ia::Site;
     throw Error(message, {}, ErrorKind::Failed);
 }
 
-bool holds(const std::vector<Site>& sites, Site s) {
+bool holds(std::span<const Site> sites, Site s) {
     return std::find(sites.begin(), sites.end(), s) != sites.end();
 }
 
@@ -51,7 +52,7 @@ ExchangeLists move_lists(const ia::Placement& to, const HeldTuples& in, const ia
                          Site me, int S) {
     ExchangeLists lists(S);
     for (const auto& [k, t] : in.tuples) {
-        const std::vector<Site>& had = from.at(k);
+        const std::span<const Site> had = from.at(k);
         for (Site r : to.sites(k, S)) {
             if (r == me) {
                 lists.keep.push_back(&k);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <span>
 #include <string>
 
 #include "core/device_memory.hpp"
@@ -20,7 +21,7 @@ namespace {
     throw Error(message, {}, ErrorKind::Failed);
 }
 
-bool holds(const std::vector<ia::Site>& sites, ia::Site s) {
+bool holds(std::span<const ia::Site> sites, ia::Site s) {
     return std::find(sites.begin(), sites.end(), s) != sites.end();
 }
 

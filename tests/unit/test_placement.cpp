@@ -126,9 +126,10 @@ TEST_CASE("Part depends only on the ordered values and S", "[placement]") {
     CHECK(part_site({}, 4) == 0);
     CHECK(Placement::part({}).sites(Key{5, 6}, 4) == std::vector<Site>{0});
     // The hand-computed definition: h = sum v_i + i * floor(v_i / S) mod S.
-    CHECK(part_site({0, 2}, 2) == 1);      // 0 + 2 + 1*1
-    CHECK(part_site({2, 0}, 2) == 0);      // 2 + 0 + 0
-    CHECK(part_site({7, 5, 11}, 5) == 3);  // 7 + (5 + 1*1) + (11 + 2*2) = 28
+    using Values = std::vector<std::int64_t>;
+    CHECK(part_site(Values{0, 2}, 2) == 1);      // 0 + 2 + 1*1
+    CHECK(part_site(Values{2, 0}, 2) == 0);      // 2 + 0 + 0
+    CHECK(part_site(Values{7, 5, 11}, 5) == 3);  // 7 + (5 + 1*1) + (11 + 2*2) = 28
 }
 
 TEST_CASE("Part on several positions depends on their order", "[placement]") {

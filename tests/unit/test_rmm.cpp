@@ -258,6 +258,6 @@ TEST_CASE("rmm: an operand after a rekey (Unknown placement) is traced exactly",
     for (std::int64_t t0 = 0; t0 < 3; ++t0)
         for (std::int64_t x = 0; x < 4; ++x)  // t1 for T*, b0 for B*: both extent 4
             for (std::int64_t j = 0; j < 5; ++j)
-                if (part_site({t0, j}, S) != x % S) moved += 2;
+                if (part_site(std::vector<std::int64_t>{t0, j}, S) != x % S) moved += 2;
     CHECK(r.totals.payload_bytes == moved * kTile);
 }

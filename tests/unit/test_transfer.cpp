@@ -84,10 +84,11 @@ TEST_CASE("replicated sources pick the sender by the contract", "[transfer]") {
     CHECK(t.tuples_moved == 16);
     CHECK(t.sent_payload == std::vector<std::int64_t>{16 * 8192, 0, 0});
     CHECK(t.pairs == 1);
-    CHECK(sender_for({0, 1}, 2) == 0);
-    CHECK(sender_for({3, 1}, 3) == 3);
-    CHECK(sender_for({1, 3, 1}, 2) == 1);
-    CHECK_THROWS_AS(sender_for({}, 0), Error);
+    using Holders = std::vector<Site>;
+    CHECK(sender_for(Holders{0, 1}, 2) == 0);
+    CHECK(sender_for(Holders{3, 1}, 3) == 3);
+    CHECK(sender_for(Holders{1, 3, 1}, 2) == 1);
+    CHECK_THROWS_AS(sender_for(Holders{}, 0), Error);
 }
 
 TEST_CASE("grid enforcers for SUMMA", "[transfer]") {
@@ -152,4 +153,30 @@ TEST_CASE("paper model reproduces Table 4 of the TRA paper (s = 10)", "[transfer
         CHECK(paper_shuffle_cost(m.i * m.j * s) == Approx(m.cmm));
         CHECK(paper_shuffle_cost(5 * a) + paper_shuffle_cost(5 * b) == Approx(m.rmm));
     }
+}
+
+TEST_CASE("site maps: keys ascending, sites sorted and distinct", "[transfer][site_map]") {
+    SiteMap map;
+    map.append(Key{0, 1}, std::vector<Site>{3, 1, 3});
+    map.append(Key{1, 0}, std::vector<Site>{2});
+    CHECK(map.size() == 2);
+    CHECK(std::vector<Site>(map.at(Key{0, 1}).begin(), map.at(Key{0, 1}).end()) ==
+          std::vector<Site>{1, 3});
+    CHECK(map.find(Key{1, 1}) == map.end());
+    CHECK_THROWS_AS(map.at(Key{1, 1}), Error);
+    // Appending out of key order would break find(): refused.
+    CHECK_THROWS_AS(map.append(Key{0, 5}, std::vector<Site>{0}), Error);
+    // The same map from pairs in any order, with repeats, and from a list.
+    CHECK(SiteMap::from_pairs({{Key{1, 0}, 2}, {Key{0, 1}, 3}, {Key{0, 1}, 1}, {Key{0, 1}, 3}}) ==
+          map);
+    CHECK(SiteMap{{Key{1, 0}, {2}}, {Key{0, 1}, {3}}, {Key{0, 1}, {1}}} == map);
+    std::vector<Key> keys;
+    std::size_t sites = 0;
+    for (const auto& [key, held] : map) {
+        keys.push_back(key);
+        sites += held.size();
+    }
+    CHECK(keys == std::vector<Key>{Key{0, 1}, Key{1, 0}});
+    CHECK(sites == 3);
+    CHECK(SiteMap::from_pairs({}).empty());
 }
