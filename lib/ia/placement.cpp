@@ -123,10 +123,14 @@ Site part_site(std::span<const std::int64_t> values, int site_count) {
     const std::int64_t s = site_count;
     // Reduce every term mod S as we go so large keys never overflow.
     std::int64_t h = 0;
+    // One division per value where the twist is 0 (the first value, or a value below S): the
+    // planner computes this for every tuple of every Part placement it costs.
     for (std::size_t i = 0; i < values.size(); ++i) {
         const std::int64_t v = values[i];
         const std::int64_t cycle = (v >= 0 ? v : v - (s - 1)) / s;  // floor(v / S)
-        h = mod(h + mod(v, s) + mod(static_cast<std::int64_t>(i) % s * mod(cycle, s), s), s);
+        h += v - cycle * s;                                         // v mod S, in [0, S)
+        if (i > 0 && cycle != 0) h += mod(static_cast<std::int64_t>(i) % s * mod(cycle, s), s);
+        while (h >= s) h -= s;  // h < 3S before
     }
     return static_cast<Site>(h);
 }

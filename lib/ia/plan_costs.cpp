@@ -21,9 +21,17 @@ namespace {
 
 std::vector<std::int64_t> resident_of(const SiteMap& map, std::size_t tile_bytes, int sites) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
-    for (const auto& [k, s] : map)
-        for (Site site : s)
-            r.at(static_cast<std::size_t>(site)) += static_cast<std::int64_t>(tile_bytes);
+    // Consecutive tuples sharing one list of sites (site_map.hpp) are added as one run.
+    for (std::size_t i = 0; i < map.size();) {
+        const std::span<const Site> held = map.entry(i).sites;
+        std::size_t j = i + 1;
+        while (j < map.size() && map.entry(j).sites.data() == held.data() &&
+               map.entry(j).sites.size() == held.size())
+            ++j;
+        const auto bytes = static_cast<std::int64_t>(j - i) * static_cast<std::int64_t>(tile_bytes);
+        for (Site site : held) r.at(static_cast<std::size_t>(site)) += bytes;
+        i = j;
+    }
     return r;
 }
 

@@ -90,8 +90,19 @@ std::shared_ptr<const ReplicatedRelation> replicate_relation(const Node& source,
     r.needed = source.needed;
     r.type = source.type;
     r.type.key_arity = spec.positions.size();
-    for (const Key& k : source.keys)
-        for (const Key& rk : spec.keys_of(k)) r.keys.insert(rk);
+    if (source.keys.held_as_box()) {
+        // Every source position is kept once, so the copies of a box are a box: the source's
+        // extents moved to their new positions, and the copies along each new one.
+        Frontier box(spec.positions.size());
+        for (std::size_t i = 0; i < spec.positions.size(); ++i) {
+            const ReplicatedPosition& p = spec.positions[i];
+            box[i] = p.from ? source.keys.box_frontier()[*p.from] : p.copies;
+        }
+        r.keys = KeySet::box(box);
+    } else {
+        for (const Key& k : source.keys)
+            for (const Key& rk : spec.keys_of(k)) r.keys.insert(rk);
+    }
     r.frontier = r.keys.frontier(r.type.key_arity);
     return out;
 }

@@ -24,33 +24,65 @@ SiteMap::SiteMap(std::initializer_list<std::pair<Key, std::vector<Site>>> tuples
 
 SiteMap SiteMap::from_pairs(std::vector<std::pair<Key, Site>> pairs) {
     std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
     SiteMap map;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-        if (i == 0 || pairs[i].first != pairs[i - 1].first) {
-            if (i > 0) map.offsets_.push_back(map.sites_.size());
-            map.keys_.push_back(pairs[i].first);
-        }
-        map.sites_.push_back(pairs[i].second);
+    std::vector<Site> held;
+    for (std::size_t i = 0; i < pairs.size();) {
+        held.clear();
+        std::size_t j = i;
+        for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j)
+            held.push_back(pairs[j].second);
+        map.append(pairs[i].first, held);
+        i = j;
     }
-    if (!pairs.empty()) map.offsets_.push_back(map.sites_.size());
     return map;
 }
 
-void SiteMap::append(const Key& key, std::span<const Site> sites) {
+void SiteMap::check_follows(const Key& key) const {
     if (!keys_.empty() && !(keys_.back() < key))
         throw Error("site map: key " + key.str() + " does not follow " + keys_.back().str(), {},
                     ErrorKind::Failed);
-    keys_.push_back(key);
-    const auto first = static_cast<std::ptrdiff_t>(sites_.size());
+}
+
+void SiteMap::append(const Key& key, std::span<const Site> sites) {
+    check_follows(key);
+    const std::size_t first = sites_.size();
     sites_.insert(sites_.end(), sites.begin(), sites.end());
+    const auto begin = sites_.begin() + static_cast<std::ptrdiff_t>(first);
     // A placement's sites come ascending and distinct: then there is nothing to do.
-    if (!std::is_sorted(sites.begin(), sites.end()) ||
-        std::adjacent_find(sites.begin(), sites.end()) != sites.end()) {
-        std::sort(sites_.begin() + first, sites_.end());
-        sites_.erase(std::unique(sites_.begin() + first, sites_.end()), sites_.end());
+    if (!std::is_sorted(begin, sites_.end()) ||
+        std::adjacent_find(begin, sites_.end()) != sites_.end()) {
+        std::sort(begin, sites_.end());
+        sites_.erase(std::unique(begin, sites_.end()), sites_.end());
     }
-    offsets_.push_back(sites_.size());
+    const Range added{first, sites_.size() - first};
+    // Held where the tuple before it is: share that list.
+    if (!ranges_.empty() && ranges_.back().count == added.count &&
+        std::equal(begin, sites_.end(),
+                   sites_.begin() + static_cast<std::ptrdiff_t>(ranges_.back().first))) {
+        sites_.resize(first);
+        ranges_.push_back(ranges_.back());
+    } else {
+        ranges_.push_back(added);
+    }
+    keys_.push_back(key);
+}
+
+void SiteMap::append(const Key& key) {
+    if (ranges_.empty())
+        throw Error("site map: tuple " + key.str() + " has no tuple before it to share sites with",
+                    {}, ErrorKind::Failed);
+    check_follows(key);
+    ranges_.push_back(ranges_.back());
+    keys_.push_back(key);
+}
+
+bool operator==(const SiteMap& a, const SiteMap& b) {
+    if (a.keys_ != b.keys_) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::span<const Site> x = a.sites_of(i), y = b.sites_of(i);
+        if (!std::equal(x.begin(), x.end(), y.begin(), y.end())) return false;
+    }
+    return true;
 }
 
 SiteMap::const_iterator SiteMap::find(const Key& key) const {

@@ -2,7 +2,9 @@
 // Where each tuple of a relation is held: its keys in ascending order and, per key, the sites
 // holding it (ascending, distinct). The planner makes one for every placement it costs (at 1024
 // sites, tens of thousands of keys each, hundreds of thousands of maps per plan search), so it is
-// flat: three arrays, filled in key order, rather than a tree of per-key vectors.
+// flat: arrays filled in key order, rather than a tree of per-key vectors. Consecutive tuples
+// held on the same sites share one list (their `sites` views are the same memory): a relation on
+// All is one list of S sites, not one per tuple, and readers may count such runs at once.
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -63,9 +65,15 @@ class SiteMap {
     // From (key, site) pairs in any order, repeats allowed: one entry per distinct key.
     static SiteMap from_pairs(std::vector<std::pair<Key, Site>> pairs);
 
+    void reserve(std::size_t tuples) {
+        keys_.reserve(tuples);
+        ranges_.reserve(tuples);
+    }
     // Adds the next tuple: `key` must be above every key so far (throws tra::Error otherwise).
     // Its sites are sorted and made distinct here.
     void append(const Key& key, std::span<const Site> sites);
+    // Adds the next tuple, held where the last one is (throws tra::Error when there is none).
+    void append(const Key& key);
 
     std::size_t size() const { return keys_.size(); }
     bool empty() const { return keys_.empty(); }
@@ -78,18 +86,20 @@ class SiteMap {
     // The sites holding the tuple with this key; throws tra::Error (Failed) when there is none.
     std::span<const Site> at(const Key& key) const;
 
-    friend bool operator==(const SiteMap& a, const SiteMap& b) {
-        return a.keys_ == b.keys_ && a.offsets_ == b.offsets_ && a.sites_ == b.sites_;
-    }
+    // Same keys, each on the same sites.
+    friend bool operator==(const SiteMap& a, const SiteMap& b);
 
   private:
+    struct Range {
+        std::size_t first = 0, count = 0;  // sites_[first, first + count)
+    };
     std::span<const Site> sites_of(std::size_t i) const {
-        return {sites_.data() + offsets_[i], offsets_[i + 1] - offsets_[i]};
+        return {sites_.data() + ranges_[i].first, ranges_[i].count};
     }
+    void check_follows(const Key& key) const;
 
     std::vector<Key> keys_;
-    std::vector<std::size_t> offsets_{
-        0};  // the sites of keys_[i]: sites_[offsets_[i], offsets_[i+1])
+    std::vector<Range> ranges_;  // the sites of keys_[i]
     std::vector<Site> sites_;
 };
 

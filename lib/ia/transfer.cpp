@@ -30,8 +30,13 @@ std::size_t index(Site s, int sites) {
 
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
     SiteMap map;
+    map.reserve(keys.size());
     std::vector<Site> held;
     for (const Key& k : keys) {  // ascending, as SiteMap::append needs
+        if (placement.kind() == Placement::Kind::All && !map.empty()) {
+            map.append(k);  // every tuple on every site: one list for them all
+            continue;
+        }
         placement.sites(k, sites, held);
         map.append(k, held);
     }
@@ -42,11 +47,11 @@ Site sender_for(std::span<const Site> holders, Site receiver) {
     if (holders.empty()) fail("no site holds the tuple, so none can send it");
     // A placement's sites are ascending and distinct already (the common case): no copy.
     if (std::adjacent_find(holders.begin(), holders.end(), std::greater_equal<>()) == holders.end())
-        return holders[static_cast<std::size_t>(receiver) % holders.size()];
+        return sender_for_sorted(holders, receiver);
     std::vector<Site> sorted(holders.begin(), holders.end());
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-    return sorted[static_cast<std::size_t>(receiver) % sorted.size()];
+    return sender_for_sorted(sorted, receiver);
 }
 
 TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_bytes)
@@ -64,18 +69,9 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
     sends_to_.resize(n);
 }
 
-void TransferTally::copy(Site sender, Site receiver, std::int64_t count) {
-    const std::size_t s = index(sender, sites_), r = index(receiver, sites_);
-    const std::int64_t tiles = count * tile_, keys = count * key_bytes_;
-    t_.payload_bytes += tiles;
-    t_.tuples_moved += count;
-    t_.received_payload[r] += tiles;
-    t_.received_overhead[r] += keys;
-    t_.sent_payload[s] += tiles;
-    t_.sent_overhead[s] += keys;
-    std::vector<std::uint64_t>& row = sends_to_[s];
-    if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
-    row[r / 64] |= std::uint64_t{1} << (r % 64);
+void TransferTally::outside(Site sender, Site receiver) const {
+    const Site bad = sender < 0 || sender >= sites_ ? sender : receiver;
+    fail("site " + std::to_string(bad) + " is outside 0.." + std::to_string(sites_ - 1));
 }
 
 Transfer TransferTally::finish() {
@@ -102,6 +98,8 @@ void check_tuple(const SiteMap::Entry& tuple, std::size_t key_arity, int sites) 
         fail("key " + tuple.key.str() + " has " + std::to_string(tuple.key.size()) +
              " positions, expected " + std::to_string(key_arity));
     for (Site s : tuple.sites) index(s, sites);
+    if (tuple.sites.empty())
+        fail("no site holds the tuple " + tuple.key.str() + ", so none can send it");
 }
 
 // A move to All: every site receives each tuple it lacks, from sender_for of the tuple's holders,
@@ -115,6 +113,7 @@ Transfer broadcast(const SiteMap& from, std::size_t key_arity, std::size_t tile_
         lists.push_back(tuple.sites);
     }
     const auto less = [](std::span<const Site> a, std::span<const Site> b) {
+        if (a.data() == b.data() && a.size() == b.size()) return false;  // one shared list
         return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
     };
     std::sort(lists.begin(), lists.end(), less);
@@ -125,7 +124,7 @@ Transfer broadcast(const SiteMap& from, std::size_t key_arity, std::size_t tile_
         const std::span<const Site> senders = lists[i];
         for (Site receiver = 0; receiver < sites; ++receiver)
             if (!std::binary_search(senders.begin(), senders.end(), receiver))
-                tally.copy(sender_for(senders, receiver), receiver,
+                tally.copy(sender_for_sorted(senders, receiver), receiver,
                            static_cast<std::int64_t>(j - i));
         i = j;
     }
@@ -149,7 +148,7 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
         for (Site receiver : receivers) {
             // A site that already holds the tuple keeps its copy: nothing travels.
             if (std::binary_search(senders.begin(), senders.end(), receiver)) continue;
-            tally.copy(sender_for(senders, receiver), receiver);
+            tally.copy(sender_for_sorted(senders, receiver), receiver);
         }
     }
     return tally.finish();

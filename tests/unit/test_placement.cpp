@@ -130,6 +130,21 @@ TEST_CASE("Part depends only on the ordered values and S", "[placement]") {
     CHECK(part_site(Values{0, 2}, 2) == 1);      // 0 + 2 + 1*1
     CHECK(part_site(Values{2, 0}, 2) == 0);      // 2 + 0 + 0
     CHECK(part_site(Values{7, 5, 11}, 5) == 3);  // 7 + (5 + 1*1) + (11 + 2*2) = 28
+    // The definition written out with exact integers (floor division, non-negative residues),
+    // against the site function's shortcuts, on negative values, values above S and S = 1.
+    const auto floor_div = [](std::int64_t a, std::int64_t b) {
+        return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+    };
+    for (std::int64_t S = 1; S <= 7; ++S)
+        for (std::int64_t a = -3 * S; a <= 3 * S; ++a)
+            for (std::int64_t b = -3 * S; b <= 3 * S; b += 2)
+                for (std::int64_t c : {std::int64_t{0}, 5 * S + 1, -7 * S}) {
+                    std::int64_t sum = 0;
+                    const std::int64_t v[] = {a, b, c};
+                    for (std::int64_t i = 0; i < 3; ++i) sum += v[i] + i * floor_div(v[i], S);
+                    const std::int64_t want = ((sum % S) + S) % S;
+                    CHECK(part_site(Values{a, b, c}, static_cast<int>(S)) == want);
+                }
 }
 
 TEST_CASE("Part on several positions depends on their order", "[placement]") {
