@@ -123,7 +123,17 @@ Placement replicated_placement(const Placement& in, const Replication& spec) {
 SiteMap replicated_sites(const SiteMap& in, const KeySet& replicated_keys,
                          const Replication& spec) {
     SiteMap out;
-    for (const Key& k : replicated_keys) out.append(k, in.at(spec.source_key(k)));
+    out.reserve(replicated_keys.size());
+    Key last_source;
+    for (const Key& k : replicated_keys) {
+        Key source = spec.source_key(k);
+        if (!out.empty() && source == last_source) {
+            out.append(k);  // another copy of the same tuple: where the last one is
+            continue;
+        }
+        out.append(k, in.at(source));
+        last_source = std::move(source);
+    }
     return out;
 }
 

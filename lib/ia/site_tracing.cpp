@@ -39,6 +39,7 @@ SiteMap tuple_wise_sites(const Plan& plan, const IaNode& n, const SiteMap& in) {
                 out.append(k, fill_sites(from, k, plan.sites()));
         }
     } else {  // filter, transform: same keys (a filter keeps a subset)
+        if (out_keys.size() == in.size()) return in;  // every key kept
         for (const Key& k : out_keys) out.append(k, in.at(k));
     }
     return out;

@@ -60,12 +60,8 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
       key_bytes_(static_cast<std::int64_t>(key_arity) * kKeyValueBytes) {
     check_sites(sites);
     const auto n = static_cast<std::size_t>(sites);
-    t_.received_payload.assign(n, 0);
-    t_.received_overhead.assign(n, 0);
-    t_.sent_payload.assign(n, 0);
-    t_.sent_overhead.assign(n, 0);
-    t_.sent_messages.assign(n, 0);
-    t_.received_messages.assign(n, 0);
+    received_copies_.assign(n, 0);
+    sent_copies_.assign(n, 0);
     sends_to_.resize(n);
 }
 
@@ -75,20 +71,35 @@ void TransferTally::outside(Site sender, Site receiver) const {
 }
 
 Transfer TransferTally::finish() {
-    for (std::size_t sender = 0; sender < sends_to_.size(); ++sender)
+    Transfer t;
+    const std::size_t n = received_copies_.size();
+    t.received_payload.resize(n);
+    t.received_overhead.resize(n);
+    t.sent_payload.resize(n);
+    t.sent_overhead.resize(n);
+    t.sent_messages.assign(n, 0);
+    t.received_messages.assign(n, 0);
+    for (std::size_t site = 0; site < n; ++site) {
+        t.tuples_moved += received_copies_[site];
+        t.received_payload[site] = received_copies_[site] * tile_;
+        t.received_overhead[site] = received_copies_[site] * key_bytes_;
+        t.sent_payload[site] = sent_copies_[site] * tile_;
+        t.sent_overhead[site] = sent_copies_[site] * key_bytes_;
+    }
+    t.payload_bytes = t.tuples_moved * tile_;
+    for (std::size_t sender = 0; sender < n; ++sender)
         for (std::size_t w = 0; w < sends_to_[sender].size(); ++w)
             for (std::uint64_t bits = sends_to_[sender][w]; bits; bits &= bits - 1) {
                 const std::size_t receiver =
                     w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
-                t_.pairs += 1;
-                t_.received_overhead[receiver] += kCountHeaderBytes;
-                t_.sent_overhead[sender] += kCountHeaderBytes;
-                t_.received_messages[receiver] += 1;
-                t_.sent_messages[sender] += 1;
+                t.pairs += 1;
+                t.received_overhead[receiver] += kCountHeaderBytes;
+                t.sent_overhead[sender] += kCountHeaderBytes;
+                t.received_messages[receiver] += 1;
+                t.sent_messages[sender] += 1;
             }
-    t_.overhead_bytes = 0;
-    for (auto b : t_.received_overhead) t_.overhead_bytes += b;
-    return t_;
+    for (auto b : t.received_overhead) t.overhead_bytes += b;
+    return t;
 }
 
 namespace {
@@ -144,6 +155,7 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
     for (const SiteMap::Entry tuple : from) {
         check_tuple(tuple, key_arity, sites);
         const std::span<const Site> senders = tuple.sites;  // ascending and distinct (SiteMap)
+        if (senders.size() == static_cast<std::size_t>(sites)) continue;  // on every site already
         to.sites(tuple.key, sites, receivers);
         for (Site receiver : receivers) {
             // A site that already holds the tuple keeps its copy: nothing travels.

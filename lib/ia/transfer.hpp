@@ -66,7 +66,7 @@ inline Site sender_for_sorted(std::span<const Site> holders, Site receiver) {
 // Accumulates a Transfer copy by copy under the contract above, so every kind of exchange
 // (move, reduce of partials) counts bytes the same way.
 class TransferTally {
-public:
+  public:
     TransferTally(int sites, std::size_t key_arity, std::size_t tile_bytes);
     // `count` tuple copies (a tile and its key each) travelling from `sender` to `receiver`.
     void copy(Site sender, Site receiver, std::int64_t count = 1) {
@@ -74,13 +74,8 @@ public:
             static_cast<unsigned>(receiver) >= static_cast<unsigned>(sites_))
             outside(sender, receiver);
         const auto s = static_cast<std::size_t>(sender), r = static_cast<std::size_t>(receiver);
-        const std::int64_t tiles = count * tile_, keys = count * key_bytes_;
-        t_.payload_bytes += tiles;
-        t_.tuples_moved += count;
-        t_.received_payload[r] += tiles;
-        t_.received_overhead[r] += keys;
-        t_.sent_payload[s] += tiles;
-        t_.sent_overhead[s] += keys;
+        received_copies_[r] += count;
+        sent_copies_[s] += count;
         std::vector<std::uint64_t>& row = sends_to_[s];
         if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
         row[r / 64] |= std::uint64_t{1} << (r % 64);
@@ -88,15 +83,16 @@ public:
     // The totals, with one count header per communicating (sender, receiver) pair.
     Transfer finish();
 
-private:
-  [[noreturn]] void outside(Site sender, Site receiver) const;  // throws naming the site
+  private:
+    [[noreturn]] void outside(Site sender, Site receiver) const;  // throws naming the site
 
-  int sites_;
-  std::int64_t tile_, key_bytes_;
-  Transfer t_;
-  // Per sender, one bit per receiver it sends to (a row is made at its first copy): a set of
-  // pairs cost a tree insert per copy, which dominated planning at 1024 sites.
-  std::vector<std::vector<std::uint64_t>> sends_to_;
+    int sites_;
+    std::int64_t tile_, key_bytes_;
+    // Per site, the tuple copies it receives and sends: the bytes follow in finish().
+    std::vector<std::int64_t> received_copies_, sent_copies_;
+    // Per sender, one bit per receiver it sends to (a row is made at its first copy): a set of
+    // pairs cost a tree insert per copy, which dominated planning at 1024 sites.
+    std::vector<std::vector<std::uint64_t>> sends_to_;
 };
 
 // Moving a relation with these keys (each of key_arity positions, tiles of tile_bytes) from
