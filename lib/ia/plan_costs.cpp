@@ -87,10 +87,27 @@ Checked<std::shared_ptr<const SiteMap>> sites_of(const Plan& plan, const IaNode&
         return std::make_shared<const SiteMap>(std::move(traced).value());
     }
     auto& placed = memo.placed[relation_id(n) + " " + n.placement.str()];
-    if (!placed)
-        placed = std::make_shared<const SiteMap>(
-            holders(plan.relation(n.id).keys, n.placement, plan.sites()));
+    if (placed) return placed;
+    const KeySet& keys = plan.relation(n.id).keys;
+    if (memo.shared && keys.held_as_box())
+        placed = memo.shared->box_holders(keys.box_frontier(), n.placement, plan.sites());
+    else
+        placed = std::make_shared<const SiteMap>(holders(keys, n.placement, plan.sites()));
     return placed;
+}
+
+// What enforcer n moves from where its input's tuples are (`held`): looked up in the shared
+// costs when the input is a box placed by a placement (so `held` is holders(box, placement)).
+Transfer moved(const Plan& plan, const IaNode& n, const SiteMap& held, CostCache::Memo& memo) {
+    const Node& origin = plan.relation(n.id);
+    const IaNode& input = plan.node(n.inputs.at(0));
+    const KeySet& keys = plan.relation(input.id).keys;
+    if (memo.shared && input.placement.kind() != Placement::Kind::Unknown && keys.held_as_box())
+        return memo.shared->box_transfer(keys.box_frontier(), origin.type.key_arity,
+                                         origin.type.tile_bytes(), input.placement, n.placement,
+                                         plan.sites(), held);
+    return exact_transfer(held, origin.type.key_arity, origin.type.tile_bytes(), n.placement,
+                          plan.sites());
 }
 
 // The problem instead when where n's tuples are cannot be told.
@@ -117,8 +134,7 @@ Checked<CostCache::Memo::Entry> cost_node(const Plan& plan, const IaNode& n,
         cost.paper_floats_aggregated =
             paper_shuffle_cost(paper_floats(static_cast<std::int64_t>(origin.tuples()), elements));
     } else if (is_enforcer(n.op)) {
-        cost.transfer = exact_transfer(*sites.at(n.inputs.at(0)), origin.type.key_arity, tile_bytes,
-                                       n.placement, S);
+        cost.transfer = moved(plan, n, *sites.at(n.inputs.at(0)), memo);
         double f =
             paper_floats(static_cast<std::int64_t>(origin.tuples()), origin.type.bound.product());
         cost.paper_floats = operator_spec(n.op).paper_cost(f, S, n.placement);

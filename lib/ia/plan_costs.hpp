@@ -29,6 +29,7 @@
 #include "core/index_vector.hpp"
 #include "ia/persistent_vector.hpp"
 #include "ia/plan.hpp"
+#include "ia/shared_costs.hpp"
 #include "kernels/kernel.hpp"
 
 namespace tra::ia {
@@ -75,6 +76,8 @@ struct CostCache {
         // holders(keys of origin, placement), by "origin placement": the same relation placed
         // the same way behind different inputs.
         std::map<std::string, std::shared_ptr<const SiteMap>> placed;
+        // Transfers shared with the plans of other tilings (ia/shared_costs.hpp), if any.
+        std::shared_ptr<SharedCosts> shared;
     };
     std::shared_ptr<Memo> memo = std::make_shared<Memo>();
 };

@@ -76,6 +76,11 @@ class SiteMap {
     void append(const Key& key);
 
     std::size_t size() const { return keys_.size(); }
+    // The memory it holds, for caches that bound theirs.
+    std::size_t memory_bytes() const {
+        return sizeof(SiteMap) + keys_.capacity() * sizeof(Key) +
+               ranges_.capacity() * sizeof(Range) + sites_.capacity() * sizeof(Site);
+    }
     bool empty() const { return keys_.empty(); }
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, keys_.size()}; }

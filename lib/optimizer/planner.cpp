@@ -55,6 +55,7 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     options.input_placements = input_placements_by_id(p, request.input_placements);
     options.cost = request.cost;
     options.time = request.time;
+    options.shared_costs = request.shared_costs;
     // The search returns its plans in the request's order already.
     for (RankedPlan& plan : search_plans(p, ranked.sites, options)) {
         if (request.memory_per_site && request.verify) {

@@ -44,6 +44,9 @@ struct PlanRequest {
     // Threads planning `tile: auto` tilings at once (tiling_search.hpp); 0: one per hardware
     // thread, at most 8 (each holds one tiling's search). The plans do not depend on it.
     std::size_t planner_threads = 0;
+    // Costs shared by the searches of several tilings (ia/shared_costs.hpp); the tiling search
+    // sets it. Changes no result.
+    std::shared_ptr<ia::SharedCosts> shared_costs;
 };
 
 struct DroppedPlan {

@@ -222,6 +222,7 @@ class Searcher {
     void beam() {
         std::vector<State> states;
         states.push_back(State{Plan(program_, sites_), {}, {}, {}, {}, 0});
+        states.back().cache.memo->shared = options_.shared_costs;
         for (std::size_t i = 0; i < order_.size(); ++i) {
             std::vector<State> next;
             for (const State& s : states) {

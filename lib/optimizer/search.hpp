@@ -26,6 +26,7 @@
 //             beam_width plans and may miss the optimum when a choice pays off only later.
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ struct SearchOptions {
     std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
     CostModel cost = CostModel::Exact;                    // which plans are cheaper
     ia::TimeModel time;  // the time model: RankedPlan::seconds, and the order under `time`
+    // Costs shared with other searches (the tiling search's), or null: changes no result.
+    std::shared_ptr<ia::SharedCosts> shared_costs;
 };
 
 struct RankedPlan {

@@ -173,6 +173,7 @@ class TilingSearch {
             try {
                 PlanRequest r = request_;
                 r.tiling_pins.clear();
+                r.shared_costs = shared_costs_;
                 RankedPlans ranked = rank_plans(std::move(*job.program), r);
                 job.program.reset();
                 const std::lock_guard lock(recording);
@@ -371,6 +372,8 @@ class TilingSearch {
     std::vector<bool> pinned_;                      // per class: a pin has set its size
     std::map<Choice, Outcome> planned_;             // map nodes stay put: leads are pointed at
     const Lead* best_ = nullptr;                    // the best first plan planned so far
+    // Moves costed for one tiling's plans, reused by the others' (most relations are cut alike).
+    std::shared_ptr<ia::SharedCosts> shared_costs_ = std::make_shared<ia::SharedCosts>();
     std::optional<Error> error_;
 };
 
