@@ -31,13 +31,7 @@ std::shared_ptr<const T> SharedCosts::find(
     std::shared_ptr<const T> value = std::move(found->second);
     (older_.*kind).erase(found);
     older_.bytes -= bytes(*value) + key.size();
-    // Kept under the lock already held: keep() would take it again.
-    if (newer_.bytes + bytes(*value) + key.size() > max_bytes_ / 2) {
-        older_ = std::move(newer_);
-        newer_ = Generation{};
-    }
-    newer_.bytes += bytes(*value) + key.size();
-    (newer_.*kind).emplace(key, value);
+    add_to_newer(kind, key, value, bytes(*value));
     return value;
 }
 
@@ -46,6 +40,13 @@ void SharedCosts::keep(std::map<std::string, std::shared_ptr<const T>> Generatio
                        const std::string& key, std::shared_ptr<const T> value, std::size_t bytes) {
     const std::lock_guard lock(mutex_);
     if ((newer_.*kind).count(key)) return;  // another thread made it meanwhile
+    add_to_newer(kind, key, std::move(value), bytes);
+}
+
+template <class T>
+void SharedCosts::add_to_newer(std::map<std::string, std::shared_ptr<const T>> Generation::*kind,
+                               const std::string& key, std::shared_ptr<const T> value,
+                               std::size_t bytes) {
     if (newer_.bytes + bytes + key.size() > max_bytes_ / 2) {
         older_ = std::move(newer_);
         newer_ = Generation{};

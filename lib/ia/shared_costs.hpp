@@ -57,6 +57,11 @@ class SharedCosts {
     void keep(std::map<std::string, std::shared_ptr<const T>> Generation::*kind,
               const std::string& key, std::shared_ptr<const T> value, std::size_t bytes);
 
+    // The same with the lock held: turns the generations first if the newer is full.
+    template <class T>
+    void add_to_newer(std::map<std::string, std::shared_ptr<const T>> Generation::*kind,
+                      const std::string& key, std::shared_ptr<const T> value, std::size_t bytes);
+
     std::size_t max_bytes_;
     std::mutex mutex_;
     Generation newer_, older_;
