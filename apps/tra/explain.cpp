@@ -195,7 +195,7 @@ void print_json(std::ostream& out, const ia::Plan& plan, const std::string& name
         j.field("paper_floats", n.cost.paper_floats)
             .field("exact_bytes", n.cost.transfer.payload_bytes)
             .field("overhead_bytes", n.cost.transfer.overhead_bytes)
-            .field("resident_bytes_per_site", n.cost.resident)
+            .field("resident_bytes_per_site", n.cost.resident.values())
             .field("flops", n.cost.flops)
             .field("estimated_seconds", predicted.times.at(n.id).seconds())
             .field("rules", n.rules)

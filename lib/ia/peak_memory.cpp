@@ -14,13 +14,17 @@ std::int64_t at(const std::vector<std::int64_t>& v, std::size_t site) {
     return site < v.size() ? v[site] : 0;
 }
 
+// What site s holds in exchange buffers for t: what it sends and what it receives.
+std::int64_t buffer_bytes(const Transfer& t, std::size_t s) {
+    return at(t.sent_payload, s) + at(t.sent_overhead, s) + at(t.received_payload, s) +
+           at(t.received_overhead, s);
+}
+
 }  // namespace
 
 std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
     std::vector<std::int64_t> out(static_cast<std::size_t>(sites), 0);
-    for (std::size_t s = 0; s < out.size(); ++s)
-        out[s] = at(t.sent_payload, s) + at(t.sent_overhead, s) + at(t.received_payload, s) +
-                 at(t.received_overhead, s);
+    for (std::size_t s = 0; s < out.size(); ++s) out[s] = buffer_bytes(t, s);
     return out;
 }
 
@@ -38,15 +42,30 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
     after.resize(S, 0);
     const std::vector<std::int64_t> carry = carry_scratch(plan, carry_moves(plan));
     for (std::size_t s = 0; s < S; ++s) after[s] = std::max(after[s], carry[s]);
-    std::vector<std::int64_t> peak(S, 0);
+    // What is resident at step t: tiles allocated at or before t and alive through t. Kept as a
+    // running sum (each output added at its first step, removed after its last), not re-added
+    // per step: planning at 1024 sites asks this of every plan it ranks.
+    std::vector<std::vector<IaNodeId>> starting(plan.size() + 1), ending(plan.size() + 1);
+    for (IaNodeId i = 0; i < plan.size(); ++i)
+        if (const auto& l = lifetimes[i]; l && l->first <= l->last && l->first <= plan.size()) {
+            starting[l->first].push_back(i);
+            ending[std::min<IaNodeId>(l->last, plan.size())].push_back(i);
+        }
+    std::vector<std::int64_t> resident(S, 0), peak(S, 0);
+    const auto add = [&](IaNodeId i, std::int64_t sign) {
+        const std::vector<std::int64_t>& r = plan.node(i).cost.resident;
+        for (std::size_t s = 0; s < S && s < r.size(); ++s) resident[s] += sign * r[s];
+    };
     for (IaNodeId t = 0; t <= plan.size(); ++t) {
-        std::vector<std::int64_t> live =
-            t < plan.size() ? exchange_buffers(plan.node(t).cost.transfer, plan.sites()) : after;
-        live.resize(S, 0);
-        for (IaNodeId i = 0; i < plan.size(); ++i)
-            if (lifetimes[i] && lifetimes[i]->alive_at(t))
-                for (std::size_t s = 0; s < S; ++s) live[s] += at(plan.node(i).cost.resident, s);
-        for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], live[s]);
+        for (IaNodeId i : starting[t]) add(i, +1);
+        if (t < plan.size()) {
+            const Transfer& x = plan.node(t).cost.transfer;
+            for (std::size_t s = 0; s < S; ++s)
+                peak[s] = std::max(peak[s], resident[s] + buffer_bytes(x, s));
+        } else {
+            for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], resident[s] + after[s]);
+        }
+        for (IaNodeId i : ending[t]) add(i, -1);
     }
     return peak;
 }

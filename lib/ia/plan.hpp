@@ -69,7 +69,7 @@ struct NodeCost {
     double paper_floats = 0;             // the paper's 5.3 model: bcast f*S, shuffle f, else 0
     double paper_floats_aggregated = 0;  // the same, a shuffle of partials charged at the
                                          // aggregated size as the paper does (plan_costs.hpp)
-    std::vector<std::int64_t> resident;  // per site: tile bytes of this node's output
+    PerSite resident;                    // per site: tile bytes of this node's output
     std::int64_t flops = 0;              // summed over sites (replicated work counts per copy)
     // Where the output's tuples are (traced through maps and partial aggregates when the
     // placement is Unknown): what the search's strategies ask of a costed node.

@@ -58,8 +58,7 @@ class NodeWork {
     };
 
     NodeWork() = default;
-    NodeWork(Kind kind, const std::vector<std::int64_t>* calls_of, double calls_tile,
-             const MachineProfile& profile)
+    NodeWork(Kind kind, const PerSite* calls_of, double calls_tile, const MachineProfile& profile)
         : kind_(kind),
           calls_of_(calls_of),
           calls_tile_(calls_tile),
@@ -67,7 +66,7 @@ class NodeWork {
           memory_rate_(profile.memory_bytes_per_second) {}
 
     // Passes: the bytes held of the input and of the output, each read or written once.
-    NodeWork& passes(const std::vector<std::int64_t>* in, const std::vector<std::int64_t>* out) {
+    NodeWork& passes(const PerSite* in, const PerSite* out) {
         pass_in_ = in;
         pass_out_ = out;
         return *this;
@@ -79,7 +78,7 @@ class NodeWork {
     }
     // Product: one product's seconds, and the permutes' bytes, per call; the products written
     // (out, unless fused with their aggregate).
-    NodeWork& product(double seconds, double permuted_bytes, const std::vector<std::int64_t>* out) {
+    NodeWork& product(double seconds, double permuted_bytes, const PerSite* out) {
         product_seconds_ = seconds;
         permuted_bytes_ = permuted_bytes;
         pass_out_ = out;
@@ -109,17 +108,54 @@ class NodeWork {
         return w;
     }
 
+    // The first site whose work is greatest, as an operator's busiest site.
+    OperatorTime busiest(std::size_t sites) const {
+        // Where the work grows with one per-site figure (a join's calls: its overheads,
+        // products and passes), no site after the first holding the largest figure can do
+        // more than that one: only the sites up to it are asked. At 1024 sites this loop was
+        // most of the time model's work while planning.
+        std::size_t last = sites;
+        if (const PerSite* x = grows_with(); x && x->size() >= sites && sites > 0) {
+            std::size_t top = 0;
+            for (std::size_t s = 1; s < sites; ++s)
+                if ((*x)[s] > (*x)[top]) top = s;
+            last = top + 1;
+        }
+        OperatorTime best;
+        for (std::size_t s = 0; s < last; ++s) {
+            OperatorTime here;
+            here.busiest = static_cast<Site>(s);
+            const SiteWork w = at(s);
+            here.compute = w.compute;
+            here.memory = w.memory;
+            if (s == 0 || here.seconds() > best.seconds()) best = here;
+        }
+        return best;
+    }
+
   private:
-    static double held(const std::vector<std::int64_t>* per_site, std::size_t s) {
+    // The per-site figure the work is a non-decreasing function of, if there is one: a join's
+    // calls, when its products are written to the same tiles they count (or not at all) and
+    // every rate is non-negative.
+    const PerSite* grows_with() const {
+        const bool nonnegative = calls_tile_ > 0 && call_seconds_ >= 0 && memory_rate_ > 0 &&
+                                 call_bytes_ >= 0 && product_seconds_ >= 0 && permuted_bytes_ >= 0;
+        if (!calls_of_ || !nonnegative) return nullptr;
+        if (kind_ == Kind::ElementwiseJoin) return calls_of_;
+        if (kind_ == Kind::Product && (!pass_out_ || pass_out_ == calls_of_)) return calls_of_;
+        return nullptr;
+    }
+
+    static double held(const PerSite* per_site, std::size_t s) {
         return per_site ? ia::at(*per_site, s) : 0.0;
     }
     double pass(double bytes) const { return bytes / memory_rate_; }
 
     Kind kind_ = Kind::None;
-    const std::vector<std::int64_t>* calls_of_ = nullptr;  // resident bytes: one call per tuple
+    const PerSite* calls_of_ = nullptr;  // resident bytes: one call per tuple
     double calls_tile_ = 0;
     double call_seconds_ = 0, memory_rate_ = 1;
-    const std::vector<std::int64_t>*pass_in_ = nullptr, *pass_out_ = nullptr;
+    const PerSite *pass_in_ = nullptr, *pass_out_ = nullptr;
     double call_bytes_ = 0, product_seconds_ = 0, permuted_bytes_ = 0;
 };
 
@@ -151,9 +187,7 @@ class LocalWork {
     }
 
   private:
-    const std::vector<std::int64_t>& resident(IaNodeId id) const {
-        return plan_.node(id).cost.resident;
-    }
+    const PerSite& resident(IaNodeId id) const { return plan_.node(id).cost.resident; }
 
     NodeWork join(const IaNode& n) const {
         using Kind = NodeWork::Kind;
@@ -202,13 +236,26 @@ double remote_share(const TimeModel& model, std::size_t s, std::size_t sites) {
            static_cast<double>(sites - 1);
 }
 
-double sent_bytes(const Transfer& t, std::size_t s) {
-    return at(t.sent_payload, s) + at(t.sent_overhead, s);
-}
+// A Transfer's figures per site, its arrays looked up once per exchange rather than once per
+// site and figure.
+struct TransferFigures {
+    explicit TransferFigures(const Transfer& t)
+        : sent_payload(t.sent_payload),
+          sent_overhead(t.sent_overhead),
+          received_payload(t.received_payload),
+          received_overhead(t.received_overhead),
+          sent_messages(t.sent_messages),
+          received_messages(t.received_messages) {}
 
-double received_bytes(const Transfer& t, std::size_t s) {
-    return at(t.received_payload, s) + at(t.received_overhead, s);
-}
+    double sent(std::size_t s) const { return at(sent_payload, s) + at(sent_overhead, s); }
+    double received(std::size_t s) const {
+        return at(received_payload, s) + at(received_overhead, s);
+    }
+    double messages(std::size_t s) const { return at(sent_messages, s) + at(received_messages, s); }
+
+    const std::vector<std::int64_t>&sent_payload, &sent_overhead, &received_payload,
+        &received_overhead, &sent_messages, &received_messages;
+};
 
 // The communication of one exchange: every site's own time, and every host's network link,
 // which the sites on that host share (a host sends and receives at the across-host bandwidth,
@@ -217,22 +264,24 @@ class Exchange {
   public:
     Exchange(const TimeModel& model, std::size_t sites)
         : near_(model.profile.same_host), far_(model.profile.across_hosts_or_default()) {
-        for (std::size_t s = 0; s < sites; ++s) share_.push_back(remote_share(model, s, sites));
+        share_.assign(sites, 0.0);  // one host (no host_of_site): every peer is near
+        if (!model.host_of_site.empty()) {
+            for (std::size_t s = 0; s < sites; ++s) share_[s] = remote_share(model, s, sites);
+            for (double r : share_) rates_.push_back(rates_for(r));
+        }
         hosts_ = model.host_of_site;
     }
 
-    double site(const Transfer& t, std::size_t s) const {
-        const double r = share_[s];
-        const double per_byte = (1 - r) / near_.bytes_per_second + r / far_.bytes_per_second;
-        const double per_message = (1 - r) * near_.latency_seconds + r * far_.latency_seconds;
-        const double messages = at(t.sent_messages, s) + at(t.received_messages, s);
-        return std::max(sent_bytes(t, s), received_bytes(t, s)) * per_byte + messages * per_message;
+    double site(const TransferFigures& t, std::size_t s) const {
+        const SiteRates& r = rates_.empty() ? near_only_ : rates_[s];
+        return std::max(t.sent(s), t.received(s)) * r.per_byte + t.messages(s) * r.per_message;
     }
 
     // An exchange's seconds and the site that takes longest (the first of equals): no site
     // finishes before its host's shared network link has carried the exchange. Operators and
     // the loop's carry are timed by this one function.
-    std::pair<std::size_t, double> slowest(const Transfer& t) const {
+    std::pair<std::size_t, double> slowest(const Transfer& transfer) const {
+        const TransferFigures t(transfer);
         std::size_t slowest_site = 0;
         double most = 0;
         for (std::size_t s = 0; s < share_.size(); ++s)
@@ -244,14 +293,14 @@ class Exchange {
     }
 
     // The busiest host's link: its sites' traffic to other hosts, each direction apart.
-    double busiest_link(const Transfer& t) const {
+    double busiest_link(const TransferFigures& t) const {
         if (hosts_.empty()) return 0;
         const int count = *std::max_element(hosts_.begin(), hosts_.end()) + 1;
         std::vector<double> out(static_cast<std::size_t>(count), 0.0), in = out;
         for (std::size_t s = 0; s < share_.size() && s < hosts_.size(); ++s) {
             const auto h = static_cast<std::size_t>(hosts_[s]);
-            out[h] += share_[s] * sent_bytes(t, s);
-            in[h] += share_[s] * received_bytes(t, s);
+            out[h] += share_[s] * t.sent(s);
+            in[h] += share_[s] * t.received(s);
         }
         double most = 0;
         for (std::size_t h = 0; h < out.size(); ++h) most = std::max({most, out[h], in[h]});
@@ -259,7 +308,19 @@ class Exchange {
     }
 
   private:
+    // What a byte and a message cost a site whose peers are on other hosts in share r: worked
+    // out once per site, not once per site and exchange (the search asks thousands).
+    struct SiteRates {
+        double per_byte = 0, per_message = 0;
+    };
+    SiteRates rates_for(double r) const {
+        return {(1 - r) / near_.bytes_per_second + r / far_.bytes_per_second,
+                (1 - r) * near_.latency_seconds + r * far_.latency_seconds};
+    }
+
     LinkRates near_, far_;
+    SiteRates near_only_ = rates_for(0);  // every site, on one host
+    std::vector<SiteRates> rates_;        // per site, on several hosts
     std::vector<double> share_;
     std::vector<int> hosts_;
 };
@@ -288,16 +349,7 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             out.push_back(busiest);
             continue;
         }
-        const NodeWork work = local.of(n);
-        for (std::size_t s = 0; s < sites; ++s) {
-            OperatorTime here;
-            here.busiest = static_cast<Site>(s);
-            const SiteWork w = work.at(s);
-            here.compute = w.compute;
-            here.memory = w.memory;
-            if (s == 0 || here.seconds() > busiest.seconds()) busiest = here;
-        }
-        out.push_back(busiest);
+        out.push_back(local.of(n).busiest(sites));
     }
     return out;
 }

@@ -73,18 +73,14 @@ void TransferTally::outside(Site sender, Site receiver) const {
 Transfer TransferTally::finish() {
     Transfer t;
     const std::size_t n = received_copies_.size();
-    t.received_payload.resize(n);
-    t.received_overhead.resize(n);
-    t.sent_payload.resize(n);
-    t.sent_overhead.resize(n);
-    t.sent_messages.assign(n, 0);
-    t.received_messages.assign(n, 0);
+    std::vector<std::int64_t> received_payload(n), received_overhead(n), sent_payload(n),
+        sent_overhead(n), sent_messages(n, 0), received_messages(n, 0);
     for (std::size_t site = 0; site < n; ++site) {
         t.tuples_moved += received_copies_[site];
-        t.received_payload[site] = received_copies_[site] * tile_;
-        t.received_overhead[site] = received_copies_[site] * key_bytes_;
-        t.sent_payload[site] = sent_copies_[site] * tile_;
-        t.sent_overhead[site] = sent_copies_[site] * key_bytes_;
+        received_payload[site] = received_copies_[site] * tile_;
+        received_overhead[site] = received_copies_[site] * key_bytes_;
+        sent_payload[site] = sent_copies_[site] * tile_;
+        sent_overhead[site] = sent_copies_[site] * key_bytes_;
     }
     t.payload_bytes = t.tuples_moved * tile_;
     for (std::size_t sender = 0; sender < n; ++sender)
@@ -93,12 +89,18 @@ Transfer TransferTally::finish() {
                 const std::size_t receiver =
                     w * 64 + static_cast<std::size_t>(std::countr_zero(bits));
                 t.pairs += 1;
-                t.received_overhead[receiver] += kCountHeaderBytes;
-                t.sent_overhead[sender] += kCountHeaderBytes;
-                t.received_messages[receiver] += 1;
-                t.sent_messages[sender] += 1;
+                received_overhead[receiver] += kCountHeaderBytes;
+                sent_overhead[sender] += kCountHeaderBytes;
+                received_messages[receiver] += 1;
+                sent_messages[sender] += 1;
             }
-    for (auto b : t.received_overhead) t.overhead_bytes += b;
+    for (auto b : received_overhead) t.overhead_bytes += b;
+    t.received_payload = std::move(received_payload);
+    t.received_overhead = std::move(received_overhead);
+    t.sent_payload = std::move(sent_payload);
+    t.sent_overhead = std::move(sent_overhead);
+    t.sent_messages = std::move(sent_messages);
+    t.received_messages = std::move(received_messages);
     return t;
 }
 

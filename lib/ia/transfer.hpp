@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/relation.hpp"
+#include "ia/per_site.hpp"
 #include "ia/placement.hpp"
 #include "ia/site_map.hpp"
 
@@ -42,12 +43,13 @@ struct Transfer {
     std::int64_t pairs = 0;           // (sender, receiver) pairs exchanging >= 1 tuple
     // Per site, what it receives (payload and overhead): the exchange buffers a memory model
     // needs, and what each rank of the runtime checks against its own count.
-    std::vector<std::int64_t> received_payload, received_overhead;
-    std::vector<std::int64_t> sent_payload;   // per site, tile bytes it sends
-    std::vector<std::int64_t> sent_overhead;  // per site, keys and count headers it sends
+    // Shared between the plans holding one costed node (per_site.hpp).
+    PerSite received_payload, received_overhead;
+    PerSite sent_payload;   // per site, tile bytes it sends
+    PerSite sent_overhead;  // per site, keys and count headers it sends
     // Per site, the peers it sends tuples to and receives tuples from: the messages the time
     // model charges a latency for (one per communicating pair and direction).
-    std::vector<std::int64_t> sent_messages, received_messages;
+    PerSite sent_messages, received_messages;
 
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "ia/grid_move.hpp"
 #include "ia/partials.hpp"
@@ -42,20 +43,24 @@ std::optional<IaNodeId> shuffle_then_aggregate(Plan& plan, NodeId id, const KeyP
 }
 
 // Whether some group of `by` has tuples on several sites. The preagg variants of one aggregate
-// ask it in turn of the same input, and a walk over a large relation's sites costs (at 1024
-// sites it was an eighth of planning), so the last answer is kept. A weak pointer: it does not
-// keep a large map alive after planning, and a live one is never another map at a reused
-// address.
+// ask it in turn of the same input, and the beam asks it again of every partial plan that
+// placed that input the same way (one shared map); a walk over a large relation's sites costs
+// (at 1024 sites it was an eighth of planning), so the last few answers are kept. Weak
+// pointers: they do not keep a large map alive after planning, and a live one is never
+// another map at a reused address.
 bool groups_span(const std::shared_ptr<const ia::SiteMap>& where, const KeyPositions& by) {
-    thread_local std::weak_ptr<const ia::SiteMap> last;
-    thread_local KeyPositions last_by;
-    thread_local bool last_answer = false;
-    if (last.lock() != where || by != last_by) {
-        last_answer = ia::groups_span_sites(*where, by);
-        last = where;
-        last_by = by;
-    }
-    return last_answer;
+    struct Answer {
+        std::weak_ptr<const ia::SiteMap> map;
+        KeyPositions by;
+        bool spans = false;
+    };
+    constexpr std::size_t kKept = 16;
+    thread_local std::vector<Answer> answers;  // most recent last
+    for (std::size_t i = answers.size(); i-- > 0;)
+        if (answers[i].by == by && answers[i].map.lock() == where) return answers[i].spans;
+    if (answers.size() == kKept) answers.erase(answers.begin());
+    answers.push_back(Answer{where, by, ia::groups_span_sites(*where, by)});
+    return answers.back().spans;
 }
 
 // Moves the partials of an aggregate to their groups' homes.

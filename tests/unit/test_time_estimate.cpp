@@ -3,7 +3,9 @@
 // a plan that moves nothing because one site computes everything (a replicated join with one
 // output tile) is seen to be slower than a balanced pre-aggregation that moves a little.
 // Every expected value is computed by hand in the comments.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,42 @@ TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fus
     // pass); the combining sum on site 0 reads the two partials (64) and writes one tile (32).
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, memory_only) ==
           Approx(192 + 96));
+}
+
+// C = A B with three k tiles on two sites: A and B partitioned on k put two of the three tile
+// products on one site and one on the other.
+Program three_k() {
+    ProgramBuilder b("k3", DType::F64);
+    b.add_input("A", Shape{2, 6}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{6, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
+    b.add_output("C", "out.h5", "/C", at("out"));
+    return b.finish();
+}
+
+TEST_CASE("operator times: a join's busiest site is the first with the most tile products",
+          "[time]") {
+    // The model asks only the sites up to the first holding the most calls (a join's work
+    // grows with them); this is the definition it must agree with.
+    const Program p = three_k();
+    for (const double call : {0.0, 1.0}) {
+        const ia::TimeModel rates = model(16, 8, kInstant, 0, call);
+        for (const char* aggregate : {"preagg", "shuffle"}) {
+            const RankedPlan r = pinned(p, "local", aggregate);
+            const auto times = ia::operator_times(r.plan, rates);
+            for (const ia::IaNode& n : r.plan.nodes()) {
+                if (n.op != ia::IaOp::LocalJoin) continue;
+                const std::vector<std::int64_t>& calls = n.cost.resident;
+                const auto most = std::max_element(calls.begin(), calls.end()) - calls.begin();
+                CHECK(calls[1 - most] < calls[most]);  // one site does more
+                CHECK(times[n.id].busiest == most);
+                // One or two 16-flop products a second, plus their call overheads.
+                CHECK(times[n.id].compute ==
+                      Approx(static_cast<double>(calls[most] / 32) * (1 + call)));
+            }
+        }
+    }
 }
 
 TEST_CASE("estimated seconds: a replication map reads its tiles and writes every copy", "[time]") {

@@ -215,3 +215,23 @@ TEST_CASE("shared costs give the numbers computed directly", "[transfer][shared_
                   shared.box_holders(box, placements[0], S));
     }
 }
+
+TEST_CASE("per-site figures: copies share one array, compared by value", "[transfer]") {
+    const ia::PerSite none;
+    CHECK(none.empty());
+    CHECK(none.size() == 0);
+    CHECK(none == std::vector<std::int64_t>{});
+
+    const ia::PerSite bytes = std::vector<std::int64_t>{8, 0, 24};
+    const ia::PerSite copy = bytes;  // NOLINT(performance-unnecessary-copy-initialization)
+    CHECK(&copy.values() == &bytes.values());  // shared, not copied
+    CHECK(copy == bytes);
+    CHECK(copy[2] == 24);
+    CHECK(copy.at(1) == 0);
+    CHECK_THROWS(copy.at(3));
+    std::int64_t sum = 0;
+    for (std::int64_t b : copy) sum += b;
+    CHECK(sum == 32);
+    CHECK(ia::PerSite{8, 0, 24} == bytes);             // a different array, equal values
+    CHECK_FALSE(ia::PerSite{8, 0} == bytes.values());  // sizes differ
+}
