@@ -1,7 +1,10 @@
 #include "ia/site_map.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -22,8 +25,49 @@ SiteMap::SiteMap(std::initializer_list<std::pair<Key, std::vector<Site>>> tuples
     }
 }
 
+namespace {
+
+// Sorts (key, site) pairs as std::sort would. Keys of one arity with non-negative values are
+// packed with the site into one integer each, most significant position first, when the
+// widths fit 64 bits, and the integers are sorted: comparing keys position by position was
+// most of the cost of tracing partial aggregates at 1024 sites.
+void sort_pairs(std::vector<std::pair<Key, Site>>& pairs) {
+    if (pairs.empty()) return;
+    const std::size_t arity = pairs.front().first.size();
+    std::vector<std::uint64_t> most(arity + 1, 0);  // per position, then the site
+    for (const auto& [key, site] : pairs) {
+        if (key.size() != arity || site < 0) return std::sort(pairs.begin(), pairs.end());
+        for (std::size_t i = 0; i < arity; ++i) {
+            if (key[i] < 0) return std::sort(pairs.begin(), pairs.end());
+            most[i] = std::max(most[i], static_cast<std::uint64_t>(key[i]));
+        }
+        most[arity] = std::max(most[arity], static_cast<std::uint64_t>(site));
+    }
+    std::vector<int> width(arity + 1);
+    int total = 0;
+    for (std::size_t i = 0; i <= arity; ++i) total += width[i] = std::bit_width(most[i]);
+    if (total > 64) return std::sort(pairs.begin(), pairs.end());
+
+    std::vector<std::pair<std::uint64_t, std::size_t>> order(pairs.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+        std::uint64_t code = 0;
+        const auto push = [&](int w, std::uint64_t v) { code = w ? (code << w) | v : code; };
+        for (std::size_t i = 0; i < arity; ++i)
+            push(width[i], static_cast<std::uint64_t>(pairs[k].first[i]));
+        push(width[arity], static_cast<std::uint64_t>(pairs[k].second));
+        order[k] = {code, k};
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<std::pair<Key, Site>> sorted;
+    sorted.reserve(pairs.size());
+    for (const auto& [code, k] : order) sorted.push_back(std::move(pairs[k]));
+    pairs = std::move(sorted);
+}
+
+}  // namespace
+
 SiteMap SiteMap::from_pairs(std::vector<std::pair<Key, Site>> pairs) {
-    std::sort(pairs.begin(), pairs.end());
+    sort_pairs(pairs);
     SiteMap map;
     std::vector<Site> held;
     for (std::size_t i = 0; i < pairs.size();) {

@@ -2,7 +2,9 @@
 // bytes, and the paper's section 5.3 model reproducing Table 4 of the TRA paper.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "core/error.hpp"
@@ -181,6 +183,42 @@ TEST_CASE("site maps: keys ascending, sites sorted and distinct", "[transfer][si
     CHECK(keys == std::vector<Key>{Key{0, 1}, Key{1, 0}});
     CHECK(sites == 3);
     CHECK(SiteMap::from_pairs({}).empty());
+}
+
+TEST_CASE("site maps from pairs: packed and compared keys sort alike", "[transfer][site_map]") {
+    // from_pairs sorts small non-negative keys as packed integers and others key by key: both
+    // must give the map of the definition (each key's distinct sites, keys ascending).
+    const std::vector<std::vector<std::int64_t>> ranges = {
+        {3, 7, 2},                                          // packed
+        {1000, 1, 1000000},                                 // packed, uneven widths
+        {std::int64_t{1} << 40, 5, std::int64_t{1} << 30},  // too wide to pack
+    };
+    std::uint64_t state = 12345;
+    const auto next = [&](std::int64_t below) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<std::int64_t>((state >> 17) % static_cast<std::uint64_t>(below));
+    };
+    for (const auto& range : ranges)
+        for (const bool negative : {false, true}) {
+            std::vector<std::pair<Key, Site>> pairs;
+            std::map<Key, std::set<Site>> want;
+            for (int k = 0; k < 300; ++k) {
+                Key key{next(range[0]), next(range[1]), next(range[2])};
+                if (negative && k % 7 == 0) key[1] = -1 - key[1];  // not packed
+                const auto site = static_cast<Site>(next(9));
+                pairs.emplace_back(key, site);
+                want[key].insert(site);
+            }
+            const SiteMap got = SiteMap::from_pairs(pairs);
+            REQUIRE(got.size() == want.size());
+            auto w = want.begin();
+            for (const auto& [key, held] : got) {
+                CHECK(key == w->first);
+                CHECK(std::vector<Site>(held.begin(), held.end()) ==
+                      std::vector<Site>(w->second.begin(), w->second.end()));
+                ++w;
+            }
+        }
 }
 
 TEST_CASE("shared costs give the numbers computed directly", "[transfer][shared_costs]") {
