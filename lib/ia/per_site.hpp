@@ -33,6 +33,11 @@ class PerSite {
     auto begin() const { return values().begin(); }
     auto end() const { return values().end(); }
 
+    // Which array this is, for memos of figures computed from it (time_estimate.cpp): while
+    // `watch()` has not expired, no other array has this identity. Null when empty.
+    const void* identity() const { return values_.get(); }
+    std::weak_ptr<const std::vector<std::int64_t>> watch() const { return values_; }
+
     friend bool operator==(const PerSite& a, const PerSite& b) { return a.values() == b.values(); }
     friend bool operator==(const PerSite& a, const std::vector<std::int64_t>& b) {
         return a.values() == b;

@@ -1,7 +1,9 @@
 #include "ia/time_estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -12,6 +14,7 @@
 #include "ia/gemm_permutes.hpp"
 #include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
+#include "ia/per_site_memo.hpp"
 
 namespace tra::ia {
 
@@ -108,8 +111,28 @@ class NodeWork {
         return w;
     }
 
-    // The first site whose work is greatest, as an operator's busiest site.
+    // The first site whose work is greatest, as an operator's busiest site. The beam asks it of
+    // one costed node in every partial plan that places it alike (per_site_memo.hpp).
     OperatorTime busiest(std::size_t sites) const {
+        thread_local PerSiteMemo<3, 9, OperatorTime> memo;
+        const decltype(memo)::ArrayRefs arrays = {calls_of_, pass_in_, pass_out_};
+        const decltype(memo)::ScalarValues scalars = {static_cast<double>(kind_),
+                                                      calls_tile_,
+                                                      call_seconds_,
+                                                      memory_rate_,
+                                                      call_bytes_,
+                                                      product_seconds_,
+                                                      permuted_bytes_,
+                                                      pass_out_ == calls_of_ ? 1.0 : 0.0,
+                                                      static_cast<double>(sites)};
+        if (const OperatorTime* known = memo.find(arrays, scalars)) return *known;
+        const OperatorTime result = work_out_busiest(sites);
+        memo.add(arrays, scalars, result);
+        return result;
+    }
+
+  private:
+    OperatorTime work_out_busiest(std::size_t sites) const {
         // Where the work grows with one per-site figure (a join's calls: its overheads,
         // products and passes), no site after the first holding the largest figure can do
         // more than that one: only the sites up to it are asked. At 1024 sites this loop was
@@ -133,7 +156,6 @@ class NodeWork {
         return best;
     }
 
-  private:
     // The per-site figure the work is a non-decreasing function of, if there is one: a join's
     // calls, when its products are written to the same tiles they count (or not at all) and
     // every rate is non-negative.
@@ -272,15 +294,33 @@ class Exchange {
         hosts_ = model.host_of_site;
     }
 
+    // An exchange's seconds and the site that takes longest (the first of equals): no site
+    // finishes before its host's shared network link has carried the exchange. Operators and
+    // the loop's carry are timed by this one function.
+    std::pair<std::size_t, double> slowest(const Transfer& transfer) const {
+        // The beam times one costed enforcer in every partial plan that places it alike
+        // (per_site_memo.hpp); on several hosts the link rates differ per site: not kept.
+        if (!rates_.empty()) return work_out_slowest(transfer);
+        thread_local PerSiteMemo<6, 3, std::pair<std::size_t, double>> memo;
+        const Transfer& t = transfer;
+        const decltype(memo)::ArrayRefs arrays = {&t.sent_payload,     &t.sent_overhead,
+                                                  &t.received_payload, &t.received_overhead,
+                                                  &t.sent_messages,    &t.received_messages};
+        const decltype(memo)::ScalarValues scalars = {near_only_.per_byte, near_only_.per_message,
+                                                      static_cast<double>(share_.size())};
+        if (const auto* known = memo.find(arrays, scalars)) return *known;
+        const auto result = work_out_slowest(transfer);
+        memo.add(arrays, scalars, result);
+        return result;
+    }
+
+  private:
     double site(const TransferFigures& t, std::size_t s) const {
         const SiteRates& r = rates_.empty() ? near_only_ : rates_[s];
         return std::max(t.sent(s), t.received(s)) * r.per_byte + t.messages(s) * r.per_message;
     }
 
-    // An exchange's seconds and the site that takes longest (the first of equals): no site
-    // finishes before its host's shared network link has carried the exchange. Operators and
-    // the loop's carry are timed by this one function.
-    std::pair<std::size_t, double> slowest(const Transfer& transfer) const {
+    std::pair<std::size_t, double> work_out_slowest(const Transfer& transfer) const {
         const TransferFigures t(transfer);
         std::size_t slowest_site = 0;
         double most = 0;
@@ -307,7 +347,6 @@ class Exchange {
         return most / far_.bytes_per_second;
     }
 
-  private:
     // What a byte and a message cost a site whose peers are on other hosts in share r: worked
     // out once per site, not once per site and exchange (the search asks thousands).
     struct SiteRates {

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/relation.hpp"
+#include "ia/per_site_memo.hpp"
 #include "ia/placement.hpp"
 #include "ia/shared_costs.hpp"
 #include "ia/transfer.hpp"
@@ -272,4 +273,46 @@ TEST_CASE("per-site figures: copies share one array, compared by value", "[trans
     CHECK(sum == 32);
     CHECK(ia::PerSite{8, 0, 24} == bytes);             // a different array, equal values
     CHECK_FALSE(ia::PerSite{8, 0} == bytes.values());  // sizes differ
+}
+
+TEST_CASE("per-site memo: found by the arrays it was made from, never by a successor",
+          "[transfer]") {
+    PerSiteMemo<2, 1, int> memo;
+    auto a = std::make_unique<PerSite>(std::vector<std::int64_t>{1, 2, 3});
+    const PerSite b = std::vector<std::int64_t>{4};
+    memo.add({a.get(), &b}, {0.5}, 7);
+    REQUIRE(memo.find({a.get(), &b}, {0.5}) != nullptr);
+    CHECK(*memo.find({a.get(), &b}, {0.5}) == 7);
+    const PerSite copy = *a;  // shares a's array: the same identity
+    CHECK(memo.find({&copy, &b}, {0.5}) != nullptr);
+    CHECK(memo.find({a.get(), &b}, {0.25}) == nullptr);  // other scalars
+    CHECK(memo.find({&b, a.get()}, {0.5}) == nullptr);   // other roles
+    CHECK(memo.find({a.get(), nullptr}, {0.5}) == nullptr);
+    const PerSite equal = std::vector<std::int64_t>{1, 2, 3};
+    CHECK(memo.find({&equal, &b}, {0.5}) == nullptr);  // equal values, another array
+    // Once a's array is gone, an array made at its address (likely: same size) must not match.
+    const void* old = a->identity();
+    a.reset();
+    CHECK(copy.identity() == old);  // still alive through the copy
+    CHECK(memo.find({&copy, &b}, {0.5}) != nullptr);
+    memo.add({nullptr, nullptr}, {0.5}, 9);  // nothing to key by: not kept
+    CHECK(memo.find({nullptr, nullptr}, {0.5}) == nullptr);
+}
+
+TEST_CASE("per-site memo: an entry whose arrays died never matches", "[transfer]") {
+    PerSiteMemo<1, 0, int> memo;
+    const void* first = nullptr;
+    {
+        const PerSite gone = std::vector<std::int64_t>{1, 2, 3};
+        first = gone.identity();
+        memo.add({&gone}, {}, 1);
+    }
+    // Allocate until an array lands at the dead one's address (or give up: then nothing to
+    // check); either way no new array may find the old entry.
+    std::vector<PerSite> made;
+    for (int i = 0; i < 64; ++i) {
+        made.emplace_back(std::vector<std::int64_t>{4, 5, 6});
+        CHECK(memo.find({&made.back()}, {}) == nullptr);
+        if (made.back().identity() == first) break;
+    }
 }
