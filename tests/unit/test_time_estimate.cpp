@@ -24,12 +24,12 @@ using tra::testing::generated;
 
 namespace {
 
-// C = A B, A one row of 4 tiles and B one column of 4 tiles (2x2 f64 tiles: 32 bytes, 16 flops
-// per tile product): one output tile.
-Program common_k() {
+// C = A B, A one row of k_tiles tiles and B one column of k_tiles tiles (2x2 f64 tiles: 32
+// bytes, 16 flops per tile product): one output tile.
+Program common_k(std::int64_t k_tiles = 4) {
     ProgramBuilder b("k", DType::F64);
-    b.add_input("A", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{8, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_input("A", Shape{2, 2 * k_tiles}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2 * k_tiles, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
     b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
     b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
     b.add_output("C", "out.h5", "/C", at("out"));
@@ -117,23 +117,12 @@ TEST_CASE("estimated seconds: the memory pass of a join and sum that are not fus
           Approx(192 + 96));
 }
 
-// C = A B with three k tiles on two sites: A and B partitioned on k put two of the three tile
-// products on one site and one on the other.
-Program three_k() {
-    ProgramBuilder b("k3", DType::F64);
-    b.add_input("A", Shape{2, 6}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{6, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
-    b.add_output("C", "out.h5", "/C", at("out"));
-    return b.finish();
-}
-
 TEST_CASE("operator times: a join's busiest site is the first with the most tile products",
           "[time]") {
     // The model asks only the sites up to the first holding the most calls (a join's work
-    // grows with them); this is the definition it must agree with.
-    const Program p = three_k();
+    // grows with them); this is the definition it must agree with. Three k tiles on two
+    // sites, A and B partitioned on k: two tile products on one site, one on the other.
+    const Program p = common_k(3);
     for (const double call : {0.0, 1.0}) {
         const ia::TimeModel rates = model(16, 8, kInstant, 0, call);
         for (const char* aggregate : {"preagg", "shuffle"}) {
