@@ -47,7 +47,7 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
     // per step: planning at 1024 sites asks this of every plan it ranks.
     std::vector<std::vector<IaNodeId>> starting(plan.size() + 1), ending(plan.size() + 1);
     for (IaNodeId i = 0; i < plan.size(); ++i)
-        if (const auto& l = lifetimes[i]; l && l->first <= l->last && l->first <= plan.size()) {
+        if (const auto& l = lifetimes[i]; l && l->first <= l->last) {
             starting[l->first].push_back(i);
             ending[std::min<IaNodeId>(l->last, plan.size())].push_back(i);
         }

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "ia/exchange_time.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/gemm_permutes.hpp"
 #include "ia/loop_carry.hpp"
@@ -249,121 +249,6 @@ class LocalWork {
     std::vector<std::optional<IaNodeId>> fused_;
 };
 
-// How a site's traffic splits over the two links: the share of its peers on other hosts.
-double remote_share(const TimeModel& model, std::size_t s, std::size_t sites) {
-    if (sites < 2 || s >= model.host_of_site.size()) return 0;
-    const int host = model.host_of_site[s];
-    const auto same = std::count(model.host_of_site.begin(), model.host_of_site.end(), host);
-    return static_cast<double>(sites - static_cast<std::size_t>(same)) /
-           static_cast<double>(sites - 1);
-}
-
-// A Transfer's figures per site, its arrays looked up once per exchange rather than once per
-// site and figure.
-struct TransferFigures {
-    explicit TransferFigures(const Transfer& t)
-        : sent_payload(t.sent_payload),
-          sent_overhead(t.sent_overhead),
-          received_payload(t.received_payload),
-          received_overhead(t.received_overhead),
-          sent_messages(t.sent_messages),
-          received_messages(t.received_messages) {}
-
-    double sent(std::size_t s) const { return at(sent_payload, s) + at(sent_overhead, s); }
-    double received(std::size_t s) const {
-        return at(received_payload, s) + at(received_overhead, s);
-    }
-    double messages(std::size_t s) const { return at(sent_messages, s) + at(received_messages, s); }
-
-    const std::vector<std::int64_t>&sent_payload, &sent_overhead, &received_payload,
-        &received_overhead, &sent_messages, &received_messages;
-};
-
-// The communication of one exchange: every site's own time, and every host's network link,
-// which the sites on that host share (a host sends and receives at the across-host bandwidth,
-// whatever the number of its ranks that talk across at once).
-class Exchange {
-  public:
-    Exchange(const TimeModel& model, std::size_t sites)
-        : near_(model.profile.same_host), far_(model.profile.across_hosts_or_default()) {
-        share_.assign(sites, 0.0);  // one host (no host_of_site): every peer is near
-        if (!model.host_of_site.empty()) {
-            for (std::size_t s = 0; s < sites; ++s) share_[s] = remote_share(model, s, sites);
-            for (double r : share_) rates_.push_back(rates_for(r));
-        }
-        hosts_ = model.host_of_site;
-    }
-
-    // An exchange's seconds and the site that takes longest (the first of equals): no site
-    // finishes before its host's shared network link has carried the exchange. Operators and
-    // the loop's carry are timed by this one function.
-    std::pair<std::size_t, double> slowest(const Transfer& transfer) const {
-        // The beam times one costed enforcer in every partial plan that places it alike
-        // (per_site_memo.hpp); on several hosts the link rates differ per site: not kept.
-        if (!rates_.empty()) return work_out_slowest(transfer);
-        thread_local PerSiteMemo<6, 3, std::pair<std::size_t, double>> memo;
-        const Transfer& t = transfer;
-        const decltype(memo)::ArrayRefs arrays = {&t.sent_payload,     &t.sent_overhead,
-                                                  &t.received_payload, &t.received_overhead,
-                                                  &t.sent_messages,    &t.received_messages};
-        const decltype(memo)::ScalarValues scalars = {near_only_.per_byte, near_only_.per_message,
-                                                      static_cast<double>(share_.size())};
-        if (const auto* known = memo.find(arrays, scalars)) return *known;
-        const auto result = work_out_slowest(transfer);
-        memo.add(arrays, scalars, result);
-        return result;
-    }
-
-  private:
-    double site(const TransferFigures& t, std::size_t s) const {
-        const SiteRates& r = rates_.empty() ? near_only_ : rates_[s];
-        return std::max(t.sent(s), t.received(s)) * r.per_byte + t.messages(s) * r.per_message;
-    }
-
-    std::pair<std::size_t, double> work_out_slowest(const Transfer& transfer) const {
-        const TransferFigures t(transfer);
-        std::size_t slowest_site = 0;
-        double most = 0;
-        for (std::size_t s = 0; s < share_.size(); ++s)
-            if (const double here = site(t, s); s == 0 || here > most) {
-                slowest_site = s;
-                most = here;
-            }
-        return {slowest_site, std::max(most, busiest_link(t))};
-    }
-
-    // The busiest host's link: its sites' traffic to other hosts, each direction apart.
-    double busiest_link(const TransferFigures& t) const {
-        if (hosts_.empty()) return 0;
-        const int count = *std::max_element(hosts_.begin(), hosts_.end()) + 1;
-        std::vector<double> out(static_cast<std::size_t>(count), 0.0), in = out;
-        for (std::size_t s = 0; s < share_.size() && s < hosts_.size(); ++s) {
-            const auto h = static_cast<std::size_t>(hosts_[s]);
-            out[h] += share_[s] * t.sent(s);
-            in[h] += share_[s] * t.received(s);
-        }
-        double most = 0;
-        for (std::size_t h = 0; h < out.size(); ++h) most = std::max({most, out[h], in[h]});
-        return most / far_.bytes_per_second;
-    }
-
-    // What a byte and a message cost a site whose peers are on other hosts in share r: worked
-    // out once per site, not once per site and exchange (the search asks thousands).
-    struct SiteRates {
-        double per_byte = 0, per_message = 0;
-    };
-    SiteRates rates_for(double r) const {
-        return {(1 - r) / near_.bytes_per_second + r / far_.bytes_per_second,
-                (1 - r) * near_.latency_seconds + r * far_.latency_seconds};
-    }
-
-    LinkRates near_, far_;
-    SiteRates near_only_ = rates_for(0);  // every site, on one host
-    std::vector<SiteRates> rates_;        // per site, on several hosts
-    std::vector<double> share_;
-    std::vector<int> hosts_;
-};
-
 }  // namespace
 
 std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
@@ -376,7 +261,7 @@ std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
 std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model, IaNodeId first) {
     const LocalWork local(plan, model);
     const auto sites = static_cast<std::size_t>(plan.sites());
-    const Exchange exchange(model, sites);
+    const ExchangeTime exchange(model, sites);
     std::vector<OperatorTime> out;
     for (IaNodeId id = first; id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
@@ -395,7 +280,7 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
 
 std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const auto sites = static_cast<std::size_t>(plan.sites());
-    const Exchange exchange(model, sites);
+    const ExchangeTime exchange(model, sites);
     std::vector<double> out;
     for (const CarryMove& m : carry_moves(plan)) out.push_back(exchange.slowest(m.transfer).second);
     return out;
