@@ -68,7 +68,8 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
     summary.provenance = &provenance;
     summary.iterations = result.iterations_run;
     if (device.tiles() == Residence::Host) {  // device tiles reserve nothing
-        summary.predicted_reserved_bytes = runtime::reserved_bytes_at_peak(*prep.plan);
+        summary.predicted_reserved_bytes = runtime::reserved_bytes_at_peak(
+            *prep.plan, prep.verification ? &*prep.verification : nullptr);
         const double rate = prep.profile.first_touch_bytes_per_second;
         if (rate > 0)
             summary.predicted_reserve_seconds =

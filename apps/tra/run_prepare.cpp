@@ -137,7 +137,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
         if (opt.verify) {  // its operands stay until the end, and the check has scratch
-            const ia::VerificationPlan v = ia::plan_verification(*prep.plan);
+            const ia::VerificationPlan& v =
+                prep.verification.emplace(ia::plan_verification(*prep.plan));
             prep.totals.peak_per_site = ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site);
             prep.totals.peak_bytes = *std::max_element(prep.totals.peak_per_site.begin(),
                                                        prep.totals.peak_per_site.end());

@@ -11,6 +11,7 @@
 
 #include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
+#include "ia/verification_plan.hpp"
 #include "run_options.hpp"
 #include "runtime/host_layout.hpp"
 #include "runtime/output_files.hpp"
@@ -25,6 +26,7 @@ struct Prepared {
     std::string name;
     std::string plan_hash;  // rank 0: content hash of the plan-file text (run_provenance)
     ia::PlanTotals totals;
+    std::optional<ia::VerificationPlan> verification;  // --verify: what the checks keep and need
     std::unique_ptr<runtime::OutputFiles> files;  // rank 0
     ia::MachineProfile profile;                   // rank 0: the time model's
     // Per IA node (run_report, per-operator limits): rank 0's time model's, on every rank.

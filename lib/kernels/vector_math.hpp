@@ -10,14 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
-// Compiles a function for AVX-512, AVX2 and baseline x86-64 and lets the loader pick one for the
-// CPU (GCC's target_clones, an ifunc), so the hot loops get wide vectors in a generic build. Only
-// GCC on x86-64 with glibc: elsewhere (clang's sanitizer and fuzz builds included) one version.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-#define TRA_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TRA_VECTOR_CLONES
-#endif
+#include "core/vector_clones.hpp"  // TRA_VECTOR_CLONES
 
 namespace tra::kernels::vmath {
 

@@ -116,8 +116,8 @@ void Execution::reserve_tiles() {
     const double start = MPI_Wtime();
     if (options_.memory.tiles == Residence::Host)
         agree_.step([&] {
-            reserved_ = static_cast<std::int64_t>(
-                host_mappings::reserve(tile_mappings_at_peak(plan_, me_)));
+            reserved_ = static_cast<std::int64_t>(host_mappings::reserve(tile_mappings_at_peak(
+                plan_, me_, options_.verify ? &verification_.checks() : nullptr)));
         });
     reserve_seconds_ = MPI_Wtime() - start;
 }

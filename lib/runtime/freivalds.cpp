@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/vector_clones.hpp"
+
 namespace tra::runtime::freivalds {
 
 namespace {
@@ -35,6 +37,45 @@ std::uint64_t mix(std::uint64_t seed, std::int64_t value) {
 
 namespace {
 
+// The loops of the check: one pass over a tile that comes from memory, so they must run at its
+// bandwidth. Compiled per instruction set (TRA_VECTOR_CLONES); the sums run in kLanes partial
+// sums each, which GCC turns into one vector per sum (it may not reorder one sum by itself).
+constexpr int kLanes = 8;
+
+// {sum_j x_j u_j, sum_j |x_j| w_j}, accumulated in Acc.
+template <class Acc, class T, class V>
+TRA_VECTOR_CLONES void dot_both(const T* x, const V* u, const V* w, std::int64_t n, Acc& dot,
+                                Acc& magnitude) {
+    Acc s[kLanes] = {}, a[kLanes] = {};
+    std::int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int q = 0; q < kLanes; ++q) {
+            s[q] += static_cast<Acc>(x[j + q]) * static_cast<Acc>(u[j + q]);
+            a[q] += std::fabs(static_cast<Acc>(x[j + q])) * static_cast<Acc>(w[j + q]);
+        }
+    for (; j < n; ++j) {
+        s[0] += static_cast<Acc>(x[j]) * static_cast<Acc>(u[j]);
+        a[0] += std::fabs(static_cast<Acc>(x[j])) * static_cast<Acc>(w[j]);
+    }
+    for (int width = kLanes / 2; width > 0; width /= 2)
+        for (int q = 0; q < width; ++q) {
+            s[q] += s[q + width];
+            a[q] += a[q + width];
+        }
+    dot = s[0];
+    magnitude = a[0];
+}
+
+// y += c x and ym += |x| cm, element-wise over n.
+template <class Acc, class T>
+TRA_VECTOR_CLONES void axpy_both(const T* x, Acc c, Acc cm, Acc* __restrict y, Acc* __restrict ym,
+                                 std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] += static_cast<Acc>(x[i]) * c;
+        ym[i] += std::fabs(static_cast<Acc>(x[i])) * cm;
+    }
+}
+
 // {t r, |t| |r|} contracted on `dim`, into `out` and `magnitude` (zeroed tiles of t's dtype and
 // contracted shape), in one pass over t.
 template <class T>
@@ -45,42 +86,21 @@ void contract(const Tile& t, std::size_t dim, const std::vector<double>& r, Tile
     for (std::size_t i = 0; i < dim; ++i) outer *= s[i];
     for (std::size_t i = dim + 1; i < s.size(); ++i) inner *= s[i];
     const std::int64_t extent = s[dim];
-    std::vector<T> w(static_cast<std::size_t>(extent));
+    std::vector<T> w(static_cast<std::size_t>(extent)), ones(w.size(), T(1));  // |r| = 1
     for (std::int64_t j = 0; j < extent; ++j)
         w[static_cast<std::size_t>(j)] = static_cast<T>(r[static_cast<std::size_t>(j)]);
     const T* in = t.data<T>();
     T* o = out.data<T>();
     T* m = magnitude.data<T>();
-    if (inner == 1) {  // the last dimension: a dot product per row, in four partial sums
-        for (std::int64_t a = 0; a < outer; ++a) {
-            const T* row = in + a * extent;
-            T sum[4] = {0, 0, 0, 0}, abs_sum[4] = {0, 0, 0, 0};  // independent chains
-            std::int64_t j = 0;
-            for (; j + 4 <= extent; j += 4)
-                for (int q = 0; q < 4; ++q) {
-                    const T x = w[static_cast<std::size_t>(j + q)] * row[j + q];
-                    sum[q] += x;
-                    abs_sum[q] += std::fabs(x);  // |r| = 1
-                }
-            for (; j < extent; ++j) {
-                const T x = w[static_cast<std::size_t>(j)] * row[j];
-                sum[0] += x;
-                abs_sum[0] += std::fabs(x);
-            }
-            o[a] = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-            m[a] = (abs_sum[0] + abs_sum[1]) + (abs_sum[2] + abs_sum[3]);
-        }
+    if (inner == 1) {  // the last dimension: a dot product per row
+        for (std::int64_t a = 0; a < outer; ++a)
+            dot_both<T>(in + a * extent, w.data(), ones.data(), extent, o[a], m[a]);
         return;
     }
     for (std::int64_t a = 0; a < outer; ++a)
-        for (std::int64_t j = 0; j < extent; ++j) {
-            const T wj = w[static_cast<std::size_t>(j)];
-            const T* row = in + (a * extent + j) * inner;
-            for (std::int64_t b = 0; b < inner; ++b) {
-                o[a * inner + b] += wj * row[b];
-                m[a * inner + b] += std::fabs(row[b]);
-            }
-        }
+        for (std::int64_t j = 0; j < extent; ++j)
+            axpy_both<T>(in + (a * extent + j) * inner, w[static_cast<std::size_t>(j)], T(1),
+                         o + a * inner, m + a * inner, inner);
 }
 
 Shape contracted_shape(const Tile& t, std::size_t dim) {
@@ -95,34 +115,14 @@ void matrix_vector(const Tile& l, std::size_t dim, const std::vector<double>& u,
                    const std::vector<double>& w, double* y, double* ym) {
     const std::int64_t rows = l.shape()[0], cols = l.shape()[1];
     const T* in = l.data<T>();
-    if (dim == 1) {  // a dot product per row, in four partial sums (independent chains)
-        for (std::int64_t i = 0; i < rows; ++i) {
-            const T* row = in + i * cols;
-            double s[4] = {0, 0, 0, 0}, a[4] = {0, 0, 0, 0};
-            std::int64_t j = 0;
-            for (; j + 4 <= cols; j += 4)
-                for (int q = 0; q < 4; ++q) {
-                    const double x = row[j + q];
-                    s[q] += x * u[static_cast<std::size_t>(j + q)];
-                    a[q] += std::fabs(x) * w[static_cast<std::size_t>(j + q)];
-                }
-            for (; j < cols; ++j) {
-                s[0] += row[j] * u[static_cast<std::size_t>(j)];
-                a[0] += std::fabs(double(row[j])) * w[static_cast<std::size_t>(j)];
-            }
-            y[i] = (s[0] + s[1]) + (s[2] + s[3]);
-            ym[i] = (a[0] + a[1]) + (a[2] + a[3]);
-        }
+    if (dim == 1) {  // a dot product per row
+        for (std::int64_t i = 0; i < rows; ++i)
+            dot_both<double>(in + i * cols, u.data(), w.data(), cols, y[i], ym[i]);
         return;
     }
-    for (std::int64_t k = 0; k < rows; ++k) {  // L [k, m]: a scaled row added per k
-        const T* row = in + k * cols;
-        const double uk = u[static_cast<std::size_t>(k)], wk = w[static_cast<std::size_t>(k)];
-        for (std::int64_t i = 0; i < cols; ++i) {
-            y[i] += row[i] * uk;
-            ym[i] += std::fabs(double(row[i])) * wk;
-        }
-    }
+    for (std::int64_t k = 0; k < rows; ++k)  // L [k, m]: a scaled row added per k
+        axpy_both<double>(in + k * cols, u[static_cast<std::size_t>(k)],
+                          w[static_cast<std::size_t>(k)], y, ym, cols);
 }
 
 }  // namespace

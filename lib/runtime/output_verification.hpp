@@ -35,7 +35,9 @@ class OutputVerification {
                        const std::vector<ia::SiteMap>& where);
 
     // The nodes whose tuples the check reads: the run must keep them until run().
-    const std::vector<ia::IaNodeId>& kept() const { return kept_; }
+    const std::vector<ia::IaNodeId>& kept() const { return plan_of_checks_.kept; }
+    // What is checked and how, what is kept, the scratch (the peak and the reservation count it).
+    const ia::VerificationPlan& checks() const { return plan_of_checks_; }
 
     // Checks this rank's tiles of every output. Collective: a failed check throws AgreedFailure
     // on every rank, after the lowest failing rank printed "verify: output C failed ...".
@@ -71,8 +73,7 @@ class OutputVerification {
     const ia::Plan* plan_ = nullptr;
     const std::vector<std::optional<ia::IaNodeId>>* fused_ = nullptr;
     const std::vector<ia::SiteMap>* where_ = nullptr;
-    std::vector<ia::OutputCheck> checks_;
-    std::vector<ia::IaNodeId> kept_;
+    ia::VerificationPlan plan_of_checks_;
 };
 
 }  // namespace tra::runtime

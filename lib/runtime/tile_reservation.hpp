@@ -9,17 +9,24 @@
 #include <vector>
 
 #include "ia/plan.hpp"
+#include "ia/verification_plan.hpp"
 
 namespace tra::runtime {
 
 // The mappings (host_mappings::length_for) of the node outputs alive on `site` while its busiest
 // node runs, then more per length up to the most alive at once elsewhere, walking the plan as the
 // peak model does (ia/peak_memory.hpp, ia/output_lifetimes.hpp); in all at most the site's
-// predicted peak. Small tiles (glibc's) are not counted.
-std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site);
+// predicted peak. Small tiles (glibc's) are not counted. With `verification` (`tra run
+// --verify`), as its peak counts it: the operands the checks keep live to the end, and after the
+// last node each recomputed output's tiles are allocated in turn beside what is alive then, so
+// the checks find their pages ready too (a check that faulted in its recomputed tiles took five
+// times the operator it repeats).
+std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
+                                               const ia::VerificationPlan* verification = nullptr);
 
 // The most bytes any site reserves (the sum of its tile_mappings_at_peak), what a run of `plan`
 // takes before its first operator on its busiest rank.
-std::int64_t reserved_bytes_at_peak(const ia::Plan& plan);
+std::int64_t reserved_bytes_at_peak(const ia::Plan& plan,
+                                    const ia::VerificationPlan* verification = nullptr);
 
 }  // namespace tra::runtime

@@ -90,6 +90,57 @@ TEST_CASE("freivalds: a matrix times a vector and |matrix| times another, in one
     }
 }
 
+TEST_CASE("freivalds: rows longer than the vector lanes, and their remainder", "[freivalds]") {
+    // Small integers: every sum is exact in f32 and f64, so any order of summing gives the naive
+    // loops' values exactly. Extents of 37 and 19 cover whole blocks of lanes and a remainder.
+    const auto value = [](std::int64_t i) { return static_cast<double>((i * 7) % 11) - 5; };
+    const std::vector<double> r = fv::sign_vector(7, 64);
+    for (DType d : {DType::F64, DType::F32}) {
+        const std::int64_t m = 3, k = 37;
+        Tile l(d, Shape{m, k}), lt(d, Shape{k, m}), u(d, Shape{k, 1}), w(d, Shape{k, 1});
+        for (std::int64_t i = 0; i < m * k; ++i) {
+            l.set(i, value(i));
+            lt.set((i % k) * m + i / k, value(i));
+        }
+        for (std::int64_t j = 0; j < k; ++j) {
+            u.set(j, r[static_cast<std::size_t>(j)]);
+            w.set(j, static_cast<double>(j % 3 + 1));
+        }
+        const auto [rows, rows_mag] = fv::contract_dim_both(l, 1, r);
+        const auto [y, ym] = fv::matrix_vector_both(l, 1, u, w);
+        const auto [yt, ymt] = fv::matrix_vector_both(lt, 0, u, w);
+        for (std::int64_t i = 0; i < m; ++i) {
+            double dot = 0, abs = 0, weighted = 0;
+            for (std::int64_t j = 0; j < k; ++j) {
+                dot += value(i * k + j) * r[static_cast<std::size_t>(j)];
+                abs += std::fabs(value(i * k + j));
+                weighted += std::fabs(value(i * k + j)) * static_cast<double>(j % 3 + 1);
+            }
+            CHECK(rows.get(i) == dot);
+            CHECK(rows_mag.get(i) == abs);
+            CHECK(y.get(i) == dot);
+            CHECK(ym.get(i) == weighted);
+            CHECK(yt.get(i) == dot);
+            CHECK(ymt.get(i) == weighted);
+        }
+        // A middle dimension: [2, 19, 11] contracted on its 19.
+        Tile t(d, Shape{2, 19, 11});
+        for (std::int64_t i = 0; i < t.elements(); ++i) t.set(i, value(i));
+        const auto [mid, mid_mag] = fv::contract_dim_both(t, 1, r);
+        REQUIRE(mid.shape() == Shape{2, 1, 11});
+        for (std::int64_t a = 0; a < 2; ++a)
+            for (std::int64_t b = 0; b < 11; ++b) {
+                double dot = 0, abs = 0;
+                for (std::int64_t j = 0; j < 19; ++j) {
+                    dot += value((a * 19 + j) * 11 + b) * r[static_cast<std::size_t>(j)];
+                    abs += std::fabs(value((a * 19 + j) * 11 + b));
+                }
+                CHECK(mid.get(a * 11 + b) == dot);
+                CHECK(mid_mag.get(a * 11 + b) == abs);
+            }
+    }
+}
+
 TEST_CASE("freivalds: a wrong product element is caught, rounding is not", "[freivalds]") {
     // O = L R by hand for L = [[1, 2], [3, 4]], R = [[5, 6], [7, 8]]: [[19, 22], [43, 50]].
     const std::vector<double> r = {1, -1};

@@ -8,7 +8,9 @@
 #include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/initial_plan.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
+#include "ia/verification_plan.hpp"
 #include "optimizer/search.hpp"
 #include "program_fixtures.hpp"
 #include "runtime/tile_reservation.hpp"
@@ -79,4 +81,28 @@ TEST_CASE("a fused join reserves its sums' tiles, not its products'") {
                   std::vector<std::size_t>(8, tile));
     }
     CHECK(found);
+}
+
+TEST_CASE("a verifying rank also reserves what its checks keep and recompute") {
+    // D = relu(A), 2 x 2 tiles of 8 MiB on 2 sites, each site holding 2 tiles of A and of D.
+    // Running, A is freed after the map: the peak is the map's A and D (4 tiles). Verifying,
+    // A stays for the check, which recomputes D beside them after the last node: 6 tiles, as
+    // the verified peak counts them, so the check finds its pages ready.
+    ProgramBuilder b("relu", DType::F64);
+    b.add_input("A", Shape{2048, 2048}, Shape{1024, 1024}, DType::F64, generated(), at("A"));
+    b.add_transform("D", "A", KernelCall("relu"), at("D"));
+    b.add_output("D", "out.h5", "/D", at("out"));
+    const Program prog = b.finish();
+    ia::Plan plan = ia::compile_initial(prog, 2);
+    ia::annotate_costs(plan);
+    const ia::VerificationPlan v = ia::plan_verification(plan);
+    const auto peak = ia::peak_per_site(plan, v.kept, v.scratch_per_site);
+    const std::size_t tile = host_mappings::length_for(1024 * 1024 * 8);
+    for (int site = 0; site < 2; ++site) {
+        CHECK(runtime::tile_mappings_at_peak(plan, site) == std::vector<std::size_t>(4, tile));
+        const auto lengths = runtime::tile_mappings_at_peak(plan, site, &v);
+        CHECK(lengths == std::vector<std::size_t>(6, tile));
+        CHECK(static_cast<std::int64_t>(6 * tile) <= peak[static_cast<std::size_t>(site)]);
+    }
+    CHECK(runtime::reserved_bytes_at_peak(plan, &v) == static_cast<std::int64_t>(6 * tile));
 }
