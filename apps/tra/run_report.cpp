@@ -189,6 +189,8 @@ void write_run_report(const RunSummary& run, const std::string& path) {
             .field("result", result.verification)
             .field("seconds", result.verify_seconds)
             .end_object();
+    if (result.trace_seconds > 0)  // --trace
+        j.key("trace").begin_object().field("seconds", result.trace_seconds).end_object();
     if (run.provenance) write_provenance_json(j.key("provenance"), *run.provenance);
     j.end_object();
     out << "\n";

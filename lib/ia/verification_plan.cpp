@@ -59,6 +59,17 @@ std::optional<std::size_t> matrix_left_dim(const kernels::KernelCall& k) {
     return std::nullopt;
 }
 
+// Whether recomputing `n` may run a few of its first operand's tuples at a time: where every
+// output tuple comes from one tuple of the first operand (a map or filter, or a join that is
+// neither fused with its aggregate nor of a relation with itself), the recomputations of the
+// operand's chunks make exactly its output.
+bool recomputes_in_chunks(const Plan& plan, const IaNode& n,
+                          const std::vector<std::optional<IaNodeId>>& fused) {
+    if (n.replicated || std::holds_alternative<FillOp>(plan.logical(n.id))) return false;
+    if (n.op == IaOp::Map || n.op == IaOp::LocalFilter) return true;
+    return n.op == IaOp::LocalJoin && !fused[n.id] && n.inputs.at(0) != n.inputs.at(1);
+}
+
 }  // namespace
 
 VerificationPlan plan_verification(const Plan& plan) {
@@ -128,6 +139,7 @@ VerificationPlan plan_verification(const Plan& plan) {
             // A fused join computes its aggregate's tuples: recomputing reads the join's inputs.
             if (fused[n.inputs.at(0)]) c.join = n.inputs[0];
             add_kept(c.join ? *c.join : c.node);
+            c.in_chunks = recomputes_in_chunks(plan, plan.node(c.join ? *c.join : c.node), fused);
         }
         v.checks.push_back(std::move(c));
     }

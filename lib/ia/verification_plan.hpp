@@ -8,7 +8,7 @@
 //     with join=mul, agg=add), folded in the output's aggregate or in a partial aggregate whose
 //     partials reach it: Freivalds' check, which keeps the join's operands;
 //   - any other local operator: recomputed from its operands (a fused join's, for an aggregate
-//     that runs one), which it keeps;
+//     that runs one), which it keeps; a map, filter or unfused join a chunk of tiles at a time;
 //   - an output whose last operator is an exchange or a read: not verified, with the reason.
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +32,10 @@ struct OutputCheck {
     // Freivalds: L's contracted dimension where K(L, v) is a matrix-vector product (matmul,
     // matmul_tn, matmul_nt, einsums of that form): both sides then take one pass over L.
     std::optional<std::size_t> left_dim;
+    // Recompute: a few of the first operand's tuples at a time (a map, a filter, a join that is
+    // not fused): the new tiles are compared while in cache and freed, each chunk's reusing the
+    // memory of the one before, so the run reserves none for them (runtime/tile_reservation).
+    bool in_chunks = false;
 };
 
 struct VerificationPlan {
@@ -40,7 +44,8 @@ struct VerificationPlan {
     std::vector<OutputCheck> checks;
     std::vector<IaNodeId> kept;       // nodes whose tuples the checks read, sorted, unique
     // Per site: the bytes the checks allocate beside what is alive after the last node (the
-    // largest recomputed output's tiles on that site).
+    // largest recomputed output's tiles on that site: an upper bound where it is recomputed in
+    // chunks).
     std::vector<std::int64_t> scratch_per_site;
 };
 

@@ -145,7 +145,11 @@ void Execution::run_operator(const ia::IaNode& n) {
 }
 
 void Execution::write_trace() {
-    if (trace_.on()) agree_.step([&] { trace_.write(); });
+    if (!trace_.on()) return;
+    const double start = MPI_Wtime();
+    agree_.step([&] { trace_.write(); });
+    const double mine = MPI_Wtime() - start;
+    MPI_Allreduce(&mine, &trace_seconds_, 1, MPI_DOUBLE, MPI_MAX, comm_);
 }
 
 void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {

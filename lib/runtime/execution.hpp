@@ -102,6 +102,8 @@ class Execution {
     // --trace: every rank writes its spans (trace_recorder.hpp); agreed, so a rank that cannot
     // fails the run everywhere. Does nothing when tracing is off.
     void write_trace();
+    // The seconds write_trace took on the slowest rank (0 when tracing is off).
+    double trace_seconds() const { return trace_seconds_; }
 
   private:
     // Sends and receives an enforcer's tuples; checks the bytes against the per-site prediction.
@@ -137,6 +139,7 @@ class Execution {
     OutputVerification verification_;  // --verify only
     std::uint64_t verify_seed_ = 0;    // rank 0's, broadcast: every rank draws the same vectors
     double verify_seconds_ = 0;
+    double trace_seconds_ = 0;  // write_trace's, the slowest rank's
 
     std::vector<HeldTuples> held_;  // by IA node
     std::int64_t resident_ = 0;     // bytes of the tuples held now

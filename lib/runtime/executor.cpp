@@ -29,6 +29,7 @@ ExecutionResult execute(const ia::Plan& plan, MPI_Comm comm, const ExecuteOption
     run.write_trace();
     ExecutionResult result = run.reduce_over_ranks();
     run.report_verification(result);
+    result.trace_seconds = run.trace_seconds();
     return result;
 }
 

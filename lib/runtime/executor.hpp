@@ -65,6 +65,8 @@ struct ExecutionResult {
     // and the check's seconds (max over ranks); "" when the run did not verify.
     std::string verification;
     double verify_seconds = 0;
+    // --trace: the seconds writing the rank-R.json files took (max over ranks); 0 without.
+    double trace_seconds = 0;
 };
 
 struct ExecuteOptions {

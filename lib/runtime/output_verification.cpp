@@ -76,33 +76,78 @@ void OutputVerification::run(std::vector<HeldTuples>& held, ia::Site me, std::ui
     }
 }
 
+namespace {
+
+// A chunk's tiles together: about this many bytes of the first operand (a few tiles, in cache).
+constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
+
+}  // namespace
+
 std::string OutputVerification::recompute(const ia::OutputCheck& c, std::vector<HeldTuples>& held,
                                           ia::Site me) const {
-    HeldTuples again;
-    compute_locally(*plan_, plan_->node(c.join ? *c.join : c.node), held, me, *fused_, again);
+    const ia::IaNode& n = plan_->node(c.join ? *c.join : c.node);
     const Tuples& out = held.at(c.node).tuples;
     const std::string failed = "output " + c.output + " failed verification";
-    if (again.tuples.size() != out.size())
-        return failed + ": " + std::to_string(out.size()) + " tiles on this rank, recomputing #" +
-               std::to_string(c.node) + " makes " + std::to_string(again.tuples.size());
-    for (const auto& [k, t] : out) {
-        const auto it = again.tuples.find(k);
-        if (it == again.tuples.end())
-            return failed + " at tile " + k.str() + ": recomputing makes no such tile";
-        const Tile a = t.on_device() ? on_host(t) : Tile();
-        const Tile b = it->second.on_device() ? on_host(it->second) : Tile();
-        const Tile& x = t.on_device() ? a : t;
-        const Tile& y = it->second.on_device() ? b : it->second;
-        if (x.shape() != y.shape())
-            return failed + " at tile " + k.str() + ": its shape differs from the recomputed one";
-        const auto i = x.dtype() == DType::F32 ? first_difference<float>(x, y)
-                                               : first_difference<double>(x, y);
-        if (i)
-            return failed + " at tile " + k.str() + " (recomputing #" + std::to_string(c.node) +
-                   " " + ia::op_name(plan_->node(c.node).op) + " gives " +
-                   std::to_string(y.get(*i)) + " at element " + std::to_string(*i) +
-                   ", the run holds " + std::to_string(x.get(*i)) + ")";
+    std::size_t made = 0;
+    // The recomputed tiles against the run's.
+    const auto compare = [&](const Tuples& again) -> std::string {
+        made += again.size();
+        for (const auto& [k, y0] : again) {
+            const auto it = out.find(k);
+            if (it == out.end())
+                return failed + ": recomputing #" + std::to_string(c.node) + " makes tile " +
+                       k.str() + ", which this rank does not hold";
+            const Tile& t = it->second;
+            const Tile a = t.on_device() ? on_host(t) : Tile();
+            const Tile b = y0.on_device() ? on_host(y0) : Tile();
+            const Tile& x = t.on_device() ? a : t;
+            const Tile& y = y0.on_device() ? b : y0;
+            if (x.shape() != y.shape())
+                return failed + " at tile " + k.str() +
+                       ": its shape differs from the recomputed one";
+            const auto i = x.dtype() == DType::F32 ? first_difference<float>(x, y)
+                                                   : first_difference<double>(x, y);
+            if (i)
+                return failed + " at tile " + k.str() + " (recomputing #" + std::to_string(c.node) +
+                       " " + ia::op_name(plan_->node(c.node).op) + " gives " +
+                       std::to_string(y.get(*i)) + " at element " + std::to_string(*i) +
+                       ", the run holds " + std::to_string(x.get(*i)) + ")";
+        }
+        return "";
+    };
+    if (!c.in_chunks) {
+        HeldTuples again;
+        compute_locally(*plan_, n, held, me, *fused_, again);
+        if (std::string problem = compare(again.tuples); !problem.empty()) return problem;
+    } else {
+        // Chunk by chunk (ia::OutputCheck::in_chunks): the operand's tuples wait in `aside`, a
+        // chunk at a time stands in for them, and the checked ones go to `done`; map nodes move
+        // between them, never tiles. Put back whatever happens.
+        Tuples& operand = held.at(n.inputs.at(0)).tuples;
+        Tuples aside, done;
+        aside.swap(operand);
+        struct PutBack {
+            Tuples &operand, &aside, &done;
+            ~PutBack() {
+                operand.merge(done);
+                operand.merge(aside);
+            }
+        } put_back{operand, aside, done};
+        while (!aside.empty()) {
+            for (std::size_t bytes = 0; !aside.empty() && bytes < kChunkBytes;) {
+                auto node = aside.extract(aside.begin());
+                bytes += node.mapped().bytes();
+                operand.insert(std::move(node));
+            }
+            HeldTuples again;
+            compute_locally(*plan_, n, held, me, *fused_, again);
+            if (std::string problem = compare(again.tuples); !problem.empty()) return problem;
+            done.merge(operand);
+        }
     }
+    if (made != out.size())
+        return failed + ": " + std::to_string(out.size()) + " tiles on this rank, recomputing #" +
+               std::to_string(c.node) + " makes " + std::to_string(made);
     return "";
 }
 

@@ -28,7 +28,7 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
         length[i] = host_mappings::length_for(bytes);
         tiles[i] = resident[s] / static_cast<std::int64_t>(bytes);
     }
-    // The steps: each node while it runs, then (verifying) each recomputed output's new tiles
+    // The steps: each node while it runs, then (verifying) each output recomputed whole
     // beside what is alive after the last node.
     const std::size_t steps = plan.size() + (verification ? verification->checks.size() : 0);
     const auto alive_at = [&](std::size_t step) {
@@ -39,7 +39,7 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
                 alive[length[i]] += tiles[i];
         if (step >= plan.size()) {
             const ia::OutputCheck& c = verification->checks[step - plan.size()];
-            if (c.method == ia::VerifyMethod::Recompute && length[c.node] > 0)
+            if (c.method == ia::VerifyMethod::Recompute && !c.in_chunks && length[c.node] > 0)
                 alive[length[c.node]] += tiles[c.node];
         }
         return alive;

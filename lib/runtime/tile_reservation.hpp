@@ -18,9 +18,9 @@ namespace tra::runtime {
 // peak model does (ia/peak_memory.hpp, ia/output_lifetimes.hpp); in all at most the site's
 // predicted peak. Small tiles (glibc's) are not counted. With `verification` (`tra run
 // --verify`), as its peak counts it: the operands the checks keep live to the end, and after the
-// last node each recomputed output's tiles are allocated in turn beside what is alive then, so
-// the checks find their pages ready too (a check that faulted in its recomputed tiles took five
-// times the operator it repeats).
+// last node each output recomputed whole (ia::OutputCheck::in_chunks unset) is allocated in turn
+// beside what is alive then, so the checks find their pages ready too (a check that faulted in
+// its recomputed tiles took five times the operator it repeats). Chunks reuse each other's.
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
                                                const ia::VerificationPlan* verification = nullptr);
 

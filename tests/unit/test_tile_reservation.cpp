@@ -83,26 +83,34 @@ TEST_CASE("a fused join reserves its sums' tiles, not its products'") {
     CHECK(found);
 }
 
-TEST_CASE("a verifying rank also reserves what its checks keep and recompute") {
-    // D = relu(A), 2 x 2 tiles of 8 MiB on 2 sites, each site holding 2 tiles of A and of D.
-    // Running, A is freed after the map: the peak is the map's A and D (4 tiles). Verifying,
-    // A stays for the check, which recomputes D beside them after the last node: 6 tiles, as
-    // the verified peak counts them, so the check finds its pages ready.
-    ProgramBuilder b("relu", DType::F64);
+TEST_CASE("a verifying rank also reserves what its checks keep and recompute whole") {
+    // D = relu(A) and G = relu(B), outputs, 2 x 2 tiles of 8 MiB each on 2 sites: each site
+    // holds 2 tiles of each relation. Running, A is freed after D's map: at most 6 tiles are
+    // alive at once. Verifying, A and B stay for the checks: 8 at the end. A check that
+    // recomputes its output whole allocates it beside them (10); maps are recomputed a few
+    // tiles at a time, reusing the memory each chunk frees, so nothing is reserved for them.
+    ProgramBuilder b("relus", DType::F64);
     b.add_input("A", Shape{2048, 2048}, Shape{1024, 1024}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2048, 2048}, Shape{1024, 1024}, DType::F64, generated(), at("B"));
     b.add_transform("D", "A", KernelCall("relu"), at("D"));
+    b.add_transform("G", "B", KernelCall("relu"), at("G"));
     b.add_output("D", "out.h5", "/D", at("out"));
+    b.add_output("G", "out.h5", "/G", at("out"));
     const Program prog = b.finish();
     ia::Plan plan = ia::compile_initial(prog, 2);
     ia::annotate_costs(plan);
     const ia::VerificationPlan v = ia::plan_verification(plan);
+    for (const ia::OutputCheck& c : v.checks) CHECK(c.in_chunks);
+    ia::VerificationPlan whole = v;
+    for (ia::OutputCheck& c : whole.checks) c.in_chunks = false;
     const auto peak = ia::peak_per_site(plan, v.kept, v.scratch_per_site);
     const std::size_t tile = host_mappings::length_for(1024 * 1024 * 8);
     for (int site = 0; site < 2; ++site) {
-        CHECK(runtime::tile_mappings_at_peak(plan, site) == std::vector<std::size_t>(4, tile));
-        const auto lengths = runtime::tile_mappings_at_peak(plan, site, &v);
-        CHECK(lengths == std::vector<std::size_t>(6, tile));
-        CHECK(static_cast<std::int64_t>(6 * tile) <= peak[static_cast<std::size_t>(site)]);
+        CHECK(runtime::tile_mappings_at_peak(plan, site) == std::vector<std::size_t>(6, tile));
+        CHECK(runtime::tile_mappings_at_peak(plan, site, &v) == std::vector<std::size_t>(8, tile));
+        CHECK(runtime::tile_mappings_at_peak(plan, site, &whole) ==
+              std::vector<std::size_t>(10, tile));
+        CHECK(static_cast<std::int64_t>(10 * tile) <= peak[static_cast<std::size_t>(site)]);
     }
-    CHECK(runtime::reserved_bytes_at_peak(plan, &v) == static_cast<std::int64_t>(6 * tile));
+    CHECK(runtime::reserved_bytes_at_peak(plan, &v) == static_cast<std::int64_t>(8 * tile));
 }
