@@ -35,6 +35,8 @@ import json, os, sys
 report, folder, ranks = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
 files = sorted(os.listdir(folder))
 assert files == sorted(f"rank-{r}.json" for r in range(ranks)), files
+# Writing the files: timed, within the run's seconds.
+assert 0 < report["trace"]["seconds"] <= report["seconds"], (report["trace"], report["seconds"])
 for op in report["operators"]:
     lo, mid, hi = op["seconds_min"], op["seconds_median"], op["seconds_max"]
     assert 0 <= lo <= mid <= hi, op
@@ -66,8 +68,8 @@ PY
 run plain mm.yaml --report plain.json
 [ "$rc" -eq 0 ] || { cat plain.out plain.err >&2; fail "plain: exited with $rc"; }
 [ -z "$(find . -name 'rank-*.json' -not -path './traced.trace/*')" ] || fail "plain: a trace was written"
-"$PY" -c 'import json, sys; assert all("slowest_rank" in o for o in json.load(open(sys.argv[1]))["operators"])' plain.json ||
-    fail "plain: the report has no slowest_rank"
+"$PY" -c 'import json, sys; r = json.load(open(sys.argv[1])); assert all("slowest_rank" in o for o in r["operators"]) and "trace" not in r' plain.json ||
+    fail "plain: the report has no slowest_rank, or has a trace"
 
 # 3. Bad --trace: exit 2 with one message, before any output.
 touch a_file
