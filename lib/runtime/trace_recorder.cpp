@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <system_error>
 
 #include "core/error.hpp"
@@ -38,8 +39,9 @@ std::string json_string(const std::string& s) {
 constexpr int kOperatorTrack = 0;
 constexpr int kPhaseTrack = 1;
 
-// The file is written in pieces of about this size.
-constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+// The file is written in pieces of about this size: a buffer below malloc's mmap threshold,
+// reused, whose pages fault in once (a 1 MiB one was mapped afresh, page by page, per write).
+constexpr std::size_t kFlushBytes = std::size_t{64} << 10;
 
 void append_integer(std::string& out, std::int64_t v) {
     char digits[24];
@@ -102,7 +104,7 @@ void TraceRecorder::write() const {
     const fs::path temp = fs::path(final_path.string() + ".tmp-" + std::to_string(::getpid()));
     {
         std::ofstream out(temp, std::ios::binary);
-        // The events are formatted into a buffer written a megabyte at a time: a loop's trace
+        // The events are formatted into a buffer written 64 KiB at a time: a loop's trace
         // has thousands of spans, and a stream insertion per field took a microsecond per span.
         std::string buf;
         buf.reserve(kFlushBytes + 4096);
@@ -115,9 +117,16 @@ void TraceRecorder::write() const {
                R"(, "args": {"name": "operators"}},)" + "\n";
         buf += R"({"name": "thread_name", "ph": "M", "pid": )" + pid +
                ", \"tid\": " + std::to_string(kPhaseTrack) + R"(, "args": {"name": "phases"}})";
-        // Per operator, once: its name's start ("#ID OP) and its args' start.
+        // Per operator, once (a loop runs each one every iteration): its name's start ("#ID OP)
+        // and its args' start.
         std::vector<std::string> names, args;
-        for (const Operator& o : ops_) {
+        std::map<std::pair<std::int64_t, std::string>, std::size_t> seen;
+        std::vector<std::size_t> text_of(ops_.size());
+        for (std::size_t i = 0; i < ops_.size(); ++i) {
+            const Operator& o = ops_[i];
+            const auto [it, fresh] = seen.try_emplace({o.id, o.op}, names.size());
+            text_of[i] = it->second;
+            if (!fresh) continue;
             std::string name = json_string("#" + std::to_string(o.id) + " " + o.op);
             name.pop_back();  // the phase and iteration follow
             names.push_back(std::move(name));
@@ -128,7 +137,7 @@ void TraceRecorder::write() const {
             const Operator& o = ops_[e.op];
             const std::int64_t ts = us(e.start), dur = us(e.end) - ts;
             buf += ",\n{\"name\": ";
-            buf += names[e.op];
+            buf += names[text_of[e.op]];
             if (e.phase) (buf += ' ') += e.phase;
             if (o.iteration) append_integer(buf += " @", o.iteration);
             buf += e.phase ? R"(", "cat": "phase", "ph": "X", "ts": )"
@@ -137,7 +146,7 @@ void TraceRecorder::write() const {
             append_integer(buf += ", \"dur\": ", dur);
             (buf += ", \"pid\": ") += pid;
             append_integer(buf += ", \"tid\": ", e.phase ? kPhaseTrack : kOperatorTrack);
-            buf += args[e.op];
+            buf += args[text_of[e.op]];
             ((buf += '"') += e.phase ? e.phase : "operator") += '"';
             if (o.iteration) append_integer(buf += ", \"iteration\": ", o.iteration);
             buf += "}}";
