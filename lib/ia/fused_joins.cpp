@@ -1,8 +1,8 @@
 #include "ia/fused_joins.hpp"
 
+#include <algorithm>
 #include <variant>
 
-#include "ia/last_uses.hpp"
 #include "ia/operator_spec.hpp"
 
 namespace tra::ia {
@@ -13,21 +13,39 @@ bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate) {
     return join.kernel.can_accumulate_into(aggregate.kernel);
 }
 
-std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan) {
-    const std::vector<IaNodeId> last_use = last_uses(plan);
-    std::vector<int> consumers(plan.size(), 0);
-    for (const IaNode& n : plan.nodes())
-        for (auto in : n.inputs) ++consumers[in];
+std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan, IaNodeId first) {
     std::vector<std::optional<IaNodeId>> fused(plan.size());
-    for (const IaNode& c : plan.nodes()) {
-        if (!operator_spec(c.op).group_by || c.inputs.size() != 1) continue;
-        const IaNode& j = plan.node(c.inputs[0]);
-        if (!operator_spec(j.op).joins || consumers[j.id] != 1 || last_use[j.id] != c.id ||
-            plan.holds_partials(j.id))
-            continue;
-        const auto* join = std::get_if<JoinOp>(&plan.logical(j.id));
-        const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.id));
-        if (join && agg && fusable_join_aggregate(*join, *agg)) fused[j.id] = c.id;
+    const auto join_read_by = [&](const IaNode& c) -> std::optional<IaNodeId> {
+        if (!operator_spec(c.op).group_by || c.inputs.size() != 1) return std::nullopt;
+        const IaNodeId j = c.inputs[0];
+        if (!operator_spec(plan.node(j).op).joins) return std::nullopt;
+        return j;
+    };
+    // Only the nodes from the lowest such join on matter: a node reads earlier nodes only.
+    IaNodeId lowest = plan.size();
+    for (IaNodeId c = first; c < plan.size(); ++c)
+        if (const auto j = join_read_by(plan.node(c))) lowest = std::min(lowest, *j);
+    if (lowest == plan.size()) return fused;
+    const auto at = [&](IaNodeId id) { return static_cast<std::size_t>(id - lowest); };
+    std::vector<int> readers(plan.size() - lowest, 0);
+    for (IaNodeId i = lowest + 1; i < plan.size(); ++i)
+        for (IaNodeId in : plan.node(i).inputs)
+            if (in >= lowest) ++readers[at(in)];
+    // A join whose output is a result lives to the end (last_uses.hpp): it exists as tiles.
+    std::vector<bool> result(readers.size(), false);
+    const auto mark = [&](NodeId tra) {
+        if (const auto r = plan.result(tra); r && *r >= lowest) result[at(*r)] = true;
+    };
+    for (const Output& o : plan.program().outputs) mark(o.node);
+    if (const auto& repeat = plan.program().repeat)
+        for (const Carry& c : repeat->carry) mark(c.step);
+    for (IaNodeId c = first; c < plan.size(); ++c) {
+        const auto j = join_read_by(plan.node(c));
+        // Its only reader, and the last use of its output (last_uses.hpp): the aggregate.
+        if (!j || readers[at(*j)] != 1 || result[at(*j)] || plan.holds_partials(*j)) continue;
+        const auto* join = std::get_if<JoinOp>(&plan.logical(*j));
+        const auto* agg = std::get_if<AggregateOp>(&plan.logical(c));
+        if (join && agg && fusable_join_aggregate(*join, *agg)) fused[*j] = c;
     }
     return fused;
 }

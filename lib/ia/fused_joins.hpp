@@ -16,7 +16,10 @@ bool fusable_join_aggregate(const JoinOp& join, const AggregateOp& aggregate);
 
 // For each IA node: when it is a local join whose only reader is a (partial) aggregate it can
 // be fused with (fusable_join_aggregate), that reader. A join whose output is a program result
-// or holds partials is never fused.
-std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan);
+// or holds partials is never fused. With `first`, only the joins read by the aggregates from
+// `first` on are looked at (the others' entries are nullopt): the search's beam asks of a
+// partial plan's newest nodes only, and a whole-plan pass per extension made planning a long
+// program quadratic in its length.
+std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan, IaNodeId first = 0);
 
 }  // namespace tra::ia

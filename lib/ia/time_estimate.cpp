@@ -184,8 +184,10 @@ class NodeWork {
 // The work of every kind of node but enforcers.
 class LocalWork {
   public:
-    LocalWork(const Plan& plan, const TimeModel& model)
-        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan)) {}
+    // The nodes from `first` on: a join's fusion with its reader and an aggregate's with its
+    // join are all of fused_joins they ask.
+    LocalWork(const Plan& plan, const TimeModel& model, IaNodeId first)
+        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan, first)) {}
 
     NodeWork of(const IaNode& n) const {
         using Kind = NodeWork::Kind;
@@ -259,7 +261,7 @@ std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
 }
 
 std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model, IaNodeId first) {
-    const LocalWork local(plan, model);
+    const LocalWork local(plan, model, first);
     const auto sites = static_cast<std::size_t>(plan.sites());
     const ExchangeTime exchange(model, sites);
     std::vector<OperatorTime> out;

@@ -10,9 +10,19 @@ run-to-run spread). docs/runtime.md, "Traces", quotes it.
 Usage: tools/bench/trace_cost.py [--build DIR] [--ranks 1,2] [--repeats N]
                                  [--workflows A.yaml,B.yaml]
 """
+import itertools
+
 import option_cost
 
+RUNS = itertools.count()
+
+
+def trace_folder(work):
+    """A new folder per run, as a user's new run would have: replacing the last run's files
+    would add the file system's cost of freeing them (milliseconds for a loop's megabytes)."""
+    return ["--trace", str(work / ("trace-%d" % next(RUNS)))]
+
+
 if __name__ == "__main__":
-    option_cost.main(__doc__.splitlines()[0], ("trace s", "write s"),
-                     lambda work: ["--trace", str(work / "trace")],
+    option_cost.main(__doc__.splitlines()[0], ("trace s", "write s"), trace_folder,
                      lambda report: report["trace"]["seconds"])
