@@ -33,8 +33,8 @@ std::vector<std::optional<IaNodeId>> fused_joins(const Plan& plan, IaNodeId firs
             if (in >= lowest) ++readers[at(in)];
     // A join whose output is a result lives to the end (last_uses.hpp): it exists as tiles.
     std::vector<bool> result(readers.size(), false);
-    const auto mark = [&](NodeId tra) {
-        if (const auto r = plan.result(tra); r && *r >= lowest) result[at(*r)] = true;
+    const auto mark = [&](NodeId step) {
+        if (const auto r = plan.result(step); r && *r >= lowest) result[at(*r)] = true;
     };
     for (const Output& o : plan.program().outputs) mark(o.node);
     if (const auto& repeat = plan.program().repeat)
