@@ -5,7 +5,8 @@
 
 namespace tra::ia {
 
-std::vector<std::optional<Lifetime>> output_lifetimes(const Plan& plan) {
+std::vector<std::optional<Lifetime>> output_lifetimes(const Plan& plan,
+                                                      const std::vector<IaNodeId>& kept) {
     const std::vector<IaNodeId> last_use = last_uses(plan);
     std::vector<std::optional<Lifetime>> out(plan.size());
     for (IaNodeId i = 0; i < plan.size(); ++i) out[i] = Lifetime{i, last_use[i]};
@@ -15,6 +16,8 @@ std::vector<std::optional<Lifetime>> output_lifetimes(const Plan& plan) {
             out[*fused[j]]->first = j;
             out[j].reset();
         }
+    for (IaNodeId k : kept)
+        if (k < out.size() && out[k]) out[k]->last = plan.size();
     return out;
 }
 

@@ -18,7 +18,10 @@ struct Lifetime {
     bool alive_at(IaNodeId t) const { return first <= t && t <= last; }
 };
 
-// Per node; nullopt for a fused join, whose output never exists as tiles.
-std::vector<std::optional<Lifetime>> output_lifetimes(const Plan& plan);
+// Per node; nullopt for a fused join, whose output never exists as tiles. The `kept` nodes'
+// outputs live to the end (`tra run --verify`'s checks read them after the last node:
+// verification_plan.hpp).
+std::vector<std::optional<Lifetime>> output_lifetimes(const Plan& plan,
+                                                      const std::vector<IaNodeId>& kept = {});
 
 }  // namespace tra::ia

@@ -31,9 +31,7 @@ std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
 std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNodeId>& kept,
                                         const std::vector<std::int64_t>& at_end) {
     const auto S = static_cast<std::size_t>(plan.sites());
-    std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan);
-    for (IaNodeId k : kept)
-        if (k < lifetimes.size() && lifetimes[k]) lifetimes[k]->last = plan.size();
+    const std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan, kept);
 
     // Step t runs node t, with its exchange buffers; step plan.size() is after the last node,
     // with `at_end` (what a verifying run allocates then) or, between two iterations of a loop,

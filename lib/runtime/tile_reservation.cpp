@@ -14,10 +14,8 @@ namespace tra::runtime {
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
                                                const ia::VerificationPlan* verification) {
     const auto s = static_cast<std::size_t>(site);
-    std::vector<std::optional<ia::Lifetime>> lifetimes = ia::output_lifetimes(plan);
-    if (verification)
-        for (ia::IaNodeId k : verification->kept)
-            if (k < lifetimes.size() && lifetimes[k]) lifetimes[k]->last = plan.size();
+    const std::vector<std::optional<ia::Lifetime>> lifetimes =
+        ia::output_lifetimes(plan, verification ? verification->kept : std::vector<ia::IaNodeId>{});
     // Per node: its mapping length and how many tiles it leaves on the site.
     std::vector<std::size_t> length(plan.size(), 0);
     std::vector<std::int64_t> tiles(plan.size(), 0);

@@ -1,13 +1,20 @@
 // join_aggregate_tuples (a join fused with the sum consuming it) against the unfused join then
 // aggregate of the reference evaluator. Inputs are small integers, so every sum is exact and
 // the tiles must agree bit for bit whatever the order of additions; the fold order is the same
-// anyway.
+// anyway. And which joins are fused (ia::fused_joins), also asked from a node on.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "ia/fused_joins.hpp"
+#include "ia/last_uses.hpp"
+#include "ia/operator_spec.hpp"
+#include "optimizer/search.hpp"
+#include "program_fixtures.hpp"
 #include "runtime/join_aggregate.hpp"
 #include "runtime/reference_evaluator.hpp"
 #include "storage/generator.hpp"
@@ -96,4 +103,45 @@ TEST_CASE("a sum that is not add is not fused", "[join_aggregate]") {
     const Program p = b.finish();
     CHECK_FALSE(ia::fusable_join_aggregate(std::get<JoinOp>(p.node(2).op),
                                                 std::get<AggregateOp>(p.node(3).op)));
+}
+
+TEST_CASE("fused joins from a node on: the whole plan's pairs whose aggregate is from there on") {
+    // The definition (fused_joins.hpp), written out: a join whose only reader, and last use,
+    // is an aggregate it can accumulate into. CE = (A B) E: AB is summed by C (fusable), CE is
+    // the output (a result: never fused); every plan of it on 2 and 3 sites, every `first`.
+    const Program p = testing::tiled_matmul(2, 3, 2, 2);
+    std::size_t pairs = 0;
+    for (int sites : {2, 3}) {
+        optimizer::SearchOptions options;
+        options.top_k = 1000;
+        for (const optimizer::RankedPlan& r : optimizer::search_plans(p, sites, options)) {
+            const ia::Plan& plan = r.plan;
+            const std::vector<ia::IaNodeId> last = ia::last_uses(plan);
+            std::vector<std::optional<ia::IaNodeId>> want(plan.size());
+            for (const ia::IaNode& c : plan.nodes()) {
+                if (!ia::operator_spec(c.op).group_by || c.inputs.size() != 1) continue;
+                const ia::IaNodeId j = c.inputs[0];
+                int readers = 0;
+                for (const ia::IaNode& n : plan.nodes())
+                    readers += static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), j));
+                const auto* join = std::get_if<JoinOp>(&plan.logical(j));
+                const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.id));
+                if (ia::operator_spec(plan.node(j).op).joins && readers == 1 && last[j] == c.id &&
+                    !plan.holds_partials(j) && join && agg &&
+                    ia::fusable_join_aggregate(*join, *agg))
+                    want[j] = c.id;
+            }
+            pairs += static_cast<std::size_t>(std::count_if(
+                want.begin(), want.end(), [](const auto& f) { return f.has_value(); }));
+            CAPTURE(r.name, sites);
+            CHECK(ia::fused_joins(plan) == want);
+            for (ia::IaNodeId first = 0; first <= plan.size(); ++first) {
+                std::vector<std::optional<ia::IaNodeId>> from = want;
+                for (auto& f : from)
+                    if (f && *f < first) f.reset();
+                CHECK(ia::fused_joins(plan, first) == from);
+            }
+        }
+    }
+    CHECK(pairs > 0);
 }

@@ -9,10 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ia/fused_joins.hpp"
 #include "ia/gemm_permutes.hpp"
-#include "ia/last_uses.hpp"
-#include "ia/operator_spec.hpp"
 #include "ia/time_estimate.hpp"
 #include "kernels/kernel.hpp"
 #include "optimizer/search.hpp"
@@ -357,45 +354,4 @@ TEST_CASE("estimated seconds: a TTGT contraction pays a pass over what it permut
     CHECK(permuted.compute == Approx(160));
     CHECK(in_place.memory == Approx(64));
     CHECK(permuted.memory == Approx(64 + 128));
-}
-
-TEST_CASE("fused joins from a node on: the whole plan's pairs whose aggregate is from there on") {
-    // The definition (fused_joins.hpp), written out: a join whose only reader, and last use,
-    // is an aggregate it can accumulate into. CE = (A B) E: AB is summed by C (fusable), CE is
-    // the output (a result: never fused); every plan of it on 2 and 3 sites, every `first`.
-    const Program p = testing::tiled_matmul(2, 3, 2, 2);
-    std::size_t pairs = 0;
-    for (int sites : {2, 3}) {
-        optimizer::SearchOptions options;
-        options.top_k = 1000;
-        for (const RankedPlan& r : optimizer::search_plans(p, sites, options)) {
-            const ia::Plan& plan = r.plan;
-            const std::vector<ia::IaNodeId> last = ia::last_uses(plan);
-            std::vector<std::optional<ia::IaNodeId>> want(plan.size());
-            for (const ia::IaNode& c : plan.nodes()) {
-                if (!ia::operator_spec(c.op).group_by || c.inputs.size() != 1) continue;
-                const ia::IaNodeId j = c.inputs[0];
-                int readers = 0;
-                for (const ia::IaNode& n : plan.nodes())
-                    readers += static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), j));
-                const auto* join = std::get_if<JoinOp>(&plan.logical(j));
-                const auto* agg = std::get_if<AggregateOp>(&plan.logical(c.id));
-                if (ia::operator_spec(plan.node(j).op).joins && readers == 1 && last[j] == c.id &&
-                    !plan.holds_partials(j) && join && agg &&
-                    ia::fusable_join_aggregate(*join, *agg))
-                    want[j] = c.id;
-            }
-            pairs += static_cast<std::size_t>(std::count_if(
-                want.begin(), want.end(), [](const auto& f) { return f.has_value(); }));
-            CAPTURE(r.name, sites);
-            CHECK(ia::fused_joins(plan) == want);
-            for (ia::IaNodeId first = 0; first <= plan.size(); ++first) {
-                std::vector<std::optional<ia::IaNodeId>> from = want;
-                for (auto& f : from)
-                    if (f && *f < first) f.reset();
-                CHECK(ia::fused_joins(plan, first) == from);
-            }
-        }
-    }
-    CHECK(pairs > 0);
 }
