@@ -1,27 +1,34 @@
 #pragma once
-// `tra run --trace DIR` (docs/runtime.md, "Traces"): the spans of one rank's run, kept in memory
-// while it runs and written once at the end as DIR/rank-R.json in the Chrome/Perfetto
-// trace-event format, so tracing costs a clock read and a vector append per span when on and a
-// branch when off. Every rank's file shares one time base (the system clock at the tracer's
-// start, advanced by the steady clock), so the files of a run can be opened together.
+// `tra run --trace DIR` (docs/runtime.md, "Traces"): the spans of one rank's run, recorded as it
+// runs and handed in batches to DIR/rank-R.json (trace_file.hpp, the Chrome/Perfetto
+// trace-event format, written on a thread of its own), so tracing costs two clock reads and a
+// vector append per span when on and a branch when off. Every rank's file shares one time base
+// (the system clock at the tracer's start, advanced by the steady clock), so the files of a run
+// can be opened together.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "runtime/trace_file.hpp"
 
 namespace tra::runtime {
 
 class TraceRecorder {
   public:
-    using Clock = std::chrono::steady_clock;
-    // A long loop would grow the spans without bound: the first kMaxSpans (about 40 MB) are
-    // kept, the rest counted, and the file says how many were left out.
+    using Clock = TraceClock;
+    // A long loop would grow the file (and, were the file system slower than the run, the
+    // spans waiting for it) without bound: the first kMaxSpans (about 200 MB of file) are kept,
+    // the rest counted, and the file says how many were left out.
     static constexpr std::size_t kMaxSpans = std::size_t{1} << 20;
+    // Spans are handed to the file's thread about this many at a time, at an operator's end.
+    static constexpr std::size_t kBatchSpans = 1024;
 
     // Off: every call does nothing.
     TraceRecorder() = default;
     // On: records for `rank` and writes into `dir`, which it creates now (throws Error, BadInput,
-    // when it cannot, so a bad folder is refused before any work).
+    // when it cannot, so a bad folder is refused before any work), starting the file's thread.
     // At most max_spans spans are kept (kMaxSpans by default; tests pass fewer).
     TraceRecorder(const std::string& dir, int rank, std::size_t max_spans = kMaxSpans);
 
@@ -55,33 +62,23 @@ class TraceRecorder {
 
     static Clock::time_point now() { return Clock::now(); }
 
-    // Writes DIR/rank-R.json under a temporary name, then renames it (a reader never sees half
-    // a file). Throws Error (Failed) when it cannot.
-    void write() const;
+    // Completes DIR/rank-R.json (written under a temporary name, then renamed: a reader never
+    // sees half a file), waiting for the spans not yet written. Throws Error (Failed) when it
+    // cannot. A recorder destroyed without it (a failed run) leaves no file.
+    void write();
 
   private:
-    struct Event {
-        const char* phase;  // null: the whole operator
-        std::size_t op;     // index into ops_
-        Clock::time_point start, end;
-    };
-    struct Operator {
-        std::int64_t id;
-        std::string op;
-        std::int64_t iteration;  // 0: not in a loop
-    };
     void add(const char* phase, Clock::time_point start, Clock::time_point end);
+    void hand_over();
 
     bool on_ = false;
-    std::string dir_;
-    int rank_ = 0;
-    Clock::time_point steady0_{};
-    std::int64_t epoch_us0_ = 0;  // system clock at steady0_, microseconds since the epoch
     std::size_t max_spans_ = kMaxSpans;
-    std::size_t dropped_ = 0;
+    std::size_t kept_ = 0, dropped_ = 0;
+    std::size_t operators_ = 0;  // handed over or pending
     std::int64_t iteration_ = 0;
-    std::vector<Operator> ops_;
-    std::vector<Event> events_;
+    Clock::time_point last_end_{};
+    TraceBatch pending_;
+    std::unique_ptr<TraceFile> file_;
 };
 
 }  // namespace tra::runtime

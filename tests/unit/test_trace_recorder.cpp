@@ -1,8 +1,10 @@
 // The span recorder of `tra run --trace` (lib/runtime/trace_recorder.hpp): off it records and
 // writes nothing; on it writes rank-R.json with an event per span under its operator, renamed
 // into place (no temporary left); a folder that cannot be made is bad input; spans in a loop are
-// tagged with their iteration; past its limit the recorder keeps counting, not spans. Tests/mpi/
-// test_trace.sh checks the files of real runs parse as JSON and match the report.
+// tagged with their iteration; past its limit the recorder keeps counting, not spans; spans handed
+// to the file's thread in batches all arrive, in order; a recorder destroyed unwritten (a failed
+// run) leaves nothing. Tests/mpi/test_trace.sh checks the files of real runs parse as JSON and
+// match the report.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -105,4 +107,45 @@ TEST_CASE("trace recorder: iterations tagged, spans past the limit counted, not 
     CHECK(count(text, "@2") == 0);
     CHECK(count(text, "trace truncated: 4 later spans not kept (the first 3 are)") == 1);
     CHECK(count(text, "\"args\": {\"dropped\": 4}") == 1);
+}
+
+TEST_CASE("trace recorder: spans handed over in batches arrive whole and in order", "[trace]") {
+    tra::testing::TempDir dir("trace");
+    TraceRecorder trace(dir.path("t"), 1);
+    const std::size_t operators = 3 * TraceRecorder::kBatchSpans / 2 + 7;  // batches and a rest
+    for (std::size_t i = 0; i < operators; ++i) {
+        trace.set_operator(static_cast<std::int64_t>(i), i % 2 ? "map" : "local_join");
+        const auto start = TraceRecorder::now();
+        { auto compute = trace.span("compute"); }
+        trace.operator_done(start);
+    }
+    trace.write();
+    const std::string text = text_of(dir.path("t") + "/rank-1.json");
+    CHECK(count(text, "\"ph\": \"X\"") == 2 * operators);
+    CHECK(count(text, "\"cat\": \"operator\"") == operators);
+    // Each operator's two spans under its own name, the operators in the order they ran.
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < operators; ++i) {
+        const std::string name =
+            "\"name\": \"#" + std::to_string(i) + (i % 2 ? " map" : " local_join");
+        const auto phase = text.find(name + " compute\"", at);
+        const auto whole = text.find(name + "\", \"cat\": \"operator\"", at);
+        REQUIRE(phase != std::string::npos);
+        REQUIRE(whole != std::string::npos);
+        CHECK(phase < whole);
+        at = whole;
+    }
+    CHECK(text.substr(text.size() - 2) == "}\n");
+}
+
+TEST_CASE("trace recorder: a run that fails before writing leaves no file", "[trace]") {
+    tra::testing::TempDir dir("trace");
+    {
+        TraceRecorder trace(dir.path("t"), 0);
+        for (std::size_t i = 0; i < 2 * TraceRecorder::kBatchSpans; ++i) {  // some handed over
+            trace.set_operator(static_cast<std::int64_t>(i), "map");
+            trace.operator_done(TraceRecorder::now());
+        }
+    }  // destroyed without write(), as a failed run's is
+    CHECK(std::filesystem::is_empty(dir.path("t")));
 }
