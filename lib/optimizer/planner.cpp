@@ -56,6 +56,8 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     options.cost = request.cost;
     options.time = request.time;
     options.shared_costs = request.shared_costs;
+    // A tiling search plans many tilings: each keeps the narrowest beam.
+    if (request.shared_costs) options.beam_extensions = 0;
     // The search returns its plans in the request's order already.
     for (RankedPlan& plan : search_plans(p, ranked.sites, options)) {
         if (request.memory_per_site && request.verify) {

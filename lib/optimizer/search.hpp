@@ -20,10 +20,12 @@
 //   pins      NODE -> strategy restricts that node to that strategy.
 //   cap       when the product of the choice counts (an upper bound on the combinations)
 //             exceeds max_combinations, the search is a beam search instead: nodes are taken
-//             in program order and after each one only the beam_width cheapest partial plans
-//             (costs of what is placed so far, same order; under the time model a join whose
-//             sum is not placed yet counts as unfused) are extended. It returns up to
-//             beam_width plans and may miss the optimum when a choice pays off only later.
+//             in program order and after each one only the w cheapest partial plans (costs of
+//             what is placed so far, same order; under the time model a join whose sum is not
+//             placed yet counts as unfused) are extended, w between beam_width and
+//             max_beam_width as beam_extensions allows (beam_width_for). It returns up to w
+//             plans and may miss the optimum when a choice pays off only later; a wider beam
+//             misses fewer.
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -42,7 +44,12 @@ struct SearchOptions {
     std::size_t top_k = 10;
     std::map<std::string, std::string> pins;              // TRA node name -> strategy name
     std::size_t max_combinations = 20000;
-    std::size_t beam_width = 32;  // partial plans kept per step beyond max_combinations
+    std::size_t beam_width = 32;  // partial plans kept per step beyond max_combinations, at least
+    // A program with fewer choices keeps more, up to max_beam_width: as many as keep the beam's
+    // extensions (width x the sum of every node's choice count) within beam_extensions. 0: the
+    // width is beam_width (the tiling search, which plans many tilings, keeps it so).
+    std::size_t beam_extensions = 16384;
+    std::size_t max_beam_width = 256;
     std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
     CostModel cost = CostModel::Exact;                    // which plans are cheaper
     ia::TimeModel time;  // the time model: RankedPlan::seconds, and the order under `time`

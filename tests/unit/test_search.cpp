@@ -310,6 +310,7 @@ TEST_CASE("search: over the cap the search is a beam search", "[search]") {
     SearchOptions o;
     o.max_combinations = 1;
     o.beam_width = 1;
+    o.beam_extensions = 0;  // the width is beam_width
     auto plans = search_plans(p, 3, o);
     REQUIRE(plans.size() == 1);
     CHECK_NOTHROW(validate(plans[0].plan));
@@ -325,6 +326,13 @@ TEST_CASE("search: over the cap the search is a beam search", "[search]") {
     o.beam_width = 32;
     CHECK(search_plans(p, 3, o)[0].totals.payload_bytes == 24 * kTile);
     CHECK(search_plans(p, 3)[0].totals.payload_bytes == 24 * kTile);
+    // A program this short affords a wider beam than its least width: widened, a beam of one
+    // finds the optimum too; capped at one, it is greedy again.
+    o.beam_width = 1;
+    o.beam_extensions = 16384;
+    CHECK(search_plans(p, 3, o)[0].totals.payload_bytes == 24 * kTile);
+    o.max_beam_width = 1;
+    CHECK(search_plans(p, 3, o)[0].totals.payload_bytes == 38 * kTile);
 }
 
 TEST_CASE("search: inputs start on the process grid only where Part leaves sites idle",
