@@ -23,9 +23,9 @@
 //             in program order and after each one only the w cheapest partial plans (costs of
 //             what is placed so far, same order; under the time model a join whose sum is not
 //             placed yet counts as unfused) are extended, w between beam_width and
-//             max_beam_width as beam_extensions allows (beam_width_for). It returns up to w
-//             plans and may miss the optimum when a choice pays off only later; a wider beam
-//             misses fewer.
+//             max_beam_width as beam_extensions allows (search.cpp, beam_width). It returns up
+//             to w plans and may miss the optimum when a choice pays off only later; a wider
+//             beam misses fewer.
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -44,7 +44,7 @@ struct SearchOptions {
     std::size_t top_k = 10;
     std::map<std::string, std::string> pins;              // TRA node name -> strategy name
     std::size_t max_combinations = 20000;
-    std::size_t beam_width = 32;  // partial plans kept per step beyond max_combinations, at least
+    std::size_t beam_width = 32;  // the fewest partial plans kept per step beyond max_combinations
     // A program with fewer choices keeps more, up to max_beam_width: as many as keep the beam's
     // extensions (width x the sum of every node's choice count) within beam_extensions. 0: the
     // width is beam_width (the tiling search, which plans many tilings, keeps it so).
