@@ -76,11 +76,16 @@ class Searcher {
 
     std::vector<RankedPlan> run() {
         // An upper bound on the combinations: every choice point times its option count.
-        double bound = 1;
-        for (NodeId id : order_) bound *= static_cast<double>(choices(id));
+        // Their sum: the beam's extensions per unit of its width.
+        double bound = 1, extensions_per_width = 0;
+        for (NodeId id : order_) {
+            const auto c = static_cast<double>(choices(id));
+            bound *= c;
+            extensions_per_width += c;
+        }
         greedy_ = bound > static_cast<double>(options_.max_combinations);
         if (greedy_)
-            beam(beam_width());
+            beam(beam_width(extensions_per_width));
         else {
             State empty{Plan(program_, sites_), {}, {}, {}, {}, 0};
             walk(0, empty);
@@ -215,13 +220,11 @@ class Searcher {
         return out;
     }
 
-    // The beam's width: the program's extensions per unit of width are the sum of its nodes'
-    // choice counts, and a short program affords a wide beam (ffnn-xml on 2 sites: at 32 the
-    // beam dropped, at its dW1 aggregate, the partial plan whose W1 update later runs in place,
-    // and returned a plan predicted 14% slower than the best; at 64 and more it keeps it).
-    std::size_t beam_width() const {
-        double extensions_per_width = 0;
-        for (NodeId id : order_) extensions_per_width += static_cast<double>(choices(id));
+    // The beam's width, given its extensions per unit of width (the sum of the nodes' choice
+    // counts): a short program affords a wide beam (ffnn-xml on 2 sites: at 32 the beam
+    // dropped, at its dW1 aggregate, the partial plan whose W1 update later runs in place, and
+    // returned a plan predicted 14% slower than the best; at 64 and more it keeps it).
+    std::size_t beam_width(double extensions_per_width) const {
         const double affordable =
             static_cast<double>(options_.beam_extensions) / std::max(extensions_per_width, 1.0);
         const std::size_t widest = std::max(options_.beam_width, options_.max_beam_width);

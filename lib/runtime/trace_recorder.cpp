@@ -11,7 +11,7 @@ namespace tra::runtime {
 namespace fs = std::filesystem;
 
 TraceRecorder::TraceRecorder(const std::string& dir, int rank, std::size_t max_spans)
-    : on_(true), max_spans_(max_spans) {
+    : max_spans_(max_spans) {
     const TraceTimeBase time{Clock::now(), std::chrono::duration_cast<std::chrono::microseconds>(
                                                std::chrono::system_clock::now().time_since_epoch())
                                                .count()};
@@ -26,7 +26,7 @@ TraceRecorder::TraceRecorder(const std::string& dir, int rank, std::size_t max_s
 }
 
 void TraceRecorder::set_operator(std::int64_t id, const std::string& op) {
-    if (!on_ || kept_ >= max_spans_) return;
+    if (!on() || kept_ >= max_spans_) return;
     pending_.ops.push_back({id, op, iteration_});
     ++operators_;
 }
@@ -43,7 +43,7 @@ void TraceRecorder::Span::end() {
 }
 
 void TraceRecorder::operator_done(Clock::time_point start) {
-    if (!on_) return;
+    if (!on()) return;
     add(nullptr, start, Clock::now());
     // Between operators, so no phase's span holds the hand-over.
     if (pending_.spans.size() >= kBatchSpans) hand_over();
@@ -71,7 +71,7 @@ void TraceRecorder::hand_over() {
 }
 
 void TraceRecorder::write() {
-    if (!on_ || !file_) return;
+    if (!on()) return;
     file_->append(std::move(pending_));
     pending_ = {};
     file_->finish(kept_ > 0 ? dropped_ : 0, max_spans_, last_end_);

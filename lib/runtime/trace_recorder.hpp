@@ -32,7 +32,7 @@ class TraceRecorder {
     // At most max_spans spans are kept (kMaxSpans by default; tests pass fewer).
     TraceRecorder(const std::string& dir, int rank, std::size_t max_spans = kMaxSpans);
 
-    bool on() const { return on_; }
+    bool on() const { return file_ != nullptr; }
 
     // The operator the next spans belong to (an IA node id and its op, as in the report).
     void set_operator(std::int64_t id, const std::string& op);
@@ -55,7 +55,7 @@ class TraceRecorder {
         const char* phase_;
         Clock::time_point start_;
     };
-    Span span(const char* phase) { return Span(on_ ? this : nullptr, phase); }
+    Span span(const char* phase) { return Span(on() ? this : nullptr, phase); }
 
     // The whole of the current operator, from `start`: its own track.
     void operator_done(Clock::time_point start);
@@ -64,21 +64,21 @@ class TraceRecorder {
 
     // Completes DIR/rank-R.json (written under a temporary name, then renamed: a reader never
     // sees half a file), waiting for the spans not yet written. Throws Error (Failed) when it
-    // cannot. A recorder destroyed without it (a failed run) leaves no file.
+    // cannot. A recorder destroyed without it (a failed run) leaves no file. After it the
+    // recorder is off.
     void write();
 
   private:
     void add(const char* phase, Clock::time_point start, Clock::time_point end);
     void hand_over();
 
-    bool on_ = false;
     std::size_t max_spans_ = kMaxSpans;
     std::size_t kept_ = 0, dropped_ = 0;
     std::size_t operators_ = 0;  // handed over or pending
     std::int64_t iteration_ = 0;
     Clock::time_point last_end_{};
     TraceBatch pending_;
-    std::unique_ptr<TraceFile> file_;
+    std::unique_ptr<TraceFile> file_;  // null: off (never on, or written)
 };
 
 }  // namespace tra::runtime
