@@ -58,7 +58,9 @@ void print_summary(const ia::MachineProfile& p) {
         std::cout << name << " matmul:";
         for (const ia::GemmRate& g : rates->gemm)
             std::cout << " " << g.size << ": " << engineering(g.flops_per_second, "FLOP/s") << ",";
-        std::cout << " einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s") << "\n";
+        std::cout << " thin gemm excess " << engineering(rates->gemm_excess_bytes_per_second, "B/s")
+                  << ", einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s")
+                  << "\n";
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", kernel call "
               << micro(p.kernel_call_seconds) << ", first touch "

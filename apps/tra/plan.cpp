@@ -91,8 +91,8 @@ void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, TimeFlags& time
                     "Machine profile for the time model (tra calibrate -o FILE); default: "
                     "the file TRA_MACHINE names, else the built-in default");
     cmd->add_option("--flop-rate", time.flop_rate,
-                    "Time model: flops per second of one site, for every kernel (overrides "
-                    "the machine profile's rates)")
+                    "Time model: flops per second of one site, for every kernel, thin gemms "
+                    "too (overrides the machine profile's rates)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--bandwidth", time.bandwidth,
                     "Time model: bytes per second between two sites, on one host or across "

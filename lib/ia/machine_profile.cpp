@@ -19,6 +19,32 @@ double DtypeRates::gemm_flops_per_second(double flops_per_call) const {
     return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
 }
 
+double DtypeRates::gemm_excess_seconds(std::int64_t m, std::int64_t n, std::int64_t k,
+                                       double element_bytes) const {
+    if (gemm_excess_bytes_per_second <= 0) return 0;
+    return gemm_excess_bytes(m, n, k, element_bytes) / gemm_excess_bytes_per_second;
+}
+
+double gemm_excess_bytes(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes) {
+    const double dm = static_cast<double>(m), dn = static_cast<double>(n),
+                 dk = static_cast<double>(k);
+    const double side = std::cbrt(dm * dn * dk);
+    return std::max(0.0, dm * dk + dk * dn + dm * dn - 3 * side * side) * element_bytes;
+}
+
+double fitted_gemm_excess_rate(const DtypeRates& rates, std::span<const GemmSample> samples,
+                               double element_bytes) {
+    double bytes = 0, seconds = 0;
+    for (const GemmSample& g : samples) {
+        const double flops =
+            2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+        bytes += gemm_excess_bytes(g.m, g.n, g.k, element_bytes);
+        seconds += g.seconds - flops / rates.gemm_flops_per_second(flops);
+    }
+    if (bytes <= 0 || seconds <= bytes / kNoGemmExcess) return kNoGemmExcess;
+    return bytes / seconds;
+}
+
 const LinkRates& MachineProfile::across_hosts_or_default() const {
     return across_hosts.measured ? across_hosts : default_machine_profile().across_hosts;
 }
@@ -33,8 +59,10 @@ const MachineProfile& default_machine_profile() {
         p.blas_threads = 1;
         p.ranks = 2;
         p.f64.gemm = {{64, 2.0e10}, {128, 3.2e10}, {256, 4.0e10}, {512, 4.5e10}, {1024, 4.8e10}};
+        p.f64.gemm_excess_bytes_per_second = 3e10;
         p.f64.loop_flops_per_second = 6e8;
         p.f32.gemm = {{64, 4.0e10}, {128, 6.4e10}, {256, 8.0e10}, {512, 9.0e10}, {1024, 9.6e10}};
+        p.f32.gemm_excess_bytes_per_second = 3e10;
         p.f32.loop_flops_per_second = 8e8;
         p.memory_bytes_per_second = 5e9;
         p.kernel_call_seconds = 2e-6;

@@ -34,18 +34,23 @@ struct SiteWork {
 };
 
 // One call of a join kernel that does flops, without its call overhead: the flops at the rate of
-// its kernel class (a gemm rate by call size, or the loop rate), or -- a roofline -- reading its
-// operands and writing its result where that takes longer: a skinny product (a matrix-vector
-// or outer product) is bound by its bytes; the gemm rates are measured on square products.
+// its kernel class (a gemm rate by call size, or the loop rate), and for gemm calls what thin or
+// flat ones move beyond square ones (DtypeRates::gemm_excess_seconds); or -- a roofline --
+// reading its operands and writing its result where that takes longer: a matrix-vector or
+// outer product is bound by its bytes.
 double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[2], DType dtype,
                        double operand_bytes, const MachineProfile& profile) {
     const double flops = static_cast<double>(kernel.flops(shapes));
     const DtypeRates& rates = profile.rates(dtype);
-    const std::optional<std::int64_t> gemms = kernel.gemm_calls(shapes);
-    const double rate = gemms && *gemms > 0
-                            ? rates.gemm_flops_per_second(flops / static_cast<double>(*gemms))
-                            : rates.loop_flops_per_second;
-    return std::max(flops / rate, operand_bytes / profile.memory_bytes_per_second);
+    const std::optional<kernels::GemmCalls> gemms = kernel.gemm_calls(shapes);
+    double seconds = flops / rates.loop_flops_per_second;
+    if (gemms && gemms->count > 0) {
+        const auto count = static_cast<double>(gemms->count);
+        seconds = flops / rates.gemm_flops_per_second(flops / count) +
+                  count * rates.gemm_excess_seconds(gemms->m, gemms->n, gemms->k,
+                                                    static_cast<double>(size_of(dtype)));
+    }
+    return std::max(seconds, operand_bytes / profile.memory_bytes_per_second);
 }
 
 // The work of one node but an enforcer, as a function of the site: the parts that do not depend

@@ -9,7 +9,9 @@
 //
 //   compute(s)        a local join: per output copy s holds (one kernel call per meeting pair),
 //                     the call's flops at the rate of its kernel class (a gemm rate by call size
-//                     and dtype, or the loop rate; Kernel::gemm_calls says which), plus the
+//                     and dtype, or the loop rate; Kernel::gemm_calls says which), plus for
+//                     a thin or flat gemm the bytes it moves beyond a square one of the same
+//                     flops (DtypeRates::gemm_excess_seconds), plus the
 //                     profile's kernel_call_seconds; every other local operator: the call
 //                     overhead per tuple it processes
 //   communication(s)  an enforcer: max(bytes s sends, bytes s receives) / bandwidth plus one

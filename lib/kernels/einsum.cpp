@@ -313,18 +313,27 @@ Kernel einsum_kernel() {
     };
     k.flops = einsum_flops;
     // A matrix product (join mul, agg add) is one GEMM per batch index: per assignment of the
-    // labels in both operands and the output. Anything else runs the loop.
+    // labels in both operands and the output. Its m are the output labels of the first operand
+    // alone, n those of the second alone, k the labels the two share and sum. A label summed
+    // inside one operand alone is summed before the GEMM (by the loop). Anything else runs
+    // the loop.
     k.gemm_calls = [](std::span<const Shape> ops,
-                      const KernelParams& p) -> std::optional<std::int64_t> {
+                      const KernelParams& p) -> std::optional<GemmCalls> {
         const Spec spec = checked_spec(p);
         const Checked<Labels> l = label_extents(spec, ops);
         if (!l || !is_matrix_product(spec, p)) return std::nullopt;
-        std::int64_t calls = 1;
-        for (std::size_t i = 0; i < spec.output.size(); ++i)  // output labels come first
-            if (spec.inputs[0].find(l->names[i]) != std::string::npos &&
-                spec.inputs[1].find(l->names[i]) != std::string::npos)
-                calls *= l->extents[i];
-        return calls;
+        GemmCalls g{1, 1, 1, 1};
+        for (std::size_t i = 0; i < l->names.size(); ++i) {
+            const char label = l->names[i];
+            const bool in_a = spec.inputs[0].find(label) != std::string::npos;
+            const bool in_b = spec.inputs[1].find(label) != std::string::npos;
+            const bool in_out = spec.output.find(label) != std::string::npos;
+            if (in_a && in_b)
+                (in_out ? g.count : g.k) *= l->extents[i];
+            else if (in_out)
+                (in_a ? g.m : g.n) *= l->extents[i];
+        }
+        return g;
     };
     // Matrix products accumulate, adding each product: GEMM with beta = 1.
     k.properties.accumulates_with = "add";

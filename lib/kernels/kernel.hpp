@@ -60,6 +60,16 @@ struct KernelProperties {
     bool aggregation() const { return associative && commutative; }
 };
 
+// The BLAS work of one kernel call: `count` gemm calls, each of an m x k by k x n product. The
+// time model prices each at the gemm rate of its size and charges what a thin or flat product
+// moves beyond a square one of the same flops (ia::DtypeRates::gemm_excess_seconds).
+struct GemmCalls {
+    std::int64_t count = 0;
+    std::int64_t m = 0, n = 0, k = 0;
+
+    friend bool operator==(const GemmCalls&, const GemmCalls&) = default;
+};
+
 // Where the tile being processed sits: its key and the frontier of its relation, so kernels like
 // argmin can report global element indices (global index = key * bound + local index).
 struct TilePosition {
@@ -89,11 +99,10 @@ struct Kernel {
     // models (2*m*n*k for a matrix product). Empty for kernels whose work the models do not
     // count (element-wise and reductions count 0).
     std::function<std::int64_t(std::span<const Shape> operands, const KernelParams&)> flops;
-    // How many BLAS gemm calls one call makes on operands of these shapes (each of flops / that
-    // many), or nullopt when this call runs a loop instead: the time model's rate for the call
-    // (a gemm rate by size, or the loop rate). Empty for kernels that never run as gemm.
-    std::function<std::optional<std::int64_t>(std::span<const Shape> operands,
-                                              const KernelParams&)>
+    // The BLAS gemm calls one call makes on operands of these shapes (how many, and the m, n, k
+    // of each), or nullopt when this call runs a loop instead: what the time model prices the
+    // call by (gemm rates, or the loop rate). Empty for kernels that never run as gemm.
+    std::function<std::optional<GemmCalls>(std::span<const Shape> operands, const KernelParams&)>
         gemm_calls;
 
     // Output bound for operands of these bounds, or the problem (an Error without location)
@@ -141,7 +150,7 @@ class KernelCall {
     // Kernel::flops for operands of these shapes; 0 where the kernel declares none.
     std::int64_t flops(std::span<const Shape> operands) const;
     // Kernel::gemm_calls for operands of these shapes; nullopt where the kernel declares none.
-    std::optional<std::int64_t> gemm_calls(std::span<const Shape> operands) const;
+    std::optional<GemmCalls> gemm_calls(std::span<const Shape> operands) const;
     // Whether a join with this call followed by an aggregation with `aggregate` can keep one
     // accumulator per group (accumulate below): this kernel accumulates, with `aggregate`'s
     // kernel. Says nothing about particular operands, which accumulate may still decline.

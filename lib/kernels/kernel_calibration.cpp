@@ -1,6 +1,7 @@
 #include "kernels/kernel_calibration.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include "core/error.hpp"
@@ -69,6 +70,14 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
         const Tile a = filled(dtype, Shape{n, n}), b = filled(dtype, Shape{n, n});
         out.gemm.push_back({n, flops_per_second(matmul, {&a, &b}, s)});
     }
+    const std::int64_t lo = s.thin_short, hi = s.thin_long;
+    for (const auto [m, n, k] : {std::array{lo, hi, hi}, {hi, lo, hi}, {hi, hi, lo}}) {
+        if (before)
+            before("matmul " + name_of(dtype) + " " + std::to_string(m) + " x " +
+                   std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n));
+        const Tile a = filled(dtype, Shape{m, k}), b = filled(dtype, Shape{k, n});
+        out.thin_gemm.push_back({m, n, k, flops_per_second(matmul, {&a, &b}, s)});
+    }
     // A batched max-plus product: no matrix product (join mul, agg add), so it runs einsum's
     // generic loop, the path of every contraction that is no gemm.
     KernelParams p;
@@ -86,11 +95,11 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
 }  // namespace
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
-    return {{64, 128, 256, 512, 1024, 2048}, 96, 2048, 0.3, 3};
+    return {{64, 128, 256, 512, 1024, 2048}, 512, 32, 96, 2048, 0.3, 3};
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::quick() {
-    return {{64, 128, 256, 512}, 32, 2048, 0.05, 3};
+    return {{64, 128, 256, 512}, 512, 32, 32, 2048, 0.05, 3};
 }
 
 KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMeasurement& before) {

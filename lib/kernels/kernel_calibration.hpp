@@ -1,8 +1,9 @@
 #pragma once
 // Measures tra's own kernels, called through the registry (KernelCall) exactly as the runtime
-// calls them, for `tra calibrate` (docs/machine-profile.md): matmul on square tiles, einsum's
-// loop path, an element-wise pass and the fixed cost of one call. The runtime runs these on
-// every rank at once, so each figure is what one rank gets while the others work alike.
+// calls them, for `tra calibrate` (docs/machine-profile.md): matmul on square tiles and on thin
+// and flat ones, einsum's loop path, an element-wise pass and the fixed cost of one call. The
+// runtime runs these on every rank at once, so each figure is what one rank gets while the others
+// work alike.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -12,15 +13,20 @@ namespace tra::kernels {
 
 struct KernelCalibrationSettings {
     std::vector<std::int64_t> gemm_sizes;  // square matmul tiles, ascending
+    // Thin matmuls: m, n and k in turn `thin_short`, the other two `thin_long`. 32 x 512: the
+    // long operand is 2 MiB of f64, tile-sized; operands far larger fall out of the caches and
+    // run thin products slower still (docs/machine-profile.md).
+    std::int64_t thin_long = 0, thin_short = 0;
     std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
     std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
     double min_seconds = 0;                // each figure is timed for at least this long
     int min_samples = 0;                   // and over at least this many timed batches (odd,
                                            // so the median is one of them)
 
-    // What `tra calibrate` uses: sizes 64 to 2048, 0.3 s per figure.
+    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512, 0.3 s per figure.
     static KernelCalibrationSettings full();
-    // `--quick`: sizes 64 to 512, a smaller loop, 0.05 s per figure (about a second in all).
+    // `--quick`: sizes 64 to 512, thin 32 x 512, a smaller loop, 0.05 s per figure (about a
+    // second in all).
     static KernelCalibrationSettings quick();
 };
 
@@ -29,8 +35,15 @@ struct GemmPoint {
     double flops_per_second = 0;
 };
 
+// A matmul of [m, k] by [k, n] tiles.
+struct ThinGemmPoint {
+    std::int64_t m = 0, n = 0, k = 0;
+    double flops_per_second = 0;
+};
+
 struct DtypeKernelRates {
     std::vector<GemmPoint> gemm;  // one per KernelCalibrationSettings::gemm_sizes
+    std::vector<ThinGemmPoint> thin_gemm;  // m, n, k short in turn
     double loop_flops_per_second = 0;
 };
 

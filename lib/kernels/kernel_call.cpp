@@ -75,7 +75,7 @@ std::int64_t KernelCall::flops(std::span<const Shape> operands) const {
     return k.flops ? k.flops(operands, params_) : 0;
 }
 
-std::optional<std::int64_t> KernelCall::gemm_calls(std::span<const Shape> operands) const {
+std::optional<GemmCalls> KernelCall::gemm_calls(std::span<const Shape> operands) const {
     const Kernel& k = checked(kernel_);
     if (!k.gemm_calls) return std::nullopt;
     return k.gemm_calls(operands, params_);

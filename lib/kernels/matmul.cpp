@@ -47,6 +47,13 @@ Checked<Shape> product_shape(const Variant& v, std::span<const Shape> ops) {
     return Shape{m, n};
 }
 
+// The one gemm of a product on these operands; nullopt when they do not fit the variant.
+std::optional<GemmCalls> gemm_of(const Variant& v, std::span<const Shape> ops) {
+    const Checked<Shape> out = product_shape(v, ops);
+    if (!out) return std::nullopt;
+    return GemmCalls{1, (*out)[0], (*out)[1], v.trans_a ? ops[0][0] : ops[0][1]};
+}
+
 Kernel make_product(const Variant& v) {
     Kernel k;
     k.name = v.name;
@@ -64,19 +71,13 @@ Kernel make_product(const Variant& v) {
     k.output_shape = [v](std::span<const Shape> ops, const KernelParams&) {
         return product_shape(v, ops);
     };
-    // Whatever the transposes, the left tile holds m*k elements and the right k*n: one
-    // multiply and one add per (m, n, k). Operands that do not fit count 0.
+    // Whatever the transposes, one BLAS gemm of m x k by k x n: 2*m*n*k flops, a multiply and an
+    // add per (m, n, k). Operands that do not fit count 0 and no gemm.
     k.flops = [v](std::span<const Shape> ops, const KernelParams&) -> std::int64_t {
-        if (ops.size() != 2 || ops[0].size() != 2 || ops[1].size() != 2) return 0;
-        const Shape& a = ops[0];
-        const Shape& b = ops[1];
-        std::int64_t m = v.trans_a ? a[1] : a[0], inner = v.trans_a ? a[0] : a[1];
-        std::int64_t n = v.trans_b ? b[0] : b[1];
-        return 2 * m * n * inner;
+        const std::optional<GemmCalls> g = gemm_of(v, ops);
+        return g ? 2 * g->m * g->n * g->k : 0;
     };
-    k.gemm_calls = [](std::span<const Shape>, const KernelParams&) -> std::optional<std::int64_t> {
-        return 1;
-    };
+    k.gemm_calls = [v](std::span<const Shape> ops, const KernelParams&) { return gemm_of(v, ops); };
     k.apply = [v](std::span<const Tile* const> ops, const KernelParams&, const TilePosition&) {
         DType d = common_dtype(v.name, ops);
         std::vector<Shape> shapes = shapes_of(ops);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/host_mappings.hpp"
 #include "kernels/blas_threads.hpp"
 #include "kernels/kernel_calibration.hpp"
@@ -25,6 +27,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
     std::vector<double> v;
     for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
         for (const kernels::GemmPoint& g : d->gemm) v.push_back(g.flops_per_second);
+        for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(g.flops_per_second);
         v.push_back(d->loop_flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
@@ -32,14 +35,24 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
     return v;
 }
 
-// The inverse of flatten, into `profile`; `shape` gives the gemm sizes.
+// The inverse of flatten, into `profile`; `shape` gives the gemm sizes. The thin gemms' rates
+// become the rate of their excess bytes (ia::fitted_gemm_excess_rate).
 void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
                ia::MachineProfile& profile) {
     std::size_t i = 0;
-    for (auto [from, to] : {std::pair{&shape.f64, &profile.f64}, {&shape.f32, &profile.f32}}) {
+    for (auto [from, to, dtype] : {std::tuple{&shape.f64, &profile.f64, DType::F64},
+                                   {&shape.f32, &profile.f32, DType::F32}}) {
         to->gemm.clear();
         for (const kernels::GemmPoint& g : from->gemm)
             to->gemm.push_back({g.size, positive(v[i++])});
+        std::vector<ia::GemmSample> thin;
+        for (const kernels::ThinGemmPoint& g : from->thin_gemm) {
+            const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                                 static_cast<double>(g.k);
+            thin.push_back({g.m, g.n, g.k, flops / positive(v[i++])});
+        }
+        to->gemm_excess_bytes_per_second =
+            positive(ia::fitted_gemm_excess_rate(*to, thin, static_cast<double>(size_of(dtype))));
         to->loop_flops_per_second = positive(v[i++]);
     }
     profile.memory_bytes_per_second = positive(v[i++]);

@@ -51,11 +51,16 @@ std::vector<ia::GemmRate> read_gemm(const Field& f) {
     return out;
 }
 
-ia::DtypeRates read_dtype(const Field& f) {
+// `fallback`: the built-in default's rates of this dtype, for fields added after the first
+// profiles were written.
+ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
-    f.allow_only({"gemm", "loop_flops_per_second"});
+    f.allow_only({"gemm", "gemm_excess_bytes_per_second", "loop_flops_per_second"});
     ia::DtypeRates r;
     r.gemm = read_gemm(f.at("gemm"));
+    r.gemm_excess_bytes_per_second = f.has("gemm_excess_bytes_per_second")
+                                         ? positive(f.at("gemm_excess_bytes_per_second"))
+                                         : fallback.gemm_excess_bytes_per_second;
     r.loop_flops_per_second = positive(f.at("loop_flops_per_second"));
     return r;
 }
@@ -100,22 +105,21 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
     const Field dtypes = root.at("dtypes");
     if (!dtypes.is_map()) dtypes.fail("expected {f32: {...}, f64: {...}}");
     dtypes.allow_only({"f32", "f64"});
-    p.f32 = read_dtype(dtypes.at("f32"));
-    p.f64 = read_dtype(dtypes.at("f64"));
+    const ia::MachineProfile& builtin = ia::default_machine_profile();
+    p.f32 = read_dtype(dtypes.at("f32"), builtin.f32);
+    p.f64 = read_dtype(dtypes.at("f64"), builtin.f64);
     p.memory_bytes_per_second = positive(root.at("memory_bytes_per_second"));
     p.kernel_call_seconds = positive(root.at("kernel_call_seconds"));
     // Added after the first profiles were written: optional, the built-in's where absent.
-    p.first_touch_bytes_per_second =
-        root.has("first_touch_bytes_per_second")
-            ? positive(root.at("first_touch_bytes_per_second"))
-            : ia::default_machine_profile().first_touch_bytes_per_second;
+    p.first_touch_bytes_per_second = root.has("first_touch_bytes_per_second")
+                                         ? positive(root.at("first_touch_bytes_per_second"))
+                                         : builtin.first_touch_bytes_per_second;
 
     const Field links = root.at("links");
     if (!links.is_map()) links.fail("expected {same_host: ..., across_hosts: ...}");
     links.allow_only({"same_host", "across_hosts"});
-    const ia::MachineProfile& fallback = ia::default_machine_profile();
-    p.same_host = read_link(links.at("same_host"), fallback.same_host);
-    p.across_hosts = read_link(links.at("across_hosts"), fallback.across_hosts);
+    p.same_host = read_link(links.at("same_host"), builtin.same_host);
+    p.across_hosts = read_link(links.at("across_hosts"), builtin.across_hosts);
 
     p.source = source;
     p.content_hash = content_hash(text);

@@ -13,6 +13,8 @@ using namespace tra;
 TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[calibration]") {
     kernels::KernelCalibrationSettings s;
     s.gemm_sizes = {4, 8, 16};
+    s.thin_long = 16;
+    s.thin_short = 2;
     s.loop_extent = 4;
     s.stream_extent = 32;
     s.min_seconds = 0.001;
@@ -20,12 +22,22 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
     std::vector<std::string> seen;
     const kernels::KernelRates r =
         kernels::calibrate_kernels(s, [&](const std::string& what) { seen.push_back(what); });
-    const std::vector<std::string> expected = {
-        "matmul f64 4",    "matmul f64 8",
-        "matmul f64 16",   "einsum(ikb,kjb->ijb; join=add, agg=max) f64 4",
-        "matmul f32 4",    "matmul f32 8",
-        "matmul f32 16",   "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
-        "add f64 32 x 32", "add f64 1 x 1 (the fixed cost of a call)"};
+    const std::vector<std::string> expected = {"matmul f64 4",
+                                               "matmul f64 8",
+                                               "matmul f64 16",
+                                               "matmul f64 2 x 16 by 16 x 16",
+                                               "matmul f64 16 x 16 by 16 x 2",
+                                               "matmul f64 16 x 2 by 2 x 16",
+                                               "einsum(ikb,kjb->ijb; join=add, agg=max) f64 4",
+                                               "matmul f32 4",
+                                               "matmul f32 8",
+                                               "matmul f32 16",
+                                               "matmul f32 2 x 16 by 16 x 16",
+                                               "matmul f32 16 x 16 by 16 x 2",
+                                               "matmul f32 16 x 2 by 2 x 16",
+                                               "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
+                                               "add f64 32 x 32",
+                                               "add f64 1 x 1 (the fixed cost of a call)"};
     CHECK(seen == expected);
     auto good = [](double v) { return std::isfinite(v) && v > 0; };
     for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
@@ -33,6 +45,15 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
         for (std::size_t i = 0; i < 3; ++i) {
             CHECK(d->gemm[i].size == s.gemm_sizes[i]);
             CHECK(good(d->gemm[i].flops_per_second));
+        }
+        // m, n and k short in turn.
+        REQUIRE(d->thin_gemm.size() == 3);
+        CHECK(d->thin_gemm[0].m == 2);
+        CHECK(d->thin_gemm[1].n == 2);
+        CHECK(d->thin_gemm[2].k == 2);
+        for (const kernels::ThinGemmPoint& g : d->thin_gemm) {
+            CHECK(g.m * g.n * g.k == 2 * 16 * 16);
+            CHECK(good(g.flops_per_second));
         }
         CHECK(good(d->loop_flops_per_second));
     }

@@ -183,12 +183,14 @@ TEST_CASE("einsum: every matrix product counts as GEMM calls, one per batch inde
         p.agg_op = agg;
         return KernelCall("einsum", p).gemm_calls(shapes);
     };
-    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}) == 1);
-    CHECK(calls("shd,thd->hst", {Shape{8, 3, 4}, Shape{7, 3, 4}}) == 3);
-    CHECK(calls("bij,jbk->bik", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 2);
-    CHECK(calls("bic,cbj->jci", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 4);  // c; b is summed
-    CHECK(calls("bic,cbj->cjbi", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == 8);
-    CHECK(calls("ikj,k->i", {Shape{2, 3, 4}, Shape{3}}) == 1);
+    using G = kernels::GemmCalls;  // {count, m, n, k}
+    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}) == G{1, 4, 6, 5});
+    CHECK(calls("shd,thd->hst", {Shape{8, 3, 4}, Shape{7, 3, 4}}) == G{3, 8, 7, 4});
+    CHECK(calls("bij,jbk->bik", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{2, 3, 5, 4});
+    CHECK(calls("bic,cbj->jci", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{4, 3, 5, 2});  // b summed
+    CHECK(calls("bic,cbj->cjbi", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{8, 3, 5, 1});
+    // j is summed inside the first operand alone, before the GEMM: not one of its extents.
+    CHECK(calls("ikj,k->i", {Shape{2, 3, 4}, Shape{3}}) == G{1, 2, 1, 3});
     CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}, "max") == std::nullopt);
     CHECK(calls("ij->i", {Shape{4, 5}}) == std::nullopt);
 }

@@ -77,6 +77,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
             CHECK(x->gemm[i].size == y->gemm[i].size);
             CHECK(near(x->gemm[i].flops_per_second, y->gemm[i].flops_per_second));
         }
+        CHECK(near(x->gemm_excess_bytes_per_second, y->gemm_excess_bytes_per_second));
         CHECK(near(x->loop_flops_per_second, y->loop_flops_per_second));
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
@@ -107,6 +108,9 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     REQUIRE(p.f32.gemm.size() == 1);
     CHECK(p.f32.gemm[0].size == 128);
     CHECK(p.f32.loop_flops_per_second == 7.5e8);
+    // Absent (a profile written before the field existed): the built-in default's.
+    CHECK(p.f64.gemm_excess_bytes_per_second ==
+          ia::default_machine_profile().f64.gemm_excess_bytes_per_second);
     CHECK(p.memory_bytes_per_second == 5.5e9);
     CHECK(p.kernel_call_seconds == 2.5e-6);
     // Absent (a profile written before the field existed): the built-in default's.
@@ -121,6 +125,17 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
           ia::default_machine_profile().across_hosts.bytes_per_second);
     CHECK(p.source == path);
     CHECK(p.content_hash == file_content_hash(path));
+}
+
+TEST_CASE("machine profile: the thin-gemm rate, where given, is a positive rate",
+          "[machine_profile]") {
+    TempDir dir("machine-profile");
+    const std::string loop = "    loop_flops_per_second: 6.0e8\n";
+    const ia::MachineProfile p = load_machine_profile(
+        dir.write("m.yaml", edited(loop, "    gemm_excess_bytes_per_second: 4.5e9\n" + loop)));
+    CHECK(p.f64.gemm_excess_bytes_per_second == 4.5e9);
+    expect_error(edited(loop, "    gemm_excess_bytes_per_second: 0\n" + loop), 11,
+                 "dtypes.f64.gemm_excess_bytes_per_second", "positive finite number");
 }
 
 TEST_CASE("machine profile: what the writer prints reads back the same", "[machine_profile]") {
@@ -143,7 +158,9 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.ranks = 2;
         p.f64.gemm = {{64, 1.23456789e10}, {2048, 4.87654321e10}};
         p.f64.loop_flops_per_second = 6.54321e8;
+        p.f64.gemm_excess_bytes_per_second = 9.87654321e9;
         p.f32.gemm = {{1, 3.0}, {3, 1e300}};
+        p.f32.gemm_excess_bytes_per_second = ia::kNoGemmExcess;
         p.f32.loop_flops_per_second = 1.0 / 3;
         p.memory_bytes_per_second = 7.123456789e9;
         p.kernel_call_seconds = 1.23456789e-7;

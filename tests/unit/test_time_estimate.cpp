@@ -278,21 +278,55 @@ TEST_CASE("gemm rates: interpolated in log(size) between measured sizes", "[time
 }
 
 TEST_CASE("gemm calls: which contractions the model prices at a gemm rate", "[time]") {
+    using G = kernels::GemmCalls;  // {count, m, n, k}
     const Shape m{4, 4};
     const Shape a[] = {m, m};
-    CHECK(KernelCall("matmul").gemm_calls(a) == 1);
+    CHECK(KernelCall("matmul").gemm_calls(a) == G{1, 4, 4, 4});
     CHECK(KernelCall("add").gemm_calls(a) == std::nullopt);
+    const Shape thin[] = {Shape{6, 2}, Shape{3, 6}};  // [k, m] by [n, k]: A^T B^T
+    CHECK(KernelCall("matmul_tt").gemm_calls(thin) == G{1, 2, 3, 6});
+    const Shape mismatched[] = {Shape{4, 5}, Shape{4, 5}};
+    CHECK(KernelCall("matmul").gemm_calls(mismatched) == std::nullopt);
+    CHECK(KernelCall("matmul").flops(mismatched) == 0);
     kernels::KernelParams batched;
     batched.spec = "hsd,htd->hst";  // batch label leading everywhere: one gemm per h
     const Shape b[] = {Shape{3, 4, 5}, Shape{3, 6, 5}};
-    CHECK(KernelCall("einsum", batched).gemm_calls(b) == 3);
+    CHECK(KernelCall("einsum", batched).gemm_calls(b) == G{3, 4, 6, 5});
     kernels::KernelParams strided = batched;
     strided.spec = "shd,thd->hst";  // h not leading: still one (strided) gemm per h
     const Shape c[] = {Shape{4, 3, 5}, Shape{6, 3, 5}};
-    CHECK(KernelCall("einsum", strided).gemm_calls(c) == 3);
+    CHECK(KernelCall("einsum", strided).gemm_calls(c) == G{3, 4, 6, 5});
     kernels::KernelParams loop = strided;
     loop.agg_op = "max";  // no matrix product: einsum's loop
     CHECK(KernelCall("einsum", loop).gemm_calls(c) == std::nullopt);
+}
+
+TEST_CASE("gemm excess: thin and flat products pay for the bytes a square one does not move",
+          "[time]") {
+    // A square call moves the fewest bytes for its flops: no excess.
+    CHECK(ia::gemm_excess_bytes(64, 64, 64, 8) == Approx(0).margin(1e-6));
+    // 8 x 64 by 64 x 64: 8*64 + 64*64 + 8*64 = 5120 elements; the square call of the same
+    // flops has side 32, 3 * 32^2 = 3072 elements: 2048 more, 16384 bytes of f64.
+    CHECK(ia::gemm_excess_bytes(8, 64, 64, 8) == Approx(16384));
+    // Which of m, n, k is short does not matter to the count.
+    CHECK(ia::gemm_excess_bytes(64, 8, 64, 8) == Approx(16384));
+    CHECK(ia::gemm_excess_bytes(64, 64, 8, 4) == Approx(8192));
+
+    ia::DtypeRates r;
+    r.gemm = {{32, 1e10}};
+    r.loop_flops_per_second = 1e9;
+    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == 0);  // no rate: not charged
+    r.gemm_excess_bytes_per_second = 16384;
+    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == Approx(1));
+    CHECK(r.gemm_excess_seconds(64, 64, 64, 8) == Approx(0).margin(1e-9));
+
+    // The fit: flops at 1e10 (65536 flops: 6.5536 us) plus excess at 16384 B/s (1 s) for two
+    // samples gives back 16384 B/s; samples as fast as their flops give kNoGemmExcess.
+    const double flops_seconds = 2.0 * 8 * 64 * 64 / 1e10;
+    const ia::GemmSample slow[] = {{8, 64, 64, flops_seconds + 1}, {64, 64, 8, flops_seconds + 1}};
+    CHECK(ia::fitted_gemm_excess_rate(r, slow, 8) == Approx(16384));
+    const ia::GemmSample fast[] = {{8, 64, 64, flops_seconds}, {64, 8, 64, flops_seconds / 2}};
+    CHECK(ia::fitted_gemm_excess_rate(r, fast, 8) == ia::kNoGemmExcess);
 }
 
 namespace {
