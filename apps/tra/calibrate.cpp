@@ -58,7 +58,9 @@ void print_summary(const ia::MachineProfile& p) {
         std::cout << name << " matmul:";
         for (const ia::GemmRate& g : rates->gemm)
             std::cout << " " << g.size << ": " << engineering(g.flops_per_second, "FLOP/s") << ",";
-        std::cout << " thin gemm excess " << engineering(rates->gemm_excess_bytes_per_second, "B/s")
+        std::cout << " thin gemm excess operands "
+                  << engineering(rates->gemm_operand_excess_bytes_per_second, "B/s") << ", result "
+                  << engineering(rates->gemm_result_excess_bytes_per_second, "B/s")
                   << ", einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s")
                   << "\n";
     }

@@ -21,28 +21,47 @@ double DtypeRates::gemm_flops_per_second(double flops_per_call) const {
 
 double DtypeRates::gemm_excess_seconds(std::int64_t m, std::int64_t n, std::int64_t k,
                                        double element_bytes) const {
-    if (gemm_excess_bytes_per_second <= 0) return 0;
-    return gemm_excess_bytes(m, n, k, element_bytes) / gemm_excess_bytes_per_second;
+    const GemmExcess e = gemm_excess(m, n, k);
+    double seconds = 0;
+    if (gemm_operand_excess_bytes_per_second > 0)
+        seconds += e.operand_elements * element_bytes / gemm_operand_excess_bytes_per_second;
+    if (gemm_result_excess_bytes_per_second > 0)
+        seconds += e.result_elements * element_bytes / gemm_result_excess_bytes_per_second;
+    return seconds;
 }
 
-double gemm_excess_bytes(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes) {
+GemmExcess gemm_excess(std::int64_t m, std::int64_t n, std::int64_t k) {
     const double dm = static_cast<double>(m), dn = static_cast<double>(n),
                  dk = static_cast<double>(k);
     const double side = std::cbrt(dm * dn * dk);
-    return std::max(0.0, dm * dk + dk * dn + dm * dn - 3 * side * side) * element_bytes;
+    return {std::max(0.0, dm * dk + dk * dn - 2 * side * side),
+            std::max(0.0, dm * dn - side * side)};
 }
 
-double fitted_gemm_excess_rate(const DtypeRates& rates, std::span<const GemmSample> samples,
-                               double element_bytes) {
-    double bytes = 0, seconds = 0;
+GemmExcessRates fitted_gemm_excess_rates(const DtypeRates& rates,
+                                         std::span<const GemmSample> samples,
+                                         double element_bytes) {
+    // Seconds beyond the flops = a x (seconds per operand byte) + b x (seconds per result byte).
+    double aa = 0, ab = 0, bb = 0, ae = 0, be = 0;
     for (const GemmSample& g : samples) {
         const double flops =
             2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
-        bytes += gemm_excess_bytes(g.m, g.n, g.k, element_bytes);
-        seconds += g.seconds - flops / rates.gemm_flops_per_second(flops);
+        const double extra = g.seconds - flops / rates.gemm_flops_per_second(flops);
+        const GemmExcess x = gemm_excess(g.m, g.n, g.k);
+        const double a = x.operand_elements * element_bytes, b = x.result_elements * element_bytes;
+        aa += a * a, ab += a * b, bb += b * b, ae += a * extra, be += b * extra;
     }
-    if (bytes <= 0 || seconds <= bytes / kNoGemmExcess) return kNoGemmExcess;
-    return bytes / seconds;
+    // The unconstrained solution where it has both rates positive; otherwise each kind alone.
+    const double det = aa * bb - ab * ab;
+    double per_operand_byte = aa > 0 ? ae / aa : 0, per_result_byte = bb > 0 ? be / bb : 0;
+    if (det > 1e-12 * aa * bb) {
+        const double x = (ae * bb - be * ab) / det, y = (be * aa - ae * ab) / det;
+        if (x > 0 && y > 0) per_operand_byte = x, per_result_byte = y;
+    }
+    auto rate = [](double seconds_per_byte) {
+        return seconds_per_byte > 1 / kNoGemmExcess ? 1 / seconds_per_byte : kNoGemmExcess;
+    };
+    return {rate(per_operand_byte), rate(per_result_byte)};
 }
 
 const LinkRates& MachineProfile::across_hosts_or_default() const {
@@ -59,10 +78,12 @@ const MachineProfile& default_machine_profile() {
         p.blas_threads = 1;
         p.ranks = 2;
         p.f64.gemm = {{64, 2.0e10}, {128, 3.2e10}, {256, 4.0e10}, {512, 4.5e10}, {1024, 4.8e10}};
-        p.f64.gemm_excess_bytes_per_second = 3e10;
+        p.f64.gemm_operand_excess_bytes_per_second = 6e9;
+        p.f64.gemm_result_excess_bytes_per_second = 3e10;
         p.f64.loop_flops_per_second = 6e8;
         p.f32.gemm = {{64, 4.0e10}, {128, 6.4e10}, {256, 8.0e10}, {512, 9.0e10}, {1024, 9.6e10}};
-        p.f32.gemm_excess_bytes_per_second = 3e10;
+        p.f32.gemm_operand_excess_bytes_per_second = 6e9;
+        p.f32.gemm_result_excess_bytes_per_second = 3e10;
         p.f32.loop_flops_per_second = 8e8;
         p.memory_bytes_per_second = 5e9;
         p.kernel_call_seconds = 2e-6;

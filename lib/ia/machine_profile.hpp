@@ -23,40 +23,50 @@ struct GemmRate {
 struct DtypeRates {
     std::vector<GemmRate> gemm;        // ascending, distinct sizes; at least one
     double loop_flops_per_second = 0;  // contractions that do not run as gemm (einsum's loop)
-    // What makes a thin or flat product slower than a square one of the same flops: the bytes
-    // of its operands and result beyond a square call's (gemm_excess_bytes below) move at this
-    // rate, on top of the flops. 0: not charged (profiles made in code, e.g. by tests).
-    double gemm_excess_bytes_per_second = 0;
+    // What makes a thin or flat product slower than a square one of the same flops: the elements
+    // it has beyond a square call's (gemm_excess below) cost time on top of its flops, those of
+    // its operands (packed and streamed by BLAS, each reused fewer times) at the first rate and
+    // those of its result (read and written once per pass over k) at the second. 0: not charged
+    // (profiles made in code, e.g. by tests).
+    double gemm_operand_excess_bytes_per_second = 0;
+    double gemm_result_excess_bytes_per_second = 0;
 
     // The rate of one gemm call of `flops_per_call` flops: its size is the cube root of
     // flops / 2, and the rate is interpolated linearly in log(size) between the measured sizes,
     // constant beyond the smallest and the largest.
     double gemm_flops_per_second(double flops_per_call) const;
     // What one m x k by k x n gemm call with elements of `element_bytes` takes beyond its flops
-    // at gemm_flops_per_second: its excess bytes at gemm_excess_bytes_per_second; 0 for square
-    // calls, and where that rate is 0.
+    // at gemm_flops_per_second: its excess operand and result bytes at their rates; 0 for
+    // square calls, and where a rate is 0.
     double gemm_excess_seconds(std::int64_t m, std::int64_t n, std::int64_t k,
                                double element_bytes) const;
 };
 
-// The bytes of an m x k by k x n product's operands and result, m*k + k*n + m*n elements, beyond
-// those of the square product of the same flops, 3 * s^2 for s = cube root of m*n*k; 0 when
-// square, and never negative (a square call has the fewest bytes for its flops).
-double gemm_excess_bytes(std::int64_t m, std::int64_t n, std::int64_t k, double element_bytes);
+// The elements of an m x k by k x n product beyond those of the square product of the same
+// flops (side s = cube root of m*n*k): its operands' m*k + k*n beyond 2 s^2, its result's m*n
+// beyond s^2; each 0 where not beyond, so both are 0 for a square call.
+struct GemmExcess {
+    double operand_elements = 0, result_elements = 0;
+};
+GemmExcess gemm_excess(std::int64_t m, std::int64_t n, std::int64_t k);
 
-// A gemm call measured on thin or flat tiles (m x k by k x n), for fitting
-// DtypeRates::gemm_excess_bytes_per_second.
+// A gemm call measured on thin or flat tiles (m x k by k x n), for fitting the excess rates.
 struct GemmSample {
     std::int64_t m = 0, n = 0, k = 0;
     double seconds = 0;
 };
 
-// gemm_excess_bytes_per_second for `rates`, whose gemm table is measured: the samples' excess
-// bytes over the seconds they took beyond their flops at gemm_flops_per_second, each summed, so
-// the model charges the samples together what they took. Where they took no longer than their
-// flops (a BLAS indifferent to shape), kNoGemmExcess, a rate that charges nothing measurable.
-double fitted_gemm_excess_rate(const DtypeRates& rates, std::span<const GemmSample> samples,
-                               double element_bytes);
+// The excess rates that explain `samples` best, for `rates`, whose gemm table is measured: the
+// seconds each sample took beyond its flops at gemm_flops_per_second, least squares over its
+// excess operand and result bytes (rates not negative). calibrate measures samples with only one
+// kind of excess each (m, n or k short), so each rate is that kind's bytes over its seconds.
+// A kind with no bytes in the samples, or whose samples took no longer than their flops (a BLAS
+// indifferent to shape), gets kNoGemmExcess, a rate that charges nothing measurable.
+struct GemmExcessRates {
+    double operand_bytes_per_second = 0, result_bytes_per_second = 0;
+};
+GemmExcessRates fitted_gemm_excess_rates(const DtypeRates& rates,
+                                         std::span<const GemmSample> samples, double element_bytes);
 inline constexpr double kNoGemmExcess = 1e15;
 
 // Point-to-point messages between two ranks: a message of b bytes takes

@@ -13,19 +13,21 @@ namespace tra::kernels {
 
 struct KernelCalibrationSettings {
     std::vector<std::int64_t> gemm_sizes;  // square matmul tiles, ascending
-    // Thin matmuls: m, n and k in turn `thin_short`, the other two `thin_long`. 32 x 512: the
-    // long operand is 2 MiB of f64, tile-sized; operands far larger fall out of the caches and
-    // run thin products slower still (docs/machine-profile.md).
-    std::int64_t thin_long = 0, thin_short = 0;
+    // Thin matmuls: m, n and k in turn `thin_short`, the other two `thin_long` (32 x 512: the
+    // long operand is 2 MiB of f64, tile-sized). Each call takes operands of its own, at least
+    // `thin_operand_bytes` of them in all (more than the caches hold), as a join's calls do:
+    // operands in cache make thin products look several times cheaper than they run.
+    std::int64_t thin_long = 0, thin_short = 0, thin_operand_bytes = 0;
     std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
     std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
     double min_seconds = 0;                // each figure is timed for at least this long
     int min_samples = 0;                   // and over at least this many timed batches (odd,
                                            // so the median is one of them)
 
-    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512, 0.3 s per figure.
+    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, 0.3 s
+    // per figure.
     static KernelCalibrationSettings full();
-    // `--quick`: sizes 64 to 512, thin 32 x 512, a smaller loop, 0.05 s per figure (about a
+    // `--quick`: sizes 64 to 512, thin as full(), a smaller loop, 0.05 s per figure (about a
     // second in all).
     static KernelCalibrationSettings quick();
 };

@@ -36,7 +36,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
 }
 
 // The inverse of flatten, into `profile`; `shape` gives the gemm sizes. The thin gemms' rates
-// become the rate of their excess bytes (ia::fitted_gemm_excess_rate).
+// become the rates of their excess bytes (ia::fitted_gemm_excess_rates).
 void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
                ia::MachineProfile& profile) {
     std::size_t i = 0;
@@ -51,8 +51,10 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
                                  static_cast<double>(g.k);
             thin.push_back({g.m, g.n, g.k, flops / positive(v[i++])});
         }
-        to->gemm_excess_bytes_per_second =
-            positive(ia::fitted_gemm_excess_rate(*to, thin, static_cast<double>(size_of(dtype))));
+        const ia::GemmExcessRates excess =
+            ia::fitted_gemm_excess_rates(*to, thin, static_cast<double>(size_of(dtype)));
+        to->gemm_operand_excess_bytes_per_second = positive(excess.operand_bytes_per_second);
+        to->gemm_result_excess_bytes_per_second = positive(excess.result_bytes_per_second);
         to->loop_flops_per_second = positive(v[i++]);
     }
     profile.memory_bytes_per_second = positive(v[i++]);

@@ -55,12 +55,17 @@ std::vector<ia::GemmRate> read_gemm(const Field& f) {
 // profiles were written.
 ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
-    f.allow_only({"gemm", "gemm_excess_bytes_per_second", "loop_flops_per_second"});
+    f.allow_only({"gemm", "gemm_operand_excess_bytes_per_second",
+                  "gemm_result_excess_bytes_per_second", "loop_flops_per_second"});
     ia::DtypeRates r;
     r.gemm = read_gemm(f.at("gemm"));
-    r.gemm_excess_bytes_per_second = f.has("gemm_excess_bytes_per_second")
-                                         ? positive(f.at("gemm_excess_bytes_per_second"))
-                                         : fallback.gemm_excess_bytes_per_second;
+    auto optional_rate = [&](const char* name, double absent) {
+        return f.has(name) ? positive(f.at(name)) : absent;
+    };
+    r.gemm_operand_excess_bytes_per_second = optional_rate(
+        "gemm_operand_excess_bytes_per_second", fallback.gemm_operand_excess_bytes_per_second);
+    r.gemm_result_excess_bytes_per_second = optional_rate(
+        "gemm_result_excess_bytes_per_second", fallback.gemm_result_excess_bytes_per_second);
     r.loop_flops_per_second = positive(f.at("loop_flops_per_second"));
     return r;
 }

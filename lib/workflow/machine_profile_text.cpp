@@ -36,7 +36,10 @@ std::string dtype_text(const ia::DtypeRates& r) {
     for (const ia::GemmRate& g : r.gemm)
         s += "\n      - {size: " + std::to_string(g.size) +
              ", flops_per_second: " + number(g.flops_per_second) + "}";
-    s += "\n    gemm_excess_bytes_per_second: " + number(r.gemm_excess_bytes_per_second);
+    s += "\n    gemm_operand_excess_bytes_per_second: " +
+         number(r.gemm_operand_excess_bytes_per_second);
+    s += "\n    gemm_result_excess_bytes_per_second: " +
+         number(r.gemm_result_excess_bytes_per_second);
     return s + "\n    loop_flops_per_second: " + number(r.loop_flops_per_second);
 }
 

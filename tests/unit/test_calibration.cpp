@@ -15,6 +15,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
     s.gemm_sizes = {4, 8, 16};
     s.thin_long = 16;
     s.thin_short = 2;
+    s.thin_operand_bytes = 4096;  // a few operand sets, taken in turn
     s.loop_extent = 4;
     s.stream_extent = 32;
     s.min_seconds = 0.001;

@@ -77,7 +77,9 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
             CHECK(x->gemm[i].size == y->gemm[i].size);
             CHECK(near(x->gemm[i].flops_per_second, y->gemm[i].flops_per_second));
         }
-        CHECK(near(x->gemm_excess_bytes_per_second, y->gemm_excess_bytes_per_second));
+        CHECK(
+            near(x->gemm_operand_excess_bytes_per_second, y->gemm_operand_excess_bytes_per_second));
+        CHECK(near(x->gemm_result_excess_bytes_per_second, y->gemm_result_excess_bytes_per_second));
         CHECK(near(x->loop_flops_per_second, y->loop_flops_per_second));
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
@@ -109,8 +111,10 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     CHECK(p.f32.gemm[0].size == 128);
     CHECK(p.f32.loop_flops_per_second == 7.5e8);
     // Absent (a profile written before the field existed): the built-in default's.
-    CHECK(p.f64.gemm_excess_bytes_per_second ==
-          ia::default_machine_profile().f64.gemm_excess_bytes_per_second);
+    CHECK(p.f64.gemm_operand_excess_bytes_per_second ==
+          ia::default_machine_profile().f64.gemm_operand_excess_bytes_per_second);
+    CHECK(p.f64.gemm_result_excess_bytes_per_second ==
+          ia::default_machine_profile().f64.gemm_result_excess_bytes_per_second);
     CHECK(p.memory_bytes_per_second == 5.5e9);
     CHECK(p.kernel_call_seconds == 2.5e-6);
     // Absent (a profile written before the field existed): the built-in default's.
@@ -127,15 +131,24 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     CHECK(p.content_hash == file_content_hash(path));
 }
 
-TEST_CASE("machine profile: the thin-gemm rate, where given, is a positive rate",
+TEST_CASE("machine profile: the thin-gemm rates, where given, are positive rates",
           "[machine_profile]") {
     TempDir dir("machine-profile");
     const std::string loop = "    loop_flops_per_second: 6.0e8\n";
-    const ia::MachineProfile p = load_machine_profile(
-        dir.write("m.yaml", edited(loop, "    gemm_excess_bytes_per_second: 4.5e9\n" + loop)));
-    CHECK(p.f64.gemm_excess_bytes_per_second == 4.5e9);
-    expect_error(edited(loop, "    gemm_excess_bytes_per_second: 0\n" + loop), 11,
-                 "dtypes.f64.gemm_excess_bytes_per_second", "positive finite number");
+    const ia::MachineProfile p = load_machine_profile(dir.write(
+        "m.yaml", edited(loop, "    gemm_operand_excess_bytes_per_second: 4.5e9\n" +
+                                   ("    gemm_result_excess_bytes_per_second: 2.5e10\n" + loop))));
+    CHECK(p.f64.gemm_operand_excess_bytes_per_second == 4.5e9);
+    CHECK(p.f64.gemm_result_excess_bytes_per_second == 2.5e10);
+    // Either may be given alone; the other is the built-in default's.
+    const ia::MachineProfile q = load_machine_profile(dir.write(
+        "q.yaml", edited(loop, "    gemm_result_excess_bytes_per_second: 2.5e10\n" + loop)));
+    CHECK(q.f64.gemm_operand_excess_bytes_per_second ==
+          ia::default_machine_profile().f64.gemm_operand_excess_bytes_per_second);
+    expect_error(edited(loop, "    gemm_operand_excess_bytes_per_second: 0\n" + loop), 11,
+                 "dtypes.f64.gemm_operand_excess_bytes_per_second", "positive finite number");
+    expect_error(edited(loop, "    gemm_result_excess_bytes_per_second: -1\n" + loop), 11,
+                 "dtypes.f64.gemm_result_excess_bytes_per_second", "positive finite number");
 }
 
 TEST_CASE("machine profile: what the writer prints reads back the same", "[machine_profile]") {
@@ -158,9 +171,11 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.ranks = 2;
         p.f64.gemm = {{64, 1.23456789e10}, {2048, 4.87654321e10}};
         p.f64.loop_flops_per_second = 6.54321e8;
-        p.f64.gemm_excess_bytes_per_second = 9.87654321e9;
+        p.f64.gemm_operand_excess_bytes_per_second = 9.87654321e9;
+        p.f64.gemm_result_excess_bytes_per_second = 2.3456789e10;
         p.f32.gemm = {{1, 3.0}, {3, 1e300}};
-        p.f32.gemm_excess_bytes_per_second = ia::kNoGemmExcess;
+        p.f32.gemm_operand_excess_bytes_per_second = ia::kNoGemmExcess;
+        p.f32.gemm_result_excess_bytes_per_second = 1.0 / 7;
         p.f32.loop_flops_per_second = 1.0 / 3;
         p.memory_bytes_per_second = 7.123456789e9;
         p.kernel_call_seconds = 1.23456789e-7;

@@ -304,29 +304,48 @@ TEST_CASE("gemm calls: which contractions the model prices at a gemm rate", "[ti
 TEST_CASE("gemm excess: thin and flat products pay for the bytes a square one does not move",
           "[time]") {
     // A square call moves the fewest bytes for its flops: no excess.
-    CHECK(ia::gemm_excess_bytes(64, 64, 64, 8) == Approx(0).margin(1e-6));
-    // 8 x 64 by 64 x 64: 8*64 + 64*64 + 8*64 = 5120 elements; the square call of the same
-    // flops has side 32, 3 * 32^2 = 3072 elements: 2048 more, 16384 bytes of f64.
-    CHECK(ia::gemm_excess_bytes(8, 64, 64, 8) == Approx(16384));
-    // Which of m, n, k is short does not matter to the count.
-    CHECK(ia::gemm_excess_bytes(64, 8, 64, 8) == Approx(16384));
-    CHECK(ia::gemm_excess_bytes(64, 64, 8, 4) == Approx(8192));
+    const ia::GemmExcess square = ia::gemm_excess(64, 64, 64);
+    CHECK(square.operand_elements == Approx(0).margin(1e-6));
+    CHECK(square.result_elements == Approx(0).margin(1e-6));
+    // 8 x 64 by 64 x 64: the square call of the same flops has side 32. Operands 8*64 + 64*64
+    // = 4608 elements, 2 * 32^2 = 2048 more than its; result 8*64 = 512, fewer than 32^2.
+    const ia::GemmExcess thin = ia::gemm_excess(8, 64, 64);
+    CHECK(thin.operand_elements == Approx(2560));
+    CHECK(thin.result_elements == 0);
+    CHECK(ia::gemm_excess(64, 8, 64).operand_elements == Approx(2560));  // n short: the same
+    // k short: the operands are small, the result 64*64 = 4096, 3072 more than 32^2.
+    const ia::GemmExcess flat = ia::gemm_excess(64, 64, 8);
+    CHECK(flat.operand_elements == 0);
+    CHECK(flat.result_elements == Approx(3072));
 
     ia::DtypeRates r;
     r.gemm = {{32, 1e10}};
     r.loop_flops_per_second = 1e9;
-    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == 0);  // no rate: not charged
-    r.gemm_excess_bytes_per_second = 16384;
-    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == Approx(1));
+    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == 0);  // no rates: not charged
+    r.gemm_operand_excess_bytes_per_second = 2560 * 8;
+    r.gemm_result_excess_bytes_per_second = 3072 * 4;
+    CHECK(r.gemm_excess_seconds(8, 64, 64, 8) == Approx(1));  // operands' bytes at their rate
+    CHECK(r.gemm_excess_seconds(64, 64, 8, 4) == Approx(1));  // the result's at its rate
     CHECK(r.gemm_excess_seconds(64, 64, 64, 8) == Approx(0).margin(1e-9));
 
-    // The fit: flops at 1e10 (65536 flops: 6.5536 us) plus excess at 16384 B/s (1 s) for two
-    // samples gives back 16384 B/s; samples as fast as their flops give kNoGemmExcess.
+    // The fit: flops at 1e10 (65536 flops: 6.5536 us) plus 1 s for the thin samples' operand
+    // bytes and 2 s for the flat one's result bytes gives the rates back; samples as fast as
+    // their flops give kNoGemmExcess.
     const double flops_seconds = 2.0 * 8 * 64 * 64 / 1e10;
-    const ia::GemmSample slow[] = {{8, 64, 64, flops_seconds + 1}, {64, 64, 8, flops_seconds + 1}};
-    CHECK(ia::fitted_gemm_excess_rate(r, slow, 8) == Approx(16384));
-    const ia::GemmSample fast[] = {{8, 64, 64, flops_seconds}, {64, 8, 64, flops_seconds / 2}};
-    CHECK(ia::fitted_gemm_excess_rate(r, fast, 8) == ia::kNoGemmExcess);
+    const ia::GemmSample slow[] = {{8, 64, 64, flops_seconds + 1},
+                                   {64, 8, 64, flops_seconds + 1},
+                                   {64, 64, 8, flops_seconds + 2}};
+    const ia::GemmExcessRates fit = ia::fitted_gemm_excess_rates(r, slow, 8);
+    CHECK(fit.operand_bytes_per_second == Approx(2560 * 8));
+    CHECK(fit.result_bytes_per_second == Approx(3072 * 8 / 2.0));
+    const ia::GemmSample fast[] = {{8, 64, 64, flops_seconds}, {64, 64, 8, flops_seconds / 2}};
+    const ia::GemmExcessRates none = ia::fitted_gemm_excess_rates(r, fast, 8);
+    CHECK(none.operand_bytes_per_second == ia::kNoGemmExcess);
+    CHECK(none.result_bytes_per_second == ia::kNoGemmExcess);
+    // No sample with result excess: that rate is unmeasured, so nothing is charged.
+    const ia::GemmSample thin_only[] = {{8, 64, 64, flops_seconds + 1}};
+    CHECK(ia::fitted_gemm_excess_rates(r, thin_only, 8).result_bytes_per_second ==
+          ia::kNoGemmExcess);
 }
 
 namespace {
