@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """tra against ScaLAPACK pdgemm, a plain MPI + OpenBLAS SUMMA and the OpenBLAS dgemm ceiling:
-the TRA paper's three matrix-multiply shapes scaled to one machine, plus its nearest-neighbour
-search and FFNN training step, on 1 and 2 ranks. Prints a table of medians, writes JSON and a
-PNG chart. docs/benchmarks.md explains every column.
+the TRA paper's three matrix-multiply shapes scaled to one machine and a skinny one, plus the
+paper's nearest-neighbour search and FFNN training step, on 1 and 2 ranks. Prints a table of
+medians, writes JSON and a PNG chart. docs/benchmarks.md explains every column.
 
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
@@ -27,11 +27,12 @@ import lower_bound  # noqa: E402
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 
-# (case, I, K, J): the paper's shapes (section 6.1) scaled to one machine; --quick divides them.
+# (case, I, K, J): the paper's shapes (section 6.1) scaled to one machine, and a skinny one (64
+# rows of A: every tile product is thin, docs/cost-model.md "Time model"); --quick divides them.
 MATMULS = [("mm-square", 4096, 4096, 4096), ("mm-common-k", 1024, 65536, 1024),
-           ("mm-two-large", 8192, 1024, 8192)]
+           ("mm-two-large", 8192, 1024, 8192), ("mm-skinny", 64, 8192, 8192)]
 QUICK_MATMULS = [("mm-square", 1024, 1024, 1024), ("mm-common-k", 256, 16384, 256),
-                 ("mm-two-large", 2048, 256, 2048)]
+                 ("mm-two-large", 2048, 256, 2048), ("mm-skinny", 16, 2048, 2048)]
 TILES, QUICK_TILES = [1024, 2048], [256, 512]
 BLOCKS, QUICK_BLOCKS = [128, 256, 512], [128]  # searched for ScaLAPACK and SUMMA
 # The paper's other two experiments, at the scaled sizes plans/paper/scaled runs in ~1 s.
