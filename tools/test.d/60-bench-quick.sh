@@ -20,7 +20,7 @@ nice -n 10 /usr/bin/python3 tools/bench/compare.py --quick --build "$build" --ou
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
 cases = {(r["case"], r["ranks"]) for r in rows}
-assert len(cases) == 14, sorted(cases)  # 3 matrix products and 4 workflows on 1 and 2 ranks
+assert len(cases) == 16, sorted(cases)  # 4 matrix products and 4 workflows on 1 and 2 ranks
 for r in rows:
     m = r["methods"]
     assert m["tra"]["seconds"] > 0, r["case"]
