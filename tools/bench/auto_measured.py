@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """`tile: auto` measured against hand tilings: compare.py's matrix-multiply cases (the TRA
-paper's three shapes scaled to one machine) run with both inputs `tile: auto` and with each
+paper's three shapes scaled to one machine, and a skinny one) run with both inputs `tile: auto` and with each
 hand tiling t x t (t clipped to the extent), on 1 and 2 ranks, interleaved. Each rank count is
 first calibrated (`tra calibrate --quick`), so tra's default model ranks with this machine's
 rates, as compare.py does. Prints, per case and rank count, the median compute seconds
