@@ -38,15 +38,12 @@ GemmExcess gemm_excess(std::int64_t m, std::int64_t n, std::int64_t k) {
             std::max(0.0, dm * dn - side * side)};
 }
 
-GemmExcessRates fitted_gemm_excess_rates(const DtypeRates& rates,
-                                         std::span<const GemmSample> samples,
+GemmExcessRates fitted_gemm_excess_rates(std::span<const GemmSample> samples,
                                          double element_bytes) {
-    // Seconds beyond the flops = a x (seconds per operand byte) + b x (seconds per result byte).
+    // Excess seconds = a x (seconds per operand byte) + b x (seconds per result byte).
     double aa = 0, ab = 0, bb = 0, ae = 0, be = 0;
     for (const GemmSample& g : samples) {
-        const double flops =
-            2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
-        const double extra = g.seconds - flops / rates.gemm_flops_per_second(flops);
+        const double extra = g.excess_seconds;
         const GemmExcess x = gemm_excess(g.m, g.n, g.k);
         const double a = x.operand_elements * element_bytes, b = x.result_elements * element_bytes;
         aa += a * a, ab += a * b, bb += b * b, ae += a * extra, be += b * extra;

@@ -50,23 +50,22 @@ struct GemmExcess {
 };
 GemmExcess gemm_excess(std::int64_t m, std::int64_t n, std::int64_t k);
 
-// A gemm call measured on thin or flat tiles (m x k by k x n), for fitting the excess rates.
+// A gemm call measured on thin or flat tiles (m x k by k x n), for fitting the excess rates: the
+// seconds it took beyond a square call of the same flops (kernels::ThinGemmPoint).
 struct GemmSample {
     std::int64_t m = 0, n = 0, k = 0;
-    double seconds = 0;
+    double excess_seconds = 0;
 };
 
-// The excess rates that explain `samples` best, for `rates`, whose gemm table is measured: the
-// seconds each sample took beyond its flops at gemm_flops_per_second, least squares over its
+// The excess rates that explain `samples` best: least squares of their excess seconds over their
 // excess operand and result bytes (rates not negative). calibrate measures samples with only one
 // kind of excess each (m, n or k short), so each rate is that kind's bytes over its seconds.
-// A kind with no bytes in the samples, or whose samples took no longer than their flops (a BLAS
+// A kind with no bytes in the samples, or whose samples took no longer than square calls (a BLAS
 // indifferent to shape), gets kNoGemmExcess, a rate that charges nothing measurable.
 struct GemmExcessRates {
     double operand_bytes_per_second = 0, result_bytes_per_second = 0;
 };
-GemmExcessRates fitted_gemm_excess_rates(const DtypeRates& rates,
-                                         std::span<const GemmSample> samples, double element_bytes);
+GemmExcessRates fitted_gemm_excess_rates(std::span<const GemmSample> samples, double element_bytes);
 inline constexpr double kNoGemmExcess = 1e15;
 
 // Point-to-point messages between two ranks: a message of b bytes takes

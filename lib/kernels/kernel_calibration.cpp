@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -32,32 +33,68 @@ Tile filled(DType dtype, const Shape& shape) {
 // Operands of one call, and of the calls that follow it in turn.
 using OperandSets = std::vector<std::vector<const Tile*>>;
 
-// Seconds one call of `kernel` takes: the median over timed batches. Calls take the operand sets
-// in turn, so with enough sets each call finds its operands out of the caches, as a join's
-// calls find tiles of their own. The result of each call is dropped before the next, so large
-// outputs reuse the pages of the one before (core/host_mappings.hpp), as tiles of one size do in
-// a run.
-double seconds_per_call(const KernelCall& kernel, const OperandSets& sets,
-                        const KernelCalibrationSettings& s) {
-    auto call = [&](std::size_t i) {
-        kernel.apply(std::span<const Tile* const>(sets[i % sets.size()]));
-    };
-    Clock::time_point start = Clock::now();
-    call(0);  // warm-up: maps the output, fills caches; sizes the batches
-    const double first = std::max(seconds_since(start), 1e-9);
-    const double batch_seconds = s.min_seconds / std::max(1, s.min_samples);
-    const auto batch = static_cast<std::int64_t>(std::clamp(batch_seconds / first, 1.0, 1e7));
-    std::vector<double> samples;
-    std::size_t next = 1;
-    const Clock::time_point begin = Clock::now();
-    while (static_cast<int>(samples.size()) < s.min_samples ||
-           seconds_since(begin) < s.min_seconds) {
-        start = Clock::now();
-        for (std::int64_t i = 0; i < batch; ++i) call(next++);
-        samples.push_back(seconds_since(start) / static_cast<double>(batch));
+// One kernel timed in batches of calls. Calls take the operand sets in turn, so with enough sets
+// each call finds its operands out of the caches, as a join's calls find tiles of their own. The
+// result of each call is dropped before the next, so large outputs reuse the pages of the one
+// before (core/host_mappings.hpp), as tiles of one size do in a run.
+class BatchTimer {
+  public:
+    // Makes one untimed warm-up call (it maps the output and fills the caches) and sizes the
+    // batches from it: min_seconds / min_samples each.
+    BatchTimer(const KernelCall& kernel, const OperandSets& sets,
+               const KernelCalibrationSettings& s)
+        : kernel_(kernel), sets_(sets) {
+        const Clock::time_point start = Clock::now();
+        call();
+        const double first = std::max(seconds_since(start), 1e-9);
+        const double batch_seconds = s.min_seconds / std::max(1, s.min_samples);
+        batch_ = static_cast<std::int64_t>(std::clamp(batch_seconds / first, 1.0, 1e7));
     }
+
+    // Seconds per call over one timed batch.
+    double batch() {
+        const Clock::time_point start = Clock::now();
+        for (std::int64_t i = 0; i < batch_; ++i) call();
+        return seconds_since(start) / static_cast<double>(batch_);
+    }
+
+  private:
+    void call() { kernel_.apply(std::span<const Tile* const>(sets_[next_++ % sets_.size()])); }
+
+    const KernelCall& kernel_;
+    const OperandSets& sets_;
+    std::size_t next_ = 0;
+    std::int64_t batch_ = 1;
+};
+
+// The median of samples taken by `sample` until there are min_samples of them and min_seconds
+// have passed.
+template <class Sample>
+double median_of_samples(Sample sample, const KernelCalibrationSettings& s) {
+    std::vector<double> samples;
+    const Clock::time_point begin = Clock::now();
+    while (static_cast<int>(samples.size()) < s.min_samples || seconds_since(begin) < s.min_seconds)
+        samples.push_back(sample());
     std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
     return samples[samples.size() / 2];
+}
+
+// Seconds one call of `kernel` takes: the median over timed batches.
+double seconds_per_call(const KernelCall& kernel, const OperandSets& sets,
+                        const KernelCalibrationSettings& s) {
+    BatchTimer timer(kernel, sets, s);
+    return median_of_samples([&] { return timer.batch(); }, s);
+}
+
+// Seconds a call of `kernel` on `sets` takes beyond `scale` calls on `reference`: the median of
+// the difference over pairs of batches timed one right after the other. A difference of two
+// figures measured apart moves with every change of the machine's pace between them (other
+// work, clocks), and is small beside either; timed in pairs, both see the same pace.
+double seconds_beyond(const KernelCall& kernel, const OperandSets& sets,
+                      const OperandSets& reference, double scale,
+                      const KernelCalibrationSettings& s) {
+    BatchTimer timer(kernel, sets, s), reference_timer(kernel, reference, s);
+    return median_of_samples([&] { return timer.batch() - scale * reference_timer.batch(); }, s);
 }
 
 double flops_per_second(const KernelCall& kernel, const OperandSets& sets,
@@ -81,9 +118,15 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     }
     const std::int64_t lo = s.thin_short, hi = s.thin_long;
     for (const auto [m, n, k] : {std::array{lo, hi, hi}, {hi, lo, hi}, {hi, hi, lo}}) {
+        // The square product of (nearly) the same flops, on one operand set (in cache) as the
+        // square figures above: the model prices a call at their rate plus its excess bytes.
+        const auto side = std::max<std::int64_t>(
+            1, std::llround(std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
+                                      static_cast<double>(k))));
         if (before)
             before("matmul " + name_of(dtype) + " " + std::to_string(m) + " x " +
-                   std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n));
+                   std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n) +
+                   " beside " + std::to_string(side));
         // Operands of their own for each call, at least thin_operand_bytes of them in all.
         const std::int64_t set_bytes = (m * k + k * n) * static_cast<std::int64_t>(size_of(dtype));
         const std::int64_t count =
@@ -96,7 +139,10 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
             tiles.push_back(filled(dtype, Shape{k, n}));
             sets.push_back({&tiles[tiles.size() - 2], &tiles.back()});
         }
-        out.thin_gemm.push_back({m, n, k, flops_per_second(matmul, sets, s)});
+        const Tile a = filled(dtype, Shape{side, side}), b = filled(dtype, Shape{side, side});
+        const double scale = static_cast<double>(m) * static_cast<double>(n) *
+                             static_cast<double>(k) / std::pow(static_cast<double>(side), 3);
+        out.thin_gemm.push_back({m, n, k, seconds_beyond(matmul, sets, {{&a, &b}}, scale, s)});
     }
     // A batched max-plus product: no matrix product (join mul, agg add), so it runs einsum's
     // generic loop, the path of every contraction that is no gemm.

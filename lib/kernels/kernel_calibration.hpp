@@ -37,10 +37,12 @@ struct GemmPoint {
     double flops_per_second = 0;
 };
 
-// A matmul of [m, k] by [k, n] tiles.
+// A matmul of [m, k] by [k, n] tiles: the seconds a call takes beyond a square matmul of the
+// same flops (side: the cube root of m*n*k, rounded; its seconds scaled to the exact flops), the
+// two timed in alternation; negative where the thin call was the faster.
 struct ThinGemmPoint {
     std::int64_t m = 0, n = 0, k = 0;
-    double flops_per_second = 0;
+    double excess_seconds = 0;
 };
 
 struct DtypeKernelRates {

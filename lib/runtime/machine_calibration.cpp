@@ -22,12 +22,12 @@ double positive(double v) {
 }
 
 // The kernel figures of one rank as a flat list in which lower is slower for every entry (call
-// seconds negated), so one MPI_MIN keeps each figure's slowest rank.
+// and excess seconds negated), so one MPI_MIN keeps each figure's slowest rank.
 std::vector<double> flatten(const kernels::KernelRates& r) {
     std::vector<double> v;
     for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
         for (const kernels::GemmPoint& g : d->gemm) v.push_back(g.flops_per_second);
-        for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(g.flops_per_second);
+        for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(-g.excess_seconds);
         v.push_back(d->loop_flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
@@ -46,13 +46,10 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         for (const kernels::GemmPoint& g : from->gemm)
             to->gemm.push_back({g.size, positive(v[i++])});
         std::vector<ia::GemmSample> thin;
-        for (const kernels::ThinGemmPoint& g : from->thin_gemm) {
-            const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
-                                 static_cast<double>(g.k);
-            thin.push_back({g.m, g.n, g.k, flops / positive(v[i++])});
-        }
+        for (const kernels::ThinGemmPoint& g : from->thin_gemm)
+            thin.push_back({g.m, g.n, g.k, -v[i++]});
         const ia::GemmExcessRates excess =
-            ia::fitted_gemm_excess_rates(*to, thin, static_cast<double>(size_of(dtype)));
+            ia::fitted_gemm_excess_rates(thin, static_cast<double>(size_of(dtype)));
         to->gemm_operand_excess_bytes_per_second = positive(excess.operand_bytes_per_second);
         to->gemm_result_excess_bytes_per_second = positive(excess.result_bytes_per_second);
         to->loop_flops_per_second = positive(v[i++]);

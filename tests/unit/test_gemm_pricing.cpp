@@ -71,22 +71,18 @@ TEST_CASE("gemm excess: thin and flat products pay for the bytes a square one do
     CHECK(r.gemm_excess_seconds(64, 64, 8, 4) == Approx(1));  // the result's at its rate
     CHECK(r.gemm_excess_seconds(64, 64, 64, 8) == Approx(0).margin(1e-9));
 
-    // The fit: flops at 1e10 (65536 flops: 6.5536 us) plus 1 s for the thin samples' operand
-    // bytes and 2 s for the flat one's result bytes gives the rates back; samples as fast as
-    // their flops give kNoGemmExcess.
-    const double flops_seconds = 2.0 * 8 * 64 * 64 / 1e10;
-    const ia::GemmSample slow[] = {{8, 64, 64, flops_seconds + 1},
-                                   {64, 8, 64, flops_seconds + 1},
-                                   {64, 64, 8, flops_seconds + 2}};
-    const ia::GemmExcessRates fit = ia::fitted_gemm_excess_rates(r, slow, 8);
+    // The fit: 1 s beyond the square call for the thin samples' operand bytes and 2 s for the
+    // flat one's result bytes gives the rates back; samples no slower than square calls give
+    // kNoGemmExcess.
+    const ia::GemmSample slow[] = {{8, 64, 64, 1}, {64, 8, 64, 1}, {64, 64, 8, 2}};
+    const ia::GemmExcessRates fit = ia::fitted_gemm_excess_rates(slow, 8);
     CHECK(fit.operand_bytes_per_second == Approx(2560 * 8));
     CHECK(fit.result_bytes_per_second == Approx(3072 * 8 / 2.0));
-    const ia::GemmSample fast[] = {{8, 64, 64, flops_seconds}, {64, 64, 8, flops_seconds / 2}};
-    const ia::GemmExcessRates none = ia::fitted_gemm_excess_rates(r, fast, 8);
+    const ia::GemmSample fast[] = {{8, 64, 64, 0}, {64, 64, 8, -1e-6}};
+    const ia::GemmExcessRates none = ia::fitted_gemm_excess_rates(fast, 8);
     CHECK(none.operand_bytes_per_second == ia::kNoGemmExcess);
     CHECK(none.result_bytes_per_second == ia::kNoGemmExcess);
     // No sample with result excess: that rate is unmeasured, so nothing is charged.
-    const ia::GemmSample thin_only[] = {{8, 64, 64, flops_seconds + 1}};
-    CHECK(ia::fitted_gemm_excess_rates(r, thin_only, 8).result_bytes_per_second ==
-          ia::kNoGemmExcess);
+    const ia::GemmSample thin_only[] = {{8, 64, 64, 1}};
+    CHECK(ia::fitted_gemm_excess_rates(thin_only, 8).result_bytes_per_second == ia::kNoGemmExcess);
 }
