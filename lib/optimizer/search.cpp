@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "ia/grid_move.hpp"
 #include "ia/plan_validator.hpp"
+#include "optimizer/beam_frontier.hpp"
 #include "optimizer/emit.hpp"
 #include "optimizer/ia_rules.hpp"
 #include "optimizer/plan_order.hpp"
@@ -233,10 +234,12 @@ class Searcher {
     }
 
     // Beam search for programs with too many combinations to enumerate: after each node, keep
-    // the `width` partial plans that are cheapest so far (same order as whole plans).
+    // the `width` partial plans that are cheapest so far (same order as whole plans), one per
+    // frontier (beam_frontier.hpp).
     // Partial costs are exact for what is already placed, so the beam only misjudges choices
     // whose price shows up later; a wider beam trades planning time for fewer such misses.
     void beam(std::size_t width) {
+        const std::vector<LiveRelations> live = live_after_each_step(program_, order_);
         std::vector<State> states;
         states.push_back(State{Plan(program_, sites_), {}, {}, {}, {}, 0});
         states.back().cache.memo->shared = options_.shared_costs;
@@ -269,8 +272,24 @@ class Searcher {
                     if (cost(x) != cost(y)) return cost(x) < cost(y);
                     return joined_less(x.name, x.inputs, y.name, y.inputs);
                 });
+                // The cheapest `width`, those with distinct frontiers (beam_frontier.hpp) first:
+                // of partial plans alike for every later node only the cheapest can lead to the
+                // best; the others fill what room is left (near the end, where few relations
+                // are live, they are the alternatives `--top` lists).
                 std::vector<State> kept;
-                for (std::size_t k = 0; k < width; ++k) kept.push_back(std::move(next[order[k]]));
+                std::vector<std::size_t> alike;
+                std::set<std::uint64_t> frontiers;
+                for (std::size_t k = 0; k < order.size() && kept.size() < width; ++k) {
+                    State& candidate = next[order[k]];
+                    if (auto f = frontier_signature(candidate.plan, live[i]))
+                        if (!frontiers.insert(*f).second) {
+                            alike.push_back(order[k]);
+                            continue;
+                        }
+                    kept.push_back(std::move(candidate));
+                }
+                for (std::size_t k = 0; k < alike.size() && kept.size() < width; ++k)
+                    kept.push_back(std::move(next[alike[k]]));
                 next = std::move(kept);
             }
             states = std::move(next);

@@ -23,9 +23,11 @@
 //             in program order and after each one only the w cheapest partial plans (costs of
 //             what is placed so far, same order; under the time model a join whose sum is not
 //             placed yet counts as unfused) are extended, w between beam_width and
-//             max_beam_width as beam_extensions allows (search.cpp, beam_width). It returns up
-//             to w plans and may miss the optimum when a choice pays off only later; a wider
-//             beam misses fewer.
+//             max_beam_width as beam_extensions allows (search.cpp, beam_width); of partial
+//             plans that hold the same nodes of every relation still to be read
+//             (beam_frontier.hpp) the cheapest goes first, the others only fill what room is
+//             left. It returns up to w plans and may miss the optimum when a choice pays off
+//             only later; a wider beam misses fewer.
 #include <cstddef>
 #include <map>
 #include <memory>
