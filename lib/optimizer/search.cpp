@@ -234,8 +234,8 @@ class Searcher {
     }
 
     // Beam search for programs with too many combinations to enumerate: after each node, keep
-    // the `width` partial plans that are cheapest so far (same order as whole plans), one per
-    // frontier (beam_frontier.hpp).
+    // the `width` partial plans that are cheapest so far (same order as whole plans), the
+    // cheapest of each frontier (beam_frontier.hpp) before the others.
     // Partial costs are exact for what is already placed, so the beam only misjudges choices
     // whose price shows up later; a wider beam trades planning time for fewer such misses.
     void beam(std::size_t width) {
