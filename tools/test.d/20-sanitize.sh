@@ -10,6 +10,11 @@
 # the same reason the plan sweeps run each workflow's 3 cheapest plans, not 10 (PLAN_RUNS_TOP),
 # and the 65 einsum expressions run at 1 and 3 ranks (EINSUM_COVERAGE_RANKS): every plan and
 # rank count still runs in the main suite; here the point is the code paths, which these cover.
+# Three sweeps do not run here at all, as in the MPICH stage: `paper_plans` and
+# `repeat_and_plan_files` run the exchanges `run_plans`, `rmm_plans` and `random_programs`
+# already run, and `auto_tiling` the re-tilings of plans/examples/{retile,auto_tiling}.yaml,
+# which `run_plans` runs; the plan-file parser is fuzzed (stage 30). They were a fifth of
+# this stage's test time.
 # Debug information is line tables only (TRA_DEBUG_INFO=lines): enough for the reports' source
 # lines, and the build is faster.
 # Usage: bash tools/test.d/20-sanitize.sh MAIN_BUILD_DIR   (builds MAIN_BUILD_DIR-sanitize)
@@ -33,7 +38,7 @@ rc=0
 shell_mpi_n1=$(cd "$build" && ctest -N | sed -n 's/^ *Test *#[0-9]*: \(mpi\.[a-z0-9_]*\.n1\)$/\1/p' |
     grep -v '_cpp\.n1$' | sed 's/\./\\./g' | paste -sd '|')
 [ -n "$shell_mpi_n1" ] || { echo "FAIL: ctest -N lists no shell MPI tests at 1 rank" >&2; exit 1; }
-skip="^mpi\\..*\\.n[34]\$|^($shell_mpi_n1)\$"
+skip="^mpi\\..*\\.n[34]\$|^($shell_mpi_n1)\$|^mpi\\.(paper_plans|repeat_and_plan_files|auto_tiling)\\."
 export PLAN_RUNS_TOP=3 EINSUM_COVERAGE_RANKS="1 3"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)" -E "$skip") || rc=$?
 # LeakSanitizer's own tracer thread, which stops a process's threads for the leak check at exit,

@@ -31,9 +31,13 @@ bash tools/install-packages.sh libmpich-dev mpich libhdf5-mpich-dev
 
 start=$SECONDS
 echo "== configuring $build (MPICH, MPICH's HDF5)"
+# With ccache (tools/setup.sh installs it), every source that includes neither mpi.h nor hdf5.h
+# comes out of the main build's cache: ccache hashes the preprocessed source, not the -I flags.
+launcher=()
+command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRA_WERROR=ON \
     -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
-    -DHDF5_C_COMPILER_EXECUTABLE=/usr/bin/h5pcc.mpich >/dev/null
+    -DHDF5_C_COMPILER_EXECUTABLE=/usr/bin/h5pcc.mpich "${launcher[@]}" >/dev/null
 cache="$build/CMakeCache.txt"
 grep -q '^MPI_C_LIB_NAMES:STRING=.*mpich' "$cache" ||
     { echo "FAIL: $build did not find MPICH: $(grep '^MPI_C_LIB_NAMES' "$cache")" >&2; exit 1; }
