@@ -135,8 +135,9 @@ void check_threads_all_orders(const Shape& shape, std::size_t limit) {
 
 TEST_CASE("permute: einsum's layout classes on 1 and 2 threads", "[permute][threads]") {
     // [batch][rows][cols] in every order: batch first, middle and last, rows and cols
-    // transposed; extents past the blocks (64 doubles, 128 floats along the input's rows; 32
-    // along the output's) and ragged, > 2 x the grain, so 2 threads split the work.
+    // transposed; extents past the blocks (64 doubles, 128 floats along the input's rows; 128
+    // along the output's, 32 in narrow blocks) and ragged, > 2 x the grain, so 2 threads split
+    // the work.
     check_threads_all_orders(Shape{6, 130, 90}, 100);
     // A narrow batch (8 elements along the input's rows: the direct block transpose).
     check_threads_all_orders(Shape{300, 70, 8}, 100);
@@ -169,6 +170,19 @@ TEST_CASE("permute: a narrow innermost output dimension joined with the one arou
     check_threads<float>(Shape{37, 67, 130}, {2, 1, 0});
     check_threads<double>(Shape{8, 363, 365}, {2, 1, 0});  // 8.5 MB: non-temporal stores too
     check_threads<float>(Shape{8, 513, 515}, {2, 1, 0});
+}
+
+TEST_CASE("permute: a narrow innermost input dimension joined with the one around it",
+          "[permute][threads]") {
+    // Input [j][i][b] into output [b][i][j] (an operand of `jib,kjb->kib` into GEMM order): b (16,
+    // or 5 and 37 against the 64-double and 128-float rows) and i are contiguous together in the
+    // input, not in the output, whose rows then take two strides.
+    check_threads<double>(Shape{130, 67, 16}, {2, 1, 0});
+    check_threads<double>(Shape{130, 67, 5}, {2, 1, 0});
+    check_threads<float>(Shape{130, 67, 37}, {2, 1, 0});
+    check_threads<double>(Shape{3, 130, 67, 16}, {3, 0, 2, 1});
+    check_threads<double>(Shape{531, 131, 16}, {2, 1, 0});  // 8.9 MB: non-temporal stores too
+    check_threads<float>(Shape{531, 131, 40}, {2, 1, 0});
 }
 
 TEST_CASE("parallel_for: disjoint chunks covering the range; small ranges on one thread",

@@ -129,14 +129,24 @@ int main(int argc, char** argv) {
          256,
          {"bij,bjk->bik", "bij,jbk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib",
           "bij,bjk->ikb", "ijb,bjk->bik", "bji,jkb->kbi"}},
+        // vs_numpy.py's batched cases (batch-middle, batch-last): b = 16, 512 x 512 x 512.
+        {{{'b', 16}, {'i', 512}, {'j', 512}, {'k', 512}},
+         16,
+         512,
+         512,
+         512,
+         {"bij,bjk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib", "bij,bjk->ikb",
+          "ijb,bjk->bik"}},
     };
     if (every) {
         groups[1].specs = each_operand_in_every_order("abcd", "cdef", "abef");
-        groups[2].specs.clear();
-        for (const std::string& a : orders_of("bij"))
-            for (const std::string& b : orders_of("bjk"))
-                for (const std::string& o : orders_of("bik"))
-                    groups[2].specs.push_back(a + "," + b + "->" + o);
+        for (std::size_t g : {2, 3}) {
+            groups[g].specs.clear();
+            for (const std::string& a : orders_of("bij"))
+                for (const std::string& b : orders_of("bjk"))
+                    for (const std::string& o : orders_of("bik"))
+                        groups[g].specs.push_back(a + "," + b + "->" + o);
+        }
     }
     for (const Group& g : groups) {
         const double flops = 2.0 * g.batch * g.m * g.n * g.k;
