@@ -55,6 +55,11 @@ struct KernelProperties {
     // both tiles are present, so absent tiles of sparse relations stay absent (an inner join).
     // Binary kernels; false when not known, which is always safe.
     bool zero_annihilates = false;
+    // The kernel as a sum of products over its operands' tile dimensions, in einsum notation
+    // ("mk,kn->mn" for matmul): one letter per tile dimension of each operand and of the output;
+    // a letter in both operands and not in the output is summed over. Empty when the kernel is
+    // not one. Padding is followed through joins with such kernels (tra/tiling_classes.hpp).
+    std::string sum_of_products;
 
     // May fold a group's tiles in any order: the kernels an aggregation accepts.
     bool aggregation() const { return associative && commutative; }

@@ -24,13 +24,18 @@ struct Variant {
     bool trans_a;
     bool trans_b;
     const char* summary;
+    const char* sum_of_products;  // KernelProperties::sum_of_products
 };
 
 constexpr Variant kVariants[] = {
-    {"matmul", false, false, "matrix product A B of 2-D tiles: [m, k] x [k, n] -> [m, n]"},
-    {"matmul_tn", true, false, "matrix product A^T B of 2-D tiles: [k, m] x [k, n] -> [m, n]"},
-    {"matmul_nt", false, true, "matrix product A B^T of 2-D tiles: [m, k] x [n, k] -> [m, n]"},
-    {"matmul_tt", true, true, "matrix product A^T B^T of 2-D tiles: [k, m] x [n, k] -> [m, n]"},
+    {"matmul", false, false, "matrix product A B of 2-D tiles: [m, k] x [k, n] -> [m, n]",
+     "mk,kn->mn"},
+    {"matmul_tn", true, false, "matrix product A^T B of 2-D tiles: [k, m] x [k, n] -> [m, n]",
+     "km,kn->mn"},
+    {"matmul_nt", false, true, "matrix product A B^T of 2-D tiles: [m, k] x [n, k] -> [m, n]",
+     "mk,nk->mn"},
+    {"matmul_tt", true, true, "matrix product A^T B^T of 2-D tiles: [k, m] x [n, k] -> [m, n]",
+     "km,nk->mn"},
 };
 
 Checked<Shape> product_shape(const Variant& v, std::span<const Shape> ops) {
@@ -65,6 +70,7 @@ Kernel make_product(const Variant& v) {
     k.properties.accumulates_with = "add";  // gemm with beta = 1
     k.properties.zero_preserving = true;    // sums of products of zeros
     k.properties.zero_annihilates = true;   // a zero operand makes every product zero
+    k.properties.sum_of_products = v.sum_of_products;
     // No annihilator: a zero A does give a zero product, but of another shape than A for
     // non-square tiles, so op(z, x) == z does not hold as the property states it.
     k.summary = v.summary;

@@ -1,6 +1,7 @@
 #include "tra/tiling_classes.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "core/checked_math.hpp"
@@ -37,6 +38,15 @@ std::vector<bool> TilingClasses::zeros_of(const std::string& relation) const {
     std::vector<bool> z = it == zeros_.end() ? std::vector<bool>{} : it->second;
     z.resize(keys_of(relation).size(), false);
     return z;
+}
+
+std::vector<int> TilingClasses::dims_of(const std::string& relation) const {
+    const std::size_t n = keys_of(relation).size();
+    const auto it = dims_.find(relation);
+    if (it != dims_.end() && it->second.size() == n) return it->second;
+    std::vector<int> identity(n);  // a tensor: key position d cuts tile dimension d
+    for (std::size_t d = 0; d < n; ++d) identity[d] = static_cast<int>(d);
+    return identity;
 }
 
 bool TilingClasses::paddable(int slot) const {
@@ -153,36 +163,112 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
         if (std::find(right_keys.begin(), right_keys.end(), p) == right_keys.end())
             out.push_back(r[p]);
     // Padding is followed through an element-wise kernel joining two relations on every
-    // position in order (tiles of one shape, entry meets entry); other joins may mix padded
-    // entries with real ones.
+    // position in order (tiles of one shape, entry meets entry) and through a sum of products
+    // (the matmul family); other joins may mix padded entries with real ones.
     const auto& props = kernel.properties();
     bool aligned = props.elementwise && l.size() == r.size() && left_keys.size() == l.size() &&
                    right_keys.size() == r.size();
     for (std::size_t p = 0; aligned && p < left_keys.size(); ++p)
         aligned = left_keys[p] == p && right_keys[p] == p;
-    std::vector<bool> zeros(out.size(), false);
     if (aligned) {
         const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
+        std::vector<bool> zeros(out.size());
         for (std::size_t p = 0; p < zeros.size(); ++p)
             zeros[p] =
                 props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
-    } else {
+        zeros_[name] = std::move(zeros);
+        dims_[name] = dims_of(left);
+    } else if (!follow_product(name, left, right, left_keys, right_keys, props.sum_of_products)) {
         no_padding(l);
         no_padding(r);
+        zeros_[name] = std::vector<bool>(out.size(), false);
     }
-    zeros_[name] = std::move(zeros);
     keys_[name] = std::move(out);
 }
 
+bool TilingClasses::follow_product(const std::string& name, const std::string& left,
+                                   const std::string& right, const KeyPositions& left_keys,
+                                   const KeyPositions& right_keys, const std::string& spec) {
+    const auto comma = spec.find(','), arrow = spec.find("->");
+    if (comma == std::string::npos || arrow == std::string::npos) return false;
+    const std::string letters[2] = {spec.substr(0, comma),
+                                    spec.substr(comma + 1, arrow - comma - 1)};
+    const std::string out_letters = spec.substr(arrow + 2);
+    const std::string side[2] = {left, right};
+    const KeyPositions* on[2] = {&left_keys, &right_keys};
+    // Per operand and key position: the letter of the tile dimension it cuts (0: none).
+    std::vector<char> letter[2];
+    for (int o = 0; o < 2; ++o)
+        for (int d : dims_of(side[o])) {
+            if (d >= static_cast<int>(letters[o].size())) return false;
+            letter[o].push_back(d < 0 ? 0 : letters[o][static_cast<std::size_t>(d)]);
+        }
+    // Positions joined to each other cut the same letter (or none), and a letter of both
+    // operands is cut by joined positions: its padded entries meet padded entries only.
+    auto joined_to = [&](int o, std::size_t p) -> std::optional<std::size_t> {
+        for (std::size_t i = 0; i < on[o]->size(); ++i)
+            if ((*on[o])[i] == p) return (*on[1 - o])[i];
+        return std::nullopt;
+    };
+    for (int o = 0; o < 2; ++o)
+        for (std::size_t p = 0; p < letter[o].size(); ++p) {
+            const char c = letter[o][p];
+            const std::optional<std::size_t> q = joined_to(o, p);
+            if (q ? *q >= letter[1 - o].size() || letter[1 - o][*q] != c
+                  : c != 0 && letters[1 - o].find(c) != std::string::npos)
+                return false;
+        }
+    // Summed letters: the padded entries enter the sums, exact where either factor is zero. Kept
+    // letters: the product's padding is zero where its operand's is (a product with a zero).
+    const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
+    const std::vector<int> kl = keys_of(left), kr = keys_of(right);
+    std::vector<bool> zeros;
+    std::vector<int> dims;
+    auto output_position = [&](char c, bool zero) {
+        const auto d = c == 0 ? std::string::npos : out_letters.find(c);
+        dims.push_back(d == std::string::npos ? -1 : static_cast<int>(d));
+        zeros.push_back(d == std::string::npos || zero);  // no tile dimension: nothing padded
+    };
+    for (std::size_t p = 0; p < letter[0].size(); ++p) {
+        const char c = letter[0][p];
+        const std::optional<std::size_t> q = joined_to(0, p);
+        const bool zero = zl[p] || (q && zr[*q]);
+        if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero)
+            no_padding({kl[p], kr[*q]});
+        output_position(c, zero);
+    }
+    for (std::size_t p = 0; p < letter[1].size(); ++p)
+        if (!joined_to(1, p)) output_position(letter[1][p], zr[p]);
+    zeros_[name] = std::move(zeros);
+    dims_[name] = std::move(dims);
+    return true;
+}
+
 void TilingClasses::add_aggregate(const std::string& name, const std::string& operand,
-                                  const KeyPositions& by) {
-    const std::vector<int> in = keys_of(operand);
-    // Folding tiles along a dropped position adds the padded entries of its last tiles to the
-    // real entries of the others: not followed.
-    no_padding(in);
-    std::vector<int> out;
-    for (std::size_t p : by) out.push_back(p < in.size() ? in[p] : -1);
+                                  const KeyPositions& by, const kernels::KernelCall& kernel) {
+    const std::vector<int> in = keys_of(operand), in_dims = dims_of(operand);
+    const std::vector<bool> in_zeros = zeros_of(operand);
+    const auto& props = kernel.properties();
+    // Folding tiles along a dropped position that cuts a tile dimension adds the padded entries
+    // of its last tiles to the real entries of the others: exact when they are zeros and the
+    // fold is a sum (identity 0). A position that cuts no tile dimension pads nothing.
+    const bool sums = props.identity && *props.identity == 0.0;
+    for (std::size_t p = 0; p < in.size(); ++p)
+        if (std::find(by.begin(), by.end(), p) == by.end() && in_dims[p] >= 0 &&
+            !(sums && in_zeros[p]))
+            no_padding({in[p]});
+    // Kept positions: padded entries fold with padded entries only.
+    std::vector<int> out, dims;
+    std::vector<bool> zeros;
+    for (std::size_t p : by) {
+        const bool known = p < in.size();
+        out.push_back(known ? in[p] : -1);
+        dims.push_back(known ? in_dims[p] : -1);
+        zeros.push_back(known && in_zeros[p] && props.zero_preserving);
+    }
     keys_[name] = std::move(out);
+    dims_[name] = std::move(dims);
+    zeros_[name] = std::move(zeros);
 }
 
 void TilingClasses::add_transform(const std::string& name, const std::string& operand,
@@ -191,6 +277,7 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
         depends(name, operand, "kernel " + kernel.name() + " reads whole rows or tile positions",
                 where);
     keys_[name] = keys_of(operand);
+    dims_[name] = dims_of(operand);
     const auto& props = kernel.properties();
     std::vector<bool> zeros = zeros_of(operand);
     if (!props.elementwise) no_padding(keys_of(operand));  // it may move or mix entries
@@ -207,6 +294,7 @@ void TilingClasses::add_softmax(const std::string& name, const std::string& oper
     if (dim >= 0 && static_cast<std::size_t>(dim) < keys.size())
         no_padding({keys[static_cast<std::size_t>(dim)]});
     keys_[name] = keys;
+    dims_[name] = dims_of(operand);
 }
 
 void TilingClasses::add_carry(const std::string& input, const std::string& step) {
@@ -276,14 +364,14 @@ TilingSpace TilingClasses::space() const {
 void TilingClasses::crop_outputs(Program& program) const {
     for (Output& o : program.outputs) {
         const Node& n = program.node(o.node);
-        const std::vector<int> keys = keys_of(n.name);
+        const std::vector<int> keys = keys_of(n.name), dims = dims_of(n.name);
         if (!n.is_tensor() || keys.size() != n.type.rank()) continue;
         Shape shape(n.type.rank());
         bool cropped = false;
         for (std::size_t d = 0; d < keys.size(); ++d) {
             const std::int64_t bound = n.type.bound[d];
             shape[d] = n.frontier[d] * bound;
-            if (keys[d] < 0 || !paddable(keys[d])) continue;
+            if (keys[d] < 0 || dims[d] != static_cast<int>(d) || !paddable(keys[d])) continue;
             // A padded class: its last tile reaches past the extent.
             const std::int64_t extent = slots_[find(keys[d])].extent;
             if (extent % bound != 0 && ceil_div(extent, bound) == n.frontier[d]) {

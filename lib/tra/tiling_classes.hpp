@@ -16,12 +16,16 @@
 // Padding (docs/workflow-format.md, "Padding"): a class may take a tile that does not divide
 // its extent when padding it is exact. The tracker follows, per key position of each relation,
 // whether the padding holds zeros (inputs: yes), from the kernels' properties: a product is zero
-// where any factor is (mul, zero-annihilating), add/sub/max/min where every operand is
-// (zero-preserving), an element-wise transform where f(0) = 0. A class is paddable when every
-// step that mixes its padded entries with real ones sums zeros: an einsum's contracted label
-// whose products are zero there, with agg add. Steps it cannot follow that way (aggregates,
-// joins with other kernels, softmax along it, a loop's carry) make the classes they reach
-// unpaddable. Padded entries that are never mixed are cropped on output.
+// where any factor is (mul, zero-annihilating, and a join whose kernel is a sum of products:
+// KernelProperties::sum_of_products), add/sub/max/min where every operand is (zero-preserving),
+// an element-wise transform where f(0) = 0, an aggregate's kept positions. Each key position
+// also records the tile dimension it cuts (a matmul join's summed position cuts none). A class
+// is paddable when every step that mixes its padded entries with real ones sums zeros: an
+// einsum's contracted label or a sum-of-products join's summed letter whose products are zero
+// there, with agg add; an aggregate by a sum (identity 0) that drops a position cutting a tile
+// dimension. Steps it cannot follow that way (other aggregates, joins with other kernels,
+// softmax along it, a loop's carry) make the classes they reach unpaddable. Padded entries that
+// are never mixed are cropped on output.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -44,7 +48,8 @@ class TilingClasses {
     void add_join(const std::string& name, const std::string& left, const std::string& right,
                   const KeyPositions& left_keys, const KeyPositions& right_keys,
                   const kernels::KernelCall& kernel, const SourceLocation& where);
-    void add_aggregate(const std::string& name, const std::string& operand, const KeyPositions& by);
+    void add_aggregate(const std::string& name, const std::string& operand, const KeyPositions& by,
+                       const kernels::KernelCall& kernel);
     void add_transform(const std::string& name, const std::string& operand,
                        const kernels::KernelCall& kernel, const SourceLocation& where);
     // softmax / log_softmax along `dim`: the key is the operand's.
@@ -80,6 +85,13 @@ class TilingClasses {
     void unite(int a, int b);
     std::vector<int> keys_of(const std::string& relation) const;
     std::vector<bool> zeros_of(const std::string& relation) const;
+    std::vector<int> dims_of(const std::string& relation) const;
+    // A join whose kernel is a sum of products (`spec`, KernelProperties::sum_of_products):
+    // records the output's padding and tile dimensions, marks summed classes whose padding is
+    // not zero. False when the join's positions do not fit the kernel's dimensions.
+    bool follow_product(const std::string& name, const std::string& left, const std::string& right,
+                        const KeyPositions& left_keys, const KeyPositions& right_keys,
+                        const std::string& spec);
     void no_padding(const std::vector<int>& slots);
     bool paddable(int slot) const;  // no member of its class is marked
     void depends(const std::string& name, const std::string& operand, const std::string& what,
@@ -90,6 +102,9 @@ class TilingClasses {
     std::map<std::string, std::vector<int>> keys_;  // relation -> slot per key position, -1 opaque
     // relation -> per key position: its padding holds zeros
     std::map<std::string, std::vector<bool>> zeros_;
+    // relation -> per key position: the tile dimension it cuts, -1 none (a join's summed
+    // positions); absent: position d cuts dimension d
+    std::map<std::string, std::vector<int>> dims_;
     std::vector<bool> unpaddable_;  // per slot
     std::vector<AutoInput> inputs_;
     std::vector<Dependent> dependents_;

@@ -228,7 +228,7 @@ public:
             const auto kernel = parse_kernel(body.at("kernel"), KernelUse::Aggregate);
             if (probe_)
                 return classes_.add_aggregate(name, operand(body.at("aggregate")),
-                                              body.at("by").as_positions());
+                                              body.at("by").as_positions(), kernel);
             b.add_aggregate(name, operand(body.at("aggregate")), body.at("by").as_positions(),
                             kernel, src);
         } else if (op == "rekey") {

@@ -56,6 +56,18 @@ for wf in auto-mm-*.yaml; do
     run_every_plan "$name" "$wf" "$name.ref"
     rm -rf "$name".p*/ "$name.ref"
 done
+# Padding through the paper's matmul joins and aggregates, checked against numpy: the matrix
+# multiply (400 = 3 x 136 - 8 along i and k, 3 x 192 - 176 along j) and one FFNN training step
+# (sigmoid's padding, 1/2, only ever meets zeros in its sums; 64 = 3 x 24 - 8 features).
+scale "$SRC/plans/paper/auto/scaled/ffnn-speech.yaml" auto-ffnn-speech.yaml 5
+run_plan mm-padded auto-mm-general.yaml --plan 'A@136x136,B@136x192'
+"$PY" "$SRC/plans/paper/check_scaled.py" auto-mm-general.yaml mm-padded ||
+    fail "mm-padded: the outputs differ from numpy"
+run_plan ffnn-padded auto-ffnn-speech.yaml --plan 'X@136x24,W1@24x136'
+"$PY" "$SRC/plans/paper/check_scaled.py" auto-ffnn-speech.yaml ffnn-padded ||
+    fail "ffnn-padded: the outputs differ from numpy"
+rm -rf mm-padded/ ffnn-padded/
+
 # Padding (docs/workflow-format.md, "Padding"): extents no tile count divides, checked against
 # numpy's outputs (data/examples/padded, tools/reference/examples.py). Every listed plan, and a
 # tiling that pads every dimension but the batch: 27 -> 28, 45 -> 48, 101 -> 104.

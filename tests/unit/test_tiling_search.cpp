@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "optimizer/tiling_search.hpp"
 #include "program_fixtures.hpp"
+#include "temp_dir.hpp"
 #include "tra/tiling_classes.hpp"
 #include "workflow/workflow_loader.hpp"
 
@@ -84,7 +85,7 @@ TEST_CASE("tiling classes: a join ties its on positions; an explicit tile fixes 
     c.add_input("A", Shape{64, 32}, {0, 0});
     c.add_input("B", Shape{32, 16}, {8, 16});  // explicit
     c.add_join("AB", "A", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);
-    c.add_aggregate("C", "AB", {0, 2});
+    c.add_aggregate("C", "AB", {0, 2}, kernels::KernelCall("add"));
     c.add_input("D", Shape{64, 16}, {0, 16});
     c.add_join("E", "C", "D", {0, 1}, {0, 1}, kernels::KernelCall("add"), kStep);  // C's i is D's
     const TilingSpace s = c.space();
@@ -292,22 +293,73 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         CHECK_FALSE(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
     }
-    SECTION("joins with other kernels, aggregates, softmax along it and carries are not followed") {
+    SECTION("the paper's matrix multiply: a matmul join and an aggregate that sums") {
         TilingClasses c;
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_input("B", Shape{50, 29}, {0, 0});
+        c.add_join("AB", "A", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);
+        c.add_aggregate("C", "AB", {0, 2}, kernels::KernelCall("add"));
+        for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 1}})
+            CHECK(paddable(c, input, dim));
+    }
+    SECTION("transposed products sum the letter their tiles share") {
+        TilingClasses c;
+        c.add_input("A", Shape{50, 37}, {0, 0});  // [k, m]
+        c.add_input("B", Shape{29, 50}, {0, 0});  // [n, k]
+        c.add_join("AB", "A", "B", {0}, {1}, kernels::KernelCall("matmul_tt"), kStep);
+        c.add_aggregate("C", "AB", {1, 2}, kernels::KernelCall("add"));
+        for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 0}})
+            CHECK(paddable(c, input, dim));
+    }
+    SECTION("a product summing a padding that is not zero, or joined off its letters") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("B", Shape{50, 29}, {0, 0});
+        c.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);  // sigmoid(0) = 1/2
+        c.add_transform("T", "B", kernels::KernelCall("sigmoid"), kStep);
+        c.add_join("SB", "S", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);  // 1/2 x 0
+        c.add_join("ST", "S", "T", {1}, {0}, kernels::KernelCall("matmul"), kStep);  // 1/2 x 1/2
+        CHECK(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "A", 1));  // ST sums it
+        CHECK_FALSE(paddable(c, "B", 0));
+        CHECK(paddable(c, "B", 1));
+        TilingClasses d;  // on A's rows and B's columns: m meets n, so not followed
+        d.add_input("A", Shape{37, 50}, {0, 0});
+        d.add_input("B", Shape{50, 37}, {0, 0});
+        d.add_join("AB", "A", "B", {0}, {1}, kernels::KernelCall("matmul"), kStep);
+        CHECK_FALSE(paddable(d, "A", 0));
+        CHECK_FALSE(paddable(d, "B", 0));
+    }
+    SECTION("an aggregate folds a dropped tile dimension only by a sum of zeros") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("D", Shape{37, 50}, {0, 0});
+        c.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // folds A's columns
+        c.add_aggregate("m", "D", {0}, kernels::KernelCall("max"));     // max(x, 0) != x
+        CHECK(paddable(c, "A", 0));
+        CHECK(paddable(c, "A", 1));
+        CHECK(paddable(c, "D", 0));  // kept: padded entries fold with padded entries only
+        CHECK_FALSE(paddable(c, "D", 1));
+        TilingClasses e;  // exp(0) = 1 in the padding: its sum is not exact
+        e.add_input("A", Shape{37, 50}, {0, 0});
+        e.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
+        e.add_aggregate("s", "E", {0}, kernels::KernelCall("add"));
+        CHECK(paddable(e, "A", 0));
+        CHECK_FALSE(paddable(e, "A", 1));
+    }
+    SECTION("joins with other kernels, softmax along it and carries are not followed") {
+        TilingClasses c;
         c.add_input("D", Shape{37, 29}, {0, 0});
         c.add_input("F", Shape{37, 31}, {0, 0});
-        c.add_join("AB", "A", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);
-        c.add_aggregate("C", "AB", {0, 2});
+        c.add_input("H", Shape{37, 29}, {0, 0});
         c.add_join("E", "D", "D", {0, 1}, {0, 1}, kernels::KernelCall("add"), kStep);
+        c.add_join("K", "H", "H", {0}, {0}, kernels::KernelCall("add"), kStep);  // not aligned
         c.add_softmax("G", "F", 1);
-        CHECK_FALSE(paddable(c, "A", 0));
-        CHECK_FALSE(paddable(c, "A", 1));
-        CHECK_FALSE(paddable(c, "B", 1));
         CHECK(paddable(c, "D", 0));  // an element-wise join on every position is followed
         CHECK(paddable(c, "F", 0));
         CHECK_FALSE(paddable(c, "F", 1));
+        CHECK_FALSE(paddable(c, "H", 0));
+        CHECK_FALSE(paddable(c, "H", 1));
         TilingClasses loop;
         loop.add_input("W", Shape{37}, {0});
         loop.add_transform("V", "W", kernels::KernelCall("relu"), kStep);
@@ -346,12 +398,26 @@ TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tili
     CHECK_NOTHROW(
         optimizer::rank_tiled_plans(loaded, workflow::program_of_tiling(wf, {}), request));
 
-    // A pin that pads a dimension where it is not exact is refused, naming it: the paper's
-    // join with kernel matmul is not followed.
+    // The paper's matrix multiply (a join with kernel matmul, an aggregate by add) pads.
     const std::string mm = TRA_SOURCE_DIR "/plans/paper/auto/scaled/mm-general.yaml";
-    request.tiling_pins = {{"A", Shape{300, 1000}}};
-    CHECK_THROWS_WITH(optimizer::rank_tiled_plans(workflow::load_workflow(mm),
-                                                  workflow::program_of_tiling(mm, {}), request),
-                      Catch::Contains("dimension 0: tile 300 does not divide 2000") &&
-                          Catch::Contains("may not be padded"));
+    request.tiling_pins = {{"A", Shape{300, 1000}}, {"B", Shape{1000, 300}}};
+    CHECK_NOTHROW(optimizer::rank_tiled_plans(workflow::load_workflow(mm),
+                                              workflow::program_of_tiling(mm, {}), request));
+    // A pin that pads a dimension where it is not exact is refused, naming it: a max over the
+    // padded columns would see the padding's zeros.
+    const testing::TempDir dir("padding");
+    const std::string maxed = dir.write("max.yaml", R"(name: max_rows
+dtype: f64
+inputs:
+  A: {shape: [40, 30], tile: auto, generate: {uniform: [-1, 1], seed: 1}}
+program:
+  - m: {aggregate: A, by: [0], kernel: max}
+outputs:
+  m: {file: out/m.h5}
+)");
+    request.tiling_pins = {{"A", Shape{40, 7}}};
+    CHECK_THROWS_WITH(
+        optimizer::rank_tiled_plans(workflow::load_workflow(maxed),
+                                    workflow::program_of_tiling(maxed, {}), request),
+        Catch::Contains("tile 7 does not divide 30") && Catch::Contains("may not be padded"));
 }
