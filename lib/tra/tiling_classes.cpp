@@ -49,6 +49,19 @@ std::vector<int> TilingClasses::dims_of(const std::string& relation) const {
     return identity;
 }
 
+std::optional<std::size_t> TilingClasses::rank_of(const std::string& relation) const {
+    const auto it = ranks_.find(relation);
+    return it == ranks_.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+}
+
+bool TilingClasses::is_tensor(const std::string& relation) const {
+    const std::vector<int> dims = dims_of(relation);
+    if (rank_of(relation) != dims.size()) return false;
+    for (std::size_t d = 0; d < dims.size(); ++d)
+        if (dims[d] != static_cast<int>(d)) return false;
+    return true;
+}
+
 bool TilingClasses::paddable(int slot) const {
     const int root = find(slot);
     for (std::size_t s = 0; s < slots_.size(); ++s)
@@ -69,6 +82,7 @@ void TilingClasses::add_input(const std::string& name, const Shape& shape,
             fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d, true}));
     inputs_.push_back({name, shape, tile});
     zeros_[name] = std::vector<bool>(keys.size(), true);
+    ranks_[name] = shape.size();
     keys_[name] = std::move(keys);
 }
 
@@ -136,6 +150,7 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         }
     }
     zeros_[name] = std::move(out_zeros);
+    if (spec) ranks_[name] = spec->output.size();
     keys_[name] = std::move(out);
 }
 
@@ -178,6 +193,7 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
                 props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
         zeros_[name] = std::move(zeros);
         dims_[name] = dims_of(left);
+        if (const auto rank = rank_of(left)) ranks_[name] = *rank;
     } else if (!follow_product(name, left, right, left_keys, right_keys, props.sum_of_products)) {
         no_padding(l);
         no_padding(r);
@@ -241,6 +257,7 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
         if (!joined_to(1, p)) output_position(letter[1][p], zr[p]);
     zeros_[name] = std::move(zeros);
     dims_[name] = std::move(dims);
+    ranks_[name] = out_letters.size();
     return true;
 }
 
@@ -269,6 +286,7 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
     keys_[name] = std::move(out);
     dims_[name] = std::move(dims);
     zeros_[name] = std::move(zeros);
+    if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
 }
 
 void TilingClasses::add_transform(const std::string& name, const std::string& operand,
@@ -278,6 +296,7 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
                 where);
     keys_[name] = keys_of(operand);
     dims_[name] = dims_of(operand);
+    if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
     const auto& props = kernel.properties();
     std::vector<bool> zeros = zeros_of(operand);
     if (!props.elementwise) no_padding(keys_of(operand));  // it may move or mix entries
@@ -295,6 +314,7 @@ void TilingClasses::add_softmax(const std::string& name, const std::string& oper
         no_padding({keys[static_cast<std::size_t>(dim)]});
     keys_[name] = keys;
     dims_[name] = dims_of(operand);
+    if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
 }
 
 void TilingClasses::add_carry(const std::string& input, const std::string& step) {
@@ -303,6 +323,13 @@ void TilingClasses::add_carry(const std::string& input, const std::string& step)
     // A carried relation is checkpointed and read back whole, tiles and all: not padded.
     no_padding(a);
     no_padding(b);
+}
+
+void TilingClasses::add_output(const std::string& relation) {
+    // An output is written cropped only where it is a tensor whose key position d cuts tile
+    // dimension d (crop_outputs); a relation of other tiles (a matmul join's, an aggregate that
+    // kept a tile dimension without a key) would be written with its padding.
+    if (!is_tensor(relation)) no_padding(keys_of(relation));
 }
 
 void TilingClasses::add_tiling_dependent(const std::string& name, const std::string& operand,

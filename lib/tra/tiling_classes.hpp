@@ -28,6 +28,7 @@
 // are never mixed are cropped on output.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ class TilingClasses {
     void add_softmax(const std::string& name, const std::string& operand, std::int64_t dim);
     // A loop's carry: the input takes the step's value, so their key positions are cut alike.
     void add_carry(const std::string& input, const std::string& step);
+    // An output of the program: its relation's padding must be croppable.
+    void add_output(const std::string& relation);
     // A step whose meaning depends on how its operand is tiled; `what` says why ("a rekey").
     void add_tiling_dependent(const std::string& name, const std::string& operand,
                               const std::string& what, const SourceLocation& where);
@@ -86,6 +89,9 @@ class TilingClasses {
     std::vector<int> keys_of(const std::string& relation) const;
     std::vector<bool> zeros_of(const std::string& relation) const;
     std::vector<int> dims_of(const std::string& relation) const;
+    std::optional<std::size_t> rank_of(const std::string& relation) const;  // nullopt: unknown
+    // Key position d cuts tile dimension d, for every d of its tiles.
+    bool is_tensor(const std::string& relation) const;
     // A join whose kernel is a sum of products (`spec`, KernelProperties::sum_of_products):
     // records the output's padding and tile dimensions, marks summed classes whose padding is
     // not zero. False when the join's positions do not fit the kernel's dimensions.
@@ -105,6 +111,7 @@ class TilingClasses {
     // relation -> per key position: the tile dimension it cuts, -1 none (a join's summed
     // positions); absent: position d cuts dimension d
     std::map<std::string, std::vector<int>> dims_;
+    std::map<std::string, std::size_t> ranks_;  // relation -> its tiles' rank, where known
     std::vector<bool> unpaddable_;  // per slot
     std::vector<AutoInput> inputs_;
     std::vector<Dependent> dependents_;

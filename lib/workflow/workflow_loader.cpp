@@ -318,7 +318,7 @@ public:
     }
 
     void add_output(ProgramBuilder& b, const std::string& name, const Field& f) {
-        if (probe_) return;
+        if (probe_) return classes_.add_output(name);
         if (!f.is_map()) f.fail("an output is a map with file (and dataset)");
         f.allow_only({"file", "dataset", "every", "sparse"});
         const bool sparse = f.has("sparse") && f.at("sparse").as_bool();

@@ -330,6 +330,24 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         CHECK_FALSE(paddable(d, "A", 0));
         CHECK_FALSE(paddable(d, "B", 0));
     }
+    SECTION("outputs are cropped tensors: other relations may not carry padding out") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("B", Shape{50, 29}, {0, 0});
+        c.add_join("AB", "A", "B", {1}, {0}, kernels::KernelCall("matmul"), kStep);
+        c.add_aggregate("C", "AB", {0, 2}, kernels::KernelCall("add"));
+        c.add_output("C");  // keys (i, j) cut tile dimensions (0, 1): cropped
+        CHECK(paddable(c, "A", 0));
+        CHECK(paddable(c, "B", 1));
+        c.add_output("AB");  // keys (i, k, j) over 2-D tiles: written with its padding
+        CHECK_FALSE(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "B", 1));
+        TilingClasses d;
+        d.add_input("A", Shape{37, 50}, {0, 0});
+        d.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // key i, 2-D tiles
+        d.add_output("rows");
+        CHECK_FALSE(paddable(d, "A", 0));
+    }
     SECTION("an aggregate folds a dropped tile dimension only by a sum of zeros") {
         TilingClasses c;
         c.add_input("A", Shape{37, 50}, {0, 0});
