@@ -37,6 +37,7 @@ std::size_t index(Site s, int sites) {
 
 SiteMap partial_holders(const SiteMap& input, const KeyPositions& by) {
     std::vector<std::pair<Key, Site>> pairs;  // (group, a site holding one of its tuples)
+    pairs.reserve(input.size());
     Key group(by.size());
     for (const auto& [key, held] : input) {
         for (std::size_t i = 0; i < by.size(); ++i) {

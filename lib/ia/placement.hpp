@@ -81,6 +81,15 @@ public:
     // The same into `out` (cleared first), reusing its storage: planning asks this for every
     // tuple of every placement it costs.
     void sites(const Key& key, int site_count, std::vector<Site>& out) const;
+    // Whether two keys are placed alike because they agree on every position the placement
+    // reads (All: always; Unknown: never). Both keys must have those positions (sites() of
+    // either checks that): planning asks this to skip recomputing sites tuple by tuple.
+    bool places_alike(const Key& a, const Key& b) const {
+        if (kind_ == Kind::Unknown) return false;
+        for (auto d : dims_)
+            if (a[d] != b[d]) return false;
+        return true;
+    }
     // Part and unreplicated Grid: the single site of the key.
     Site home(const Key& key, int site_count) const;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,18 +28,17 @@ SiteMap::SiteMap(std::initializer_list<std::pair<Key, std::vector<Site>>> tuples
 
 namespace {
 
-// Sorts (key, site) pairs as std::sort would. Keys of one arity with non-negative values are
-// packed with the site into one integer each, most significant position first, when the
-// widths fit 64 bits, and the integers are sorted: comparing keys position by position was
-// most of the cost of tracing partial aggregates at 1024 sites.
-void sort_pairs(std::vector<std::pair<Key, Site>>& pairs) {
-    if (pairs.empty()) return;
+// Keys of one arity with non-negative values and non-negative sites pack into one integer each,
+// most significant position first, when the widths fit 64 bits: comparing keys position by
+// position was most of the cost of tracing partial aggregates at 1024 sites. The widths per
+// position (the site's last), or nullopt when the pairs do not pack.
+std::optional<std::vector<int>> packed_widths(const std::vector<std::pair<Key, Site>>& pairs) {
     const std::size_t arity = pairs.front().first.size();
     std::vector<std::uint64_t> most(arity + 1, 0);  // per position, then the site
     for (const auto& [key, site] : pairs) {
-        if (key.size() != arity || site < 0) return std::sort(pairs.begin(), pairs.end());
+        if (key.size() != arity || site < 0) return std::nullopt;
         for (std::size_t i = 0; i < arity; ++i) {
-            if (key[i] < 0) return std::sort(pairs.begin(), pairs.end());
+            if (key[i] < 0) return std::nullopt;
             most[i] = std::max(most[i], static_cast<std::uint64_t>(key[i]));
         }
         most[arity] = std::max(most[arity], static_cast<std::uint64_t>(site));
@@ -46,36 +46,66 @@ void sort_pairs(std::vector<std::pair<Key, Site>>& pairs) {
     std::vector<int> width(arity + 1);
     int total = 0;
     for (std::size_t i = 0; i <= arity; ++i) total += width[i] = std::bit_width(most[i]);
-    if (total > 64) return std::sort(pairs.begin(), pairs.end());
+    if (total > 64) return std::nullopt;
+    return width;
+}
 
-    std::vector<std::pair<std::uint64_t, std::size_t>> order(pairs.size());
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
-        std::uint64_t code = 0;
-        const auto push = [&](int w, std::uint64_t v) { code = w ? (code << w) | v : code; };
-        for (std::size_t i = 0; i < arity; ++i)
-            push(width[i], static_cast<std::uint64_t>(pairs[k].first[i]));
-        push(width[arity], static_cast<std::uint64_t>(pairs[k].second));
-        order[k] = {code, k};
-    }
-    std::sort(order.begin(), order.end());
-    std::vector<std::pair<Key, Site>> sorted;
-    sorted.reserve(pairs.size());
-    for (const auto& [code, k] : order) sorted.push_back(std::move(pairs[k]));
-    pairs = std::move(sorted);
+// The low `w` bits of `code`, and `code` without them.
+std::uint64_t low_bits(std::uint64_t code, int w) {
+    return w == 0 ? 0 : w == 64 ? code : code & ((std::uint64_t{1} << w) - 1);
+}
+std::uint64_t high_bits(std::uint64_t code, int w) {
+    return w == 64 ? 0 : code >> w;
 }
 
 }  // namespace
 
 SiteMap SiteMap::from_pairs(std::vector<std::pair<Key, Site>> pairs) {
-    sort_pairs(pairs);
     SiteMap map;
+    if (pairs.empty()) return map;
     std::vector<Site> held;
-    for (std::size_t i = 0; i < pairs.size();) {
+    const std::optional<std::vector<int>> width = packed_widths(pairs);
+    if (!width) {
+        std::sort(pairs.begin(), pairs.end());
+        for (std::size_t i = 0; i < pairs.size();) {
+            held.clear();
+            std::size_t j = i;
+            for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j)
+                held.push_back(pairs[j].second);
+            map.append(pairs[i].first, held);
+            i = j;
+        }
+        return map;
+    }
+    // Sort the codes, then read each distinct key back from its code once.
+    const std::size_t arity = width->size() - 1;
+    const int site_width = width->back();
+    std::vector<std::uint64_t> codes;
+    codes.reserve(pairs.size());
+    for (const auto& [key, site] : pairs) {
+        std::uint64_t code = 0;
+        for (std::size_t i = 0; i < arity; ++i)
+            if ((*width)[i]) code = (code << (*width)[i]) | static_cast<std::uint64_t>(key[i]);
+        if (site_width) code = (code << site_width) | static_cast<std::uint64_t>(site);
+        codes.push_back(code);
+    }
+    pairs = {};
+    std::sort(codes.begin(), codes.end());
+    Key key(arity);
+    for (std::size_t i = 0; i < codes.size();) {
+        const std::uint64_t group = high_bits(codes[i], site_width);
         held.clear();
         std::size_t j = i;
-        for (; j < pairs.size() && pairs[j].first == pairs[i].first; ++j)
-            held.push_back(pairs[j].second);
-        map.append(pairs[i].first, held);
+        for (; j < codes.size() && high_bits(codes[j], site_width) == group; ++j) {
+            const auto site = static_cast<Site>(low_bits(codes[j], site_width));
+            if (held.empty() || held.back() != site) held.push_back(site);
+        }
+        std::uint64_t rest = group;
+        for (std::size_t p = arity; p-- > 0;) {
+            key[p] = static_cast<std::int64_t>(low_bits(rest, (*width)[p]));
+            rest = high_bits(rest, (*width)[p]);
+        }
+        map.append(key, held);
         i = j;
     }
     return map;
@@ -89,6 +119,12 @@ void SiteMap::check_follows(const Key& key) const {
 
 void SiteMap::append(const Key& key, std::span<const Site> sites) {
     check_follows(key);
+    if (sites.size() == 1 && !ranges_.empty() && ranges_.back().count == 1 &&
+        sites_[ranges_.back().first] == sites.front()) {  // one site, as the tuple before it
+        ranges_.push_back(ranges_.back());
+        keys_.push_back(key);
+        return;
+    }
     const std::size_t first = sites_.size();
     sites_.insert(sites_.end(), sites.begin(), sites.end());
     const auto begin = sites_.begin() + static_cast<std::ptrdiff_t>(first);

@@ -32,13 +32,15 @@ SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
     SiteMap map;
     map.reserve(keys.size());
     std::vector<Site> held;
+    Key last;                    // a copy: a box's iterator hands out one key it changes in place
     for (const Key& k : keys) {  // ascending, as SiteMap::append needs
-        if (placement.kind() == Placement::Kind::All && !map.empty()) {
-            map.append(k);  // every tuple on every site: one list for them all
-            continue;
+        if (!map.empty() && placement.places_alike(k, last)) {
+            map.append(k);  // where the last one is (All: one list for every tuple)
+        } else {
+            placement.sites(k, sites, held);
+            map.append(k, held);
+            last = k;
         }
-        placement.sites(k, sites, held);
-        map.append(k, held);
     }
     return map;
 }
@@ -68,6 +70,34 @@ TransferTally::TransferTally(int sites, std::size_t key_arity, std::size_t tile_
 void TransferTally::outside(Site sender, Site receiver) const {
     const Site bad = sender < 0 || sender >= sites_ ? sender : receiver;
     fail("site " + std::to_string(bad) + " is outside 0.." + std::to_string(sites_ - 1));
+}
+
+void TransferTally::copies_to(std::span<const Site> senders, std::span<const Site> receivers,
+                              std::int64_t count) {
+    if (senders.size() != 1) {  // walk the receivers against the senders, both ascending
+        auto held = senders.begin();
+        for (Site receiver : receivers) {
+            while (held != senders.end() && *held < receiver) ++held;
+            if (held != senders.end() && *held == receiver) continue;  // keeps its copy
+            copy(sender_for_sorted(senders, receiver), receiver, count);
+        }
+        return;
+    }
+    // One sender (a partitioned relation's tuple): its row and count once for all receivers.
+    const Site sender = senders.front();
+    const auto n = static_cast<unsigned>(sites_);
+    if (static_cast<unsigned>(sender) >= n) outside(sender, 0);
+    std::vector<std::uint64_t>& row = sends_of(static_cast<std::size_t>(sender));
+    std::int64_t sent = 0;
+    for (Site receiver : receivers) {
+        if (receiver == sender) continue;
+        if (static_cast<unsigned>(receiver) >= n) outside(sender, receiver);
+        const auto r = static_cast<std::size_t>(receiver);
+        received_copies_[r] += count;
+        row[r / 64] |= std::uint64_t{1} << (r % 64);
+        sent += count;
+    }
+    sent_copies_[static_cast<std::size_t>(sender)] += sent;
 }
 
 Transfer TransferTally::finish() {
@@ -131,14 +161,12 @@ Transfer broadcast(const SiteMap& from, std::size_t key_arity, std::size_t tile_
     };
     std::sort(lists.begin(), lists.end(), less);
     TransferTally tally(sites, key_arity, tile_bytes);
+    std::vector<Site> everyone(static_cast<std::size_t>(sites));
+    for (Site s = 0; s < sites; ++s) everyone[static_cast<std::size_t>(s)] = s;
     for (std::size_t i = 0; i < lists.size();) {
         std::size_t j = i + 1;
         while (j < lists.size() && !less(lists[i], lists[j])) ++j;
-        const std::span<const Site> senders = lists[i];
-        for (Site receiver = 0; receiver < sites; ++receiver)
-            if (!std::binary_search(senders.begin(), senders.end(), receiver))
-                tally.copy(sender_for_sorted(senders, receiver), receiver,
-                           static_cast<std::int64_t>(j - i));
+        tally.copies_to(lists[i], everyone, static_cast<std::int64_t>(j - i));
         i = j;
     }
     return tally.finish();
@@ -153,18 +181,34 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
         fail("cannot move a relation to an unknown placement");
     if (to.kind() == Placement::Kind::All) return broadcast(from, key_arity, tile_bytes, sites);
     TransferTally tally(sites, key_arity, tile_bytes);
-    std::vector<Site> receivers;
+    // Consecutive tuples held on the same sites and bound for the same sites move alike: a run
+    // of them is tallied at once (a grid row's tiles from one sender, say), and the receivers
+    // are computed again only for a key that `to` places elsewhere.
+    std::vector<Site> receivers;  // where `to` puts *placed
+    const Key* placed = nullptr;
+    std::span<const Site> run_senders;
+    std::int64_t run = 0;  // tuples from run_senders to `receivers` not yet tallied
     for (const SiteMap::Entry tuple : from) {
         check_tuple(tuple, key_arity, sites);
         const std::span<const Site> senders = tuple.sites;  // ascending and distinct (SiteMap)
         if (senders.size() == static_cast<std::size_t>(sites)) continue;  // on every site already
-        to.sites(tuple.key, sites, receivers);
-        for (Site receiver : receivers) {
-            // A site that already holds the tuple keeps its copy: nothing travels.
-            if (std::binary_search(senders.begin(), senders.end(), receiver)) continue;
-            tally.copy(sender_for_sorted(senders, receiver), receiver);
+        const bool same_receivers = placed && to.places_alike(tuple.key, *placed);
+        const bool same_senders = senders.data() == run_senders.data()
+                                      ? senders.size() == run_senders.size()
+                                      : std::equal(senders.begin(), senders.end(),
+                                                   run_senders.begin(), run_senders.end());
+        if (run > 0 && !(same_receivers && same_senders)) {
+            tally.copies_to(run_senders, receivers, run);
+            run = 0;
         }
+        if (!same_receivers) {
+            to.sites(tuple.key, sites, receivers);
+            placed = &tuple.key;
+        }
+        if (run == 0) run_senders = senders;
+        ++run;
     }
+    if (run > 0) tally.copies_to(run_senders, receivers, run);
     return tally.finish();
 }
 

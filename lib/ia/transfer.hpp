@@ -78,15 +78,24 @@ class TransferTally {
         const auto s = static_cast<std::size_t>(sender), r = static_cast<std::size_t>(receiver);
         received_copies_[r] += count;
         sent_copies_[s] += count;
-        std::vector<std::uint64_t>& row = sends_to_[s];
-        if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
-        row[r / 64] |= std::uint64_t{1} << (r % 64);
+        sends_of(s)[r / 64] |= std::uint64_t{1} << (r % 64);
     }
+    // `count` copies of a tuple held on `senders` (ascending, distinct) to each of `receivers`
+    // (ascending, distinct) that does not hold it, each from sender_for_sorted(senders, receiver):
+    // one call per tuple (or run of alike tuples) instead of one per copy, the planner's
+    // innermost loop at 1024 sites.
+    void copies_to(std::span<const Site> senders, std::span<const Site> receivers,
+                   std::int64_t count = 1);
     // The totals, with one count header per communicating (sender, receiver) pair.
     Transfer finish();
 
   private:
     [[noreturn]] void outside(Site sender, Site receiver) const;  // throws naming the site
+    std::vector<std::uint64_t>& sends_of(std::size_t sender) {    // its row, made at first use
+        std::vector<std::uint64_t>& row = sends_to_[sender];
+        if (row.empty()) row.assign((static_cast<std::size_t>(sites_) + 63) / 64, 0);
+        return row;
+    }
 
     int sites_;
     std::int64_t tile_, key_bytes_;

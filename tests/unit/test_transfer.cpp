@@ -1,5 +1,6 @@
 // The exact transfer model (payload, overhead contract, senders, per-site counts), resident
 // bytes, and the paper's section 5.3 model reproducing Table 4 of the TRA paper.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <map>
@@ -127,6 +128,82 @@ TEST_CASE("explicit holders and Unknown", "[transfer]") {
     CHECK_THROWS_AS(exact_transfer(SiteMap{{Key{0}, {5}}}, 1, 1, Placement::all(), 2), Error);
 }
 
+namespace {
+
+// The contract of transfer.hpp written out copy by copy: every receiver that lacks a tuple gets
+// one copy from sender_for; one count header per communicating pair.
+Transfer by_definition(const SiteMap& from, std::size_t arity, std::size_t tile,
+                       const Placement& to, int sites) {
+    TransferTally tally(sites, arity, tile);
+    for (const auto& [key, held] : from)
+        for (Site r : to.sites(key, sites))
+            if (std::find(held.begin(), held.end(), r) == held.end())
+                tally.copy(sender_for(held, r), r);
+    return tally.finish();
+}
+
+void check_same(const Transfer& got, const Transfer& want) {
+    CHECK(got.payload_bytes == want.payload_bytes);
+    CHECK(got.overhead_bytes == want.overhead_bytes);
+    CHECK(got.tuples_moved == want.tuples_moved);
+    CHECK(got.pairs == want.pairs);
+    CHECK(got.received_payload == want.received_payload);
+    CHECK(got.received_overhead == want.received_overhead);
+    CHECK(got.sent_payload == want.sent_payload);
+    CHECK(got.sent_overhead == want.sent_overhead);
+    CHECK(got.sent_messages == want.sent_messages);
+    CHECK(got.received_messages == want.received_messages);
+}
+
+}  // namespace
+
+TEST_CASE("moves tallied in runs of alike tuples match the contract copy by copy", "[transfer]") {
+    // exact_transfer tallies consecutive tuples with the same holders and receivers at once and
+    // skips recomputing receivers for keys the target places alike; holders() shares the sites
+    // of keys the source places alike. Random holders (runs of one list, single and several
+    // senders, some on every site) and every kind of target, against the definition.
+    std::uint64_t state = 99;
+    const auto next = [&](int below) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<int>((state >> 17) % static_cast<std::uint64_t>(below));
+    };
+    for (const int sites : {1, 3, 7, 70}) {
+        const std::vector<Placement> targets = {
+            Placement::part({0}),
+            Placement::part({2, 0}),
+            Placement::part({1}),
+            Placement::all(),
+            Placement::grid(0, 2, 1, sites, R::AlongColumn),
+            Placement::grid(1, 2, sites >= 6 ? 2 : 1, sites >= 6 ? 3 : 1, R::AlongRow),
+            Placement::layered_grid(0, 2, 1, 1, 1, sites, R::None),
+        };
+        SiteMap held;
+        std::vector<Site> list;
+        for (const Key& key : KeySet::box(Frontier{3, 4, 5})) {
+            if (held.empty() || next(3) == 0) {  // a new list, else the run goes on
+                list.clear();
+                const int n = next(4) == 0 ? sites : 1 + next(std::min(sites, 3));
+                for (int i = 0; i < n; ++i) list.push_back(n == sites ? i : next(sites));
+                held.append(key, list);
+            } else {
+                held.append(key);
+            }
+        }
+        for (const Placement& to : targets) {
+            INFO(sites << " sites, to " << to.str());
+            check_same(exact_transfer(held, 3, 100, to, sites),
+                       by_definition(held, 3, 100, to, sites));
+            // holders() of a box under a placement: each key where the placement puts it.
+            if (to.kind() == Placement::Kind::All) continue;
+            const KeySet box = KeySet::box(Frontier{3, 4, 5});
+            const SiteMap placed = holders(box, to, sites);
+            REQUIRE(placed.size() == box.size());
+            for (const auto& [key, on] : placed)
+                CHECK(std::vector<Site>(on.begin(), on.end()) == to.sites(key, sites));
+        }
+    }
+}
+
 TEST_CASE("resident bytes per site", "[transfer]") {
     CHECK(resident_bytes(k4x4, kTile, Placement::part({0}), 3) ==
           std::vector<std::int64_t>{8 * 8192, 4 * 8192, 4 * 8192});
@@ -191,6 +268,7 @@ TEST_CASE("site maps from pairs: packed and compared keys sort alike", "[transfe
     // must give the map of the definition (each key's distinct sites, keys ascending).
     const std::vector<std::vector<std::int64_t>> ranges = {
         {3, 7, 2},                                          // packed
+        {1, 5, 1},                                          // packed, zero-width positions
         {1000, 1, 1000000},                                 // packed, uneven widths
         {std::int64_t{1} << 40, 5, std::int64_t{1} << 30},  // too wide to pack
     };
