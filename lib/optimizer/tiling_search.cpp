@@ -313,6 +313,28 @@ class TilingSearch {
         return out;
     }
 
+    // Where the moves above are stuck: each class alone four times and a quarter as finely
+    // cut. A class whose best cut is a whole tile per site (a contraction split into exactly
+    // `sites` pieces, each product local) can lie two doublings away behind a worse one.
+    std::vector<Choice> jumps(const Choice& at) const {
+        std::vector<Choice> out;
+        for (std::size_t c = 0; c < at.size(); ++c)
+            for (double factor : {4.0, 0.25}) {
+                Choice n = at;
+                n[c] = scaled(c, at[c], factor);
+                if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+            }
+        return out;
+    }
+
+    // The best of `batch` (planned) when better than `best`, which it then becomes.
+    std::optional<Choice> best_of(const std::vector<Choice>& batch, const Lead*& best) const {
+        std::optional<Choice> move;
+        for (const Choice& n : batch)
+            if (const Lead* p = lead_of(n); better(p, best)) best = p, move = n;
+        return move;
+    }
+
     void descend() {
         // Start near sqrt(sites) tiles per dimension: sites tiles for a matrix.
         const double target = std::sqrt(static_cast<double>(request_.sites));
@@ -334,14 +356,16 @@ class TilingSearch {
         }
         plan({at});
         const Lead* best = lead_of(at);
-        for (int step = 0; step < 64; ++step) {
+        const auto try_moves = [&](const std::vector<Choice>& candidates) {
             std::vector<Choice> batch;
-            for (const Choice& n : moves(at))
+            for (const Choice& n : candidates)
                 if (allowed(n)) batch.push_back(n);
             plan(batch);
-            std::optional<Choice> move;
-            for (const Choice& n : batch)
-                if (const Lead* p = lead_of(n); better(p, best)) best = p, move = n;
+            return best_of(batch, best);
+        };
+        for (int step = 0; step < 64; ++step) {
+            std::optional<Choice> move = try_moves(moves(at));
+            if (!move) move = try_moves(jumps(at));
             if (!move) break;
             at = *move;
         }

@@ -208,6 +208,28 @@ TEST_CASE("tiling search: the descent's first plan is within 1.10x of the best t
     }
 }
 
+TEST_CASE("tiling search: the descent leaves a local optimum two doublings wide", "[tiling]") {
+    // EinDecomp's skewed chain at 16 sites: D E's contraction (12800) is best cut into 16
+    // pieces, one product per site then a pre-aggregation. From 4 pieces, 8 predict slower
+    // than 4, so doubling and halving alone stop there; a four-fold cut of one class finds it.
+    const std::string wf = TRA_SOURCE_DIR "/plans/eindecomp/chain-skewed-auto.yaml";
+    const Program loaded = workflow::load_workflow(wf);
+    const auto build = workflow::program_of_tiling(wf, workflow::LoadOptions{});
+    PlanRequest request = time_request(16);
+    const auto pinned_seconds = [&](std::int64_t d_rows, std::int64_t k) {
+        PlanRequest r = request;
+        r.tiling_pins = {{"D", Shape{d_rows, k}}};
+        return optimizer::rank_tiled_plans(loaded, build, r).plans.front().seconds;
+    };
+    const double four = pinned_seconds(64, 3200), eight = pinned_seconds(64, 1600),
+                 sixteen = pinned_seconds(64, 800);
+    CHECK(eight > four);  // the trap: one doubling from 4 pieces predicts slower
+    CHECK(sixteen < four);
+    const auto descent = optimizer::rank_tiled_plans(loaded, build, request, 0);
+    CAPTURE(descent.plans.front().name);
+    CHECK(descent.plans.front().seconds <= sixteen);
+}
+
 TEST_CASE("tiling search: the plans do not depend on how many threads plan the tilings",
           "[tiling]") {
     const std::int64_t n = 32;
