@@ -11,7 +11,8 @@
 //   search    every tiling when there are at most kExhaustiveTilings; otherwise a descent from
 //             about sqrt(sites) tiles per dimension: each step tries every class twice and
 //             half as finely cut, each class alone so, and each class one count finer and
-//             coarser, and moves to the best while that improves the first plan (under the
+//             coarser (where none improves, each class alone four times and a quarter as
+//             finely cut), and moves to the best while that improves the first plan (under the
 //             request's cost model). Each tiling is planned once; one whose program cannot be
 //             built (the tuple cap, a refused re-tiling) is skipped, and under the time model
 //             so is one whose compute alone (ia::compute_lower_bound) cannot beat the best
