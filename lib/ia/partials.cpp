@@ -1,9 +1,10 @@
 #include "ia/partials.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "core/error.hpp"
@@ -26,6 +27,14 @@ Site home_of(const Key& key, const Placement& to, int sites) {
             to.str());
     return to.home(key, sites);
 }
+
+struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+        std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+        for (std::int64_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
+        return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+};
 
 std::size_t index(Site s, int sites) {
     if (s < 0 || s >= sites)
@@ -56,7 +65,9 @@ bool spans_sites(const SiteMap& partials) {
 }
 
 bool groups_span_sites(const SiteMap& input, const KeyPositions& by) {
-    std::map<Key, Site> first_site;  // group -> a site holding one of its tuples
+    // group -> a site holding one of its tuples (hashed: asked for every aggregate's strategies)
+    std::unordered_map<Key, Site, KeyHash> first_site;
+    first_site.reserve(input.size());
     Key group(by.size());
     for (const auto& [key, held] : input) {
         for (std::size_t i = 0; i < by.size(); ++i) {

@@ -193,10 +193,11 @@ Transfer exact_transfer(const SiteMap& from, std::size_t key_arity, std::size_t 
         const std::span<const Site> senders = tuple.sites;  // ascending and distinct (SiteMap)
         if (senders.size() == static_cast<std::size_t>(sites)) continue;  // on every site already
         const bool same_receivers = placed && to.places_alike(tuple.key, *placed);
-        const bool same_senders = senders.data() == run_senders.data()
-                                      ? senders.size() == run_senders.size()
-                                      : std::equal(senders.begin(), senders.end(),
-                                                   run_senders.begin(), run_senders.end());
+        const bool same_senders =
+            senders.data() == run_senders.data()
+                ? senders.size() == run_senders.size()
+                : senders.size() == run_senders.size() && senders.front() == run_senders.front() &&
+                      std::equal(senders.begin(), senders.end(), run_senders.begin());
         if (run > 0 && !(same_receivers && same_senders)) {
             tally.copies_to(run_senders, receivers, run);
             run = 0;
