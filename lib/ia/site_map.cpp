@@ -137,7 +137,7 @@ void SiteMap::append(const Key& key, std::span<const Site> sites) {
     const Range added{first, sites_.size() - first};
     // Held where the tuple before it is: share that list.
     if (!ranges_.empty() && ranges_.back().count == added.count &&
-        sites_[ranges_.back().first] == *begin &&  // most lists differ at once
+        (added.count == 0 || sites_[ranges_.back().first] == *begin) &&  // most differ at once
         std::equal(begin, sites_.end(),
                    sites_.begin() + static_cast<std::ptrdiff_t>(ranges_.back().first))) {
         sites_.resize(first);
