@@ -119,8 +119,15 @@ void SiteMap::check_follows(const Key& key) const {
 
 void SiteMap::append(const Key& key, std::span<const Site> sites) {
     check_follows(key);
-    if (sites.size() == 1 && !ranges_.empty() && ranges_.back().count == 1 &&
-        sites_[ranges_.back().first] == sites.front()) {  // one site, as the tuple before it
+    // Whether `held` (ascending, distinct) are the last tuple's sites.
+    const auto held_as_last = [this](std::span<const Site> held) {
+        if (ranges_.empty() || ranges_.back().count != held.size()) return false;
+        const std::span<const Site> last = sites_of(ranges_.size() - 1);
+        return held.empty() || (last.front() == held.front() &&  // most lists differ at once
+                                std::equal(held.begin(), held.end(), last.begin()));
+    };
+    // Held where the tuple before it is (that list is ascending and distinct): share the list.
+    if (held_as_last(sites)) {
         ranges_.push_back(ranges_.back());
         keys_.push_back(key);
         return;
@@ -133,18 +140,15 @@ void SiteMap::append(const Key& key, std::span<const Site> sites) {
         std::adjacent_find(begin, sites_.end()) != sites_.end()) {
         std::sort(begin, sites_.end());
         sites_.erase(std::unique(begin, sites_.end()), sites_.end());
+        // Sorted and made distinct, they may now be the last tuple's sites.
+        if (held_as_last({sites_.data() + first, sites_.size() - first})) {
+            sites_.resize(first);
+            ranges_.push_back(ranges_.back());
+            keys_.push_back(key);
+            return;
+        }
     }
-    const Range added{first, sites_.size() - first};
-    // Held where the tuple before it is: share that list.
-    if (!ranges_.empty() && ranges_.back().count == added.count &&
-        (added.count == 0 || sites_[ranges_.back().first] == *begin) &&  // most differ at once
-        std::equal(begin, sites_.end(),
-                   sites_.begin() + static_cast<std::ptrdiff_t>(ranges_.back().first))) {
-        sites_.resize(first);
-        ranges_.push_back(ranges_.back());
-    } else {
-        ranges_.push_back(added);
-    }
+    ranges_.push_back(Range{first, sites_.size() - first});
     keys_.push_back(key);
 }
 

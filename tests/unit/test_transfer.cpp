@@ -318,12 +318,7 @@ TEST_CASE("shared costs give the numbers computed directly", "[transfer][shared_
                 for (const Placement& to : placements) {
                     const Transfer got = shared.box_transfer(box, 2, 100, from, to, S, *held);
                     const Transfer want = exact_transfer(KeySet::box(box), 2, 100, from, to, S);
-                    CHECK(got.payload_bytes == want.payload_bytes);
-                    CHECK(got.overhead_bytes == want.overhead_bytes);
-                    CHECK(got.pairs == want.pairs);
-                    CHECK(got.received_payload == want.received_payload);
-                    CHECK(got.sent_overhead == want.sent_overhead);
-                    CHECK(got.received_messages == want.received_messages);
+                    check_same(got, want);
                 }
             }
         // The same description asked again is the same object, not a copy (when it fits).
