@@ -24,6 +24,18 @@ std::vector<Kernel> argmin_kernels();       // argmin.cpp
 std::vector<Kernel> expression_kernels();   // expression_kernels.cpp
 Kernel einsum_kernel();                     // einsum.cpp
 Kernel diagonal_kernel();                   // diagonal.cpp
+Kernel fill_padding_kernel();               // fill_padding.cpp
+
+// fill_padding's parameters (spec "D:E", factor the value), shared by the CPU and GPU
+// implementations; nullopt when the parameters are not of that form.
+struct PaddingFill {
+    std::int64_t dim = 0, extent = 0;
+    double value = 0;
+    // The first index along `dim` of a tile of shape `tile` at `where` that lies past the
+    // extent: tile[dim] when none does, 0 when all do.
+    std::int64_t first_padded(const Shape& tile, const TilePosition& where) const;
+};
+std::optional<PaddingFill> parse_padding_fill(const KernelParams& params);
 
 // einsum's index arithmetic for operands of these shapes, shared by the CPU and GPU
 // implementations. Labels are numbered output labels first; a stride is 0 where an operand

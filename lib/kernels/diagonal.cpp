@@ -106,6 +106,7 @@ Kernel diagonal_kernel() {
     // Picking elements out commutes with every elementwise aggregation.
     k.properties.distributes_over = {"add", "max", "min", "mul"};
     k.properties.zero_preserving = true;  // picks elements out, so zeros stay zeros
+    k.properties.finite = true;
     k.summary =
         "the elements whose indices agree on each repeated label: "
         "{name: diagonal, spec: \"iij->ij\"} gives out[i, j] = in[i, i, j]";

@@ -356,6 +356,8 @@ Kernel einsum_kernel() {
         // join mul: a zero operand makes every product zero, and add, max and min of zeros
         // are 0.
         props.zero_annihilates = checked_spec(p).inputs.size() == 2 && p.join_op == "mul";
+        // Sums, products, differences, maxima and minima of finite values are finite.
+        props.finite = p.join_op != "div" && p.join_op != "expr";
         return props;
     };
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) {

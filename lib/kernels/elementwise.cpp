@@ -65,6 +65,7 @@ Kernel make_sub_row() {
     k.name = "sub_row";
     k.arity = 2;
     k.properties.zero_preserving = true;  // 0 - 0 == 0
+    k.properties.finite = true;
     k.summary = "subtracts a [c] vector from every row of an [r, c] tile";
     k.output_shape = [](std::span<const Shape> ops, const KernelParams&) {
         return sub_row_shape(ops);
@@ -98,6 +99,7 @@ std::vector<Kernel> elementwise_kernels() {
 
     KernelProperties add;
     add.zero_preserving = true;
+    add.finite = true;
     add.associative = add.commutative = true;
     add.identity = 0.0;
     // (a max b) + c == (a + c) max (b + c): adding a constant preserves order.
@@ -108,6 +110,7 @@ std::vector<Kernel> elementwise_kernels() {
     // add only from the left, so they list nothing (see KernelProperties::distributes_over).
     KernelProperties sub;
     sub.zero_preserving = true;
+    sub.finite = true;
     out.push_back(make_binary<SubOp>("sub", "elementwise difference a - b", sub));
     KernelProperties div;
     div.zero_preserving = false;
@@ -118,6 +121,7 @@ std::vector<Kernel> elementwise_kernels() {
     mul.identity = 1.0;
     mul.annihilator = 0.0;  // for finite elements: 0 * inf is NaN
     mul.zero_preserving = true;
+    mul.finite = true;
     mul.zero_annihilates = true;  // for finite elements, as the annihilator
     // Not over max/min: a negative factor turns max into min.
     mul.distributes_over = {"add"};
@@ -129,6 +133,7 @@ std::vector<Kernel> elementwise_kernels() {
     max.identity = -kInf;
     max.annihilator = kInf;
     max.zero_preserving = true;
+    max.finite = true;
     max.distributes_over = {"max", "min"};
     out.push_back(make_binary<MaxOp>("max", "elementwise maximum (NaN propagates)", max));
 
@@ -137,6 +142,7 @@ std::vector<Kernel> elementwise_kernels() {
     min.identity = kInf;
     min.annihilator = -kInf;
     min.zero_preserving = true;
+    min.finite = true;
     min.distributes_over = {"max", "min"};
     out.push_back(make_binary<MinOp>("min", "elementwise minimum (NaN propagates)", min));
 

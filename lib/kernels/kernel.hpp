@@ -55,6 +55,11 @@ struct KernelProperties {
     // both tiles are present, so absent tiles of sparse relations stay absent (an inner join).
     // Binary kernels; false when not known, which is always safe.
     bool zero_annihilates = false;
+    // f is finite wherever its operands are: no pole and no edge of its domain (not log, sqrt,
+    // rsqrt, reciprocal, div), overflow aside. A product whose factor is 0 is 0 only when the
+    // other factors are finite (0 * inf is NaN), so padding is followed through products only
+    // while it is finite (tra/tiling_classes.hpp). False when not known, which is always safe.
+    bool finite = false;
     // The kernel as a sum of products over its operands' tile dimensions, in einsum notation
     // ("mk,kn->mn" for matmul): one letter per tile dimension of each operand and of the output;
     // a letter in both operands and not in the output is summed over. Empty when the kernel is

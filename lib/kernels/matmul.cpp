@@ -70,6 +70,7 @@ Kernel make_product(const Variant& v) {
     k.properties.accumulates_with = "add";  // gemm with beta = 1
     k.properties.zero_preserving = true;    // sums of products of zeros
     k.properties.zero_annihilates = true;   // a zero operand makes every product zero
+    k.properties.finite = true;
     k.properties.sum_of_products = v.sum_of_products;
     // No annihilator: a zero A does give a zero product, but of another shape than A for
     // non-square tiles, so op(z, x) == z does not hold as the property states it.

@@ -136,6 +136,7 @@ std::vector<Kernel> reduction_kernels() {
     KernelProperties sums;
     sums.distributes_over = {"add"};  // sums are linear
     sums.zero_preserving = true;      // and sums of zeros are 0
+    sums.finite = true;
     out.push_back(make_matrix_kernel({"row_sum", "sums each row of an [r, c] tile -> [r]",
                                       row_shape, row_sum<float>, row_sum<double>},
                                      sums));
@@ -146,6 +147,7 @@ std::vector<Kernel> reduction_kernels() {
     KernelProperties softmax;
     softmax.requires_whole_rows = true;  // each row is normalised by its own total
     softmax.zero_preserving = false;     // a row of zeros becomes 1 / c everywhere
+    softmax.finite = true;
     out.push_back(make_matrix_kernel(
         {"softmax_rows", "softmax of each row of an [r, c] tile (numerically stable)", same,
          softmax_rows<float>, softmax_rows<double>},
@@ -154,6 +156,7 @@ std::vector<Kernel> reduction_kernels() {
     KernelProperties select;
     select.distributes_over = selection;
     select.zero_preserving = true;  // picks elements out, so zeros stay zeros
+    select.finite = true;
     out.push_back(make_matrix_kernel(
         {"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag", diag_shape,
          diag<float>, diag<double>},

@@ -20,7 +20,8 @@ const std::vector<Kernel>& registry() {
         for (auto part :
              {cpu::matmul_kernels(), cpu::elementwise_kernels(), cpu::unary_kernels(),
               cpu::reduction_kernels(), cpu::argmin_kernels(), cpu::expression_kernels(),
-              std::vector<Kernel>{cpu::einsum_kernel(), cpu::diagonal_kernel()}})
+              std::vector<Kernel>{cpu::einsum_kernel(), cpu::diagonal_kernel(),
+                                  cpu::fill_padding_kernel()}})
             for (Kernel& k : part) all.push_back(std::move(k));
 #if TRA_CUDA
         for (Kernel& k : all) {

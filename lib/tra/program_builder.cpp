@@ -361,8 +361,9 @@ NodeId ProgramBuilder::add_einsum(const std::string& name, const EinsumStep& ste
 }
 
 NodeId ProgramBuilder::add_softmax(const std::string& name, const std::string& input,
-                                   std::int64_t dim, bool log, const StepSource& src) {
-    return lower_softmax(*this, name, input, dim, log, src);
+                                   std::int64_t dim, bool log, const StepSource& src,
+                                   std::optional<std::int64_t> extent) {
+    return lower_softmax(*this, name, input, dim, log, src, extent);
 }
 
 std::optional<Error> ProgramBuilder::try_add_output(const std::string& relation, std::string file,

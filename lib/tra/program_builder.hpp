@@ -138,9 +138,11 @@ class ProgramBuilder {
     // Lowered to TRA (see einsum_lowering.hpp); the last node gets `name`.
     NodeId add_einsum(const std::string& name, const EinsumStep& step, const StepSource& src);
     // softmax (log: log_softmax) of `input` along its dimension `dim`, lowered to einsums
-    // (see softmax_lowering.hpp); the last node gets `name`.
+    // (see softmax_lowering.hpp); the last node gets `name`. `extent`: the dimension's extent
+    // where it may be padded (tile: auto), so that the lowering excludes the padding.
     NodeId add_softmax(const std::string& name, const std::string& input, std::int64_t dim,
-                       bool log, const StepSource& src);
+                       bool log, const StepSource& src,
+                       std::optional<std::int64_t> extent = std::nullopt);
 
     void add_output(const std::string& relation, std::string file, std::string dataset,
                     const StepSource& src, bool sparse = false) {

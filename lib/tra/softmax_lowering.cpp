@@ -1,11 +1,13 @@
 #include "tra/softmax_lowering.hpp"
 
+#include <limits>
 #include <vector>
 
 namespace tra {
 
 NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std::string& input,
-                     std::int64_t dim, bool log, const StepSource& src) {
+                     std::int64_t dim, bool log, const StepSource& src,
+                     std::optional<std::int64_t> extent) {
     const std::string op = log ? "log_softmax" : "softmax";
     const Node& n = builder.node(builder.lookup(input, src.at(op)));
     // Key position d must tile dimension d, with every tile present: the einsums below read
@@ -43,22 +45,40 @@ NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std
                       const std::string& agg) {
         return builder.add_einsum(out, EinsumStep{spec, std::move(inputs), join, agg}, sub);
     };
-    auto transform = [&](const std::string& out, const std::string& in, const std::string& kernel) {
-        return builder.add_transform(out, in, kernels::KernelCall(kernel), sub);
+    auto transform = [&](const std::string& out, const std::string& in,
+                         const kernels::KernelCall& kernel) {
+        return builder.add_transform(out, in, kernel, sub);
+    };
+    // Past `extent` along `dim`, the value `fill` (fill_padding).
+    const auto d = static_cast<std::size_t>(dim);
+    const bool padded = extent && *extent < n.frontier[d] * n.type.bound[d];
+    auto fill_padding = [&](double fill) {
+        kernels::KernelParams p;
+        p.spec = std::to_string(dim) + ":" + std::to_string(padded ? *extent : 0);
+        p.factor = fill;
+        return kernels::KernelCall("fill_padding", p);
     };
 
     const std::string max = name + ".max", shift = name + ".shift", exp = name + ".exp",
                       sum = name + ".sum";
-    einsum(max, reduce, {input}, "mul", "max");
-    einsum(shift, broadcast, {input, max}, "sub", "add");
-    transform(exp, shift, "exp");
+    std::string operand = input;
+    if (padded) {
+        operand = name + ".mask";
+        transform(operand, input, fill_padding(-std::numeric_limits<double>::infinity()));
+    }
+    einsum(max, reduce, {operand}, "mul", "max");
+    einsum(shift, broadcast, {operand, max}, "sub", "add");
+    transform(exp, shift, kernels::KernelCall("exp"));
     einsum(sum, reduce, {exp}, "mul", "add");
     if (!log) return einsum(name, broadcast, {exp, sum}, "div", "add");
     // log(softmax) = shift - log(sum), not log(exp / sum): an element whose exp underflows to 0
     // still gets its finite log.
     const std::string log_sum = name + ".log";
-    transform(log_sum, sum, "log");
-    return einsum(name, broadcast, {shift, log_sum}, "sub", "add");
+    transform(log_sum, sum, kernels::KernelCall("log"));
+    if (!padded) return einsum(name, broadcast, {shift, log_sum}, "sub", "add");
+    const std::string unfilled = name + ".log_softmax";
+    einsum(unfilled, broadcast, {shift, log_sum}, "sub", "add");
+    return transform(name, unfilled, fill_padding(0.0));
 }
 
 }  // namespace tra

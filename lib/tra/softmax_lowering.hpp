@@ -15,7 +15,15 @@
 //
 // The einsums lower further (NAME.max.tiles, ...). Workflow names cannot hold a dot, so these
 // never clash with a user's.
+//
+// A padded dimension (docs/workflow-format.md, "Padding": its last tile reaches past its extent
+// and holds zeros there) would put exp(0 - max) into every sum. Where the dimension is padded,
+// the operand is first filled with -inf past the extent (NAME.mask = transform fill_padding of
+// S): max ignores it, exp makes it 0, so the sums are exact and softmax holds zeros there. For
+// log_softmax, whose padding would be -inf, NAME.log_softmax = shift - NAME.log is filled with
+// 0 past the extent to give NAME: products with it stay exact (0 * -inf would be NaN).
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "tra/program_builder.hpp"
@@ -25,7 +33,9 @@ namespace tra {
 // `input` is written in field `softmax` (or `log_softmax`) of `src`, `dim` in field `dim`; a
 // dim out of range or an operand that is not a plain tensor is an Error located there, before
 // any node is added.
+// `extent`: the dimension's extent, where it may be padded.
 NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std::string& input,
-                     std::int64_t dim, bool log, const StepSource& src);
+                     std::int64_t dim, bool log, const StepSource& src,
+                     std::optional<std::int64_t> extent = std::nullopt);
 
 }  // namespace tra

@@ -40,6 +40,11 @@ std::vector<bool> TilingClasses::zeros_of(const std::string& relation) const {
     return z;
 }
 
+bool TilingClasses::finite_of(const std::string& relation) const {
+    const auto it = finite_.find(relation);
+    return it != finite_.end() && it->second;
+}
+
 std::vector<int> TilingClasses::dims_of(const std::string& relation) const {
     const std::size_t n = keys_of(relation).size();
     const auto it = dims_.find(relation);
@@ -82,13 +87,15 @@ void TilingClasses::add_input(const std::string& name, const Shape& shape,
             fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d, true}));
     inputs_.push_back({name, shape, tile});
     zeros_[name] = std::vector<bool>(keys.size(), true);
+    finite_[name] = true;
     ranks_[name] = shape.size();
     keys_[name] = std::move(keys);
 }
 
 namespace {
-// How an einsum's scalar join keeps zeros: a product is zero where one factor is; add, sub, max
-// and min where every operand is. An expression is not followed (no padding through it).
+// How an einsum's scalar join keeps zeros: a product is zero where one factor is (and the others
+// are finite); add, sub, max and min where every operand is. An expression is not followed (no
+// padding through it).
 bool join_annihilates(const EinsumStep& step) {
     return step.join_expr.empty() && step.join_op == "mul";
 }
@@ -114,12 +121,14 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         // with zeros).
         std::map<char, std::vector<int>> carriers;
         std::map<char, bool> zero_seen, everywhere;
+        bool finite = step.join_expr.empty() && step.join_op != "div";
         for (const std::string& labels : spec->operands)
             for (const char c : labels) everywhere[c] = true;
         for (std::size_t i = 0; i < operands.size(); ++i) {
             const std::vector<int> keys = keys_of(operands[i]);
             const std::vector<bool> zeros = zeros_of(operands[i]);
             const bool followed = keys.size() == spec->operands[i].size();
+            finite = finite && finite_of(operands[i]);
             for (auto& [c, all] : everywhere)
                 if (!followed || spec->operands[i].find(c) == std::string::npos) all = false;
             if (!followed) continue;
@@ -136,8 +145,10 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
             }
         }
         auto padding_zero = [&](char c) {
-            return join_annihilates(step) ? zero_seen[c] : join_preserves(step) && everywhere[c];
+            return (join_preserves(step) && everywhere[c]) ||
+                   (join_annihilates(step) && zero_seen[c] && finite);
         };
+        finite_[name] = finite;
         // A contracted label's padded entries are summed with the real ones: exact when the
         // joined values are zero there and the reduction is a sum.
         for (const auto& [c, slots] : carriers)
@@ -187,10 +198,11 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
         aligned = left_keys[p] == p && right_keys[p] == p;
     if (aligned) {
         const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
+        const bool finite = finite_of(left) && finite_of(right);
         std::vector<bool> zeros(out.size());
         for (std::size_t p = 0; p < zeros.size(); ++p)
-            zeros[p] =
-                props.zero_annihilates ? zl[p] || zr[p] : props.zero_preserving && zl[p] && zr[p];
+            zeros[p] = (props.zero_preserving && zl[p] && zr[p]) ||
+                       (props.zero_annihilates && finite && (zl[p] || zr[p]));
         zeros_[name] = std::move(zeros);
         dims_[name] = dims_of(left);
         if (const auto rank = rank_of(left)) ranks_[name] = *rank;
@@ -199,6 +211,7 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
         no_padding(r);
         zeros_[name] = std::vector<bool>(out.size(), false);
     }
+    finite_[name] = finite_of(left) && finite_of(right) && props.finite;
     keys_[name] = std::move(out);
 }
 
@@ -234,9 +247,14 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
                   : c != 0 && letters[1 - o].find(c) != std::string::npos)
                 return false;
         }
-    // Summed letters: the padded entries enter the sums, exact where either factor is zero. Kept
-    // letters: the product's padding is zero where its operand's is (a product with a zero).
+    // Summed letters: the padded entries enter the sums, exact where either factor is zero (and
+    // the other finite). Kept letters: the product's padding is zero where its operand's is (a
+    // product with a zero).
     const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
+    const bool fl = finite_of(left), fr = finite_of(right);
+    auto product_zero = [&](bool left_zero, bool right_zero) {
+        return (left_zero && right_zero) || (left_zero && fr) || (right_zero && fl);
+    };
     const std::vector<int> kl = keys_of(left), kr = keys_of(right);
     std::vector<bool> zeros;
     std::vector<int> dims;
@@ -248,13 +266,13 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
     for (std::size_t p = 0; p < letter[0].size(); ++p) {
         const char c = letter[0][p];
         const std::optional<std::size_t> q = joined_to(0, p);
-        const bool zero = zl[p] || (q && zr[*q]);
+        const bool zero = product_zero(zl[p], q && zr[*q]);
         if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero)
             no_padding({kl[p], kr[*q]});
         output_position(c, zero);
     }
     for (std::size_t p = 0; p < letter[1].size(); ++p)
-        if (!joined_to(1, p)) output_position(letter[1][p], zr[p]);
+        if (!joined_to(1, p)) output_position(letter[1][p], product_zero(false, zr[p]));
     zeros_[name] = std::move(zeros);
     dims_[name] = std::move(dims);
     ranks_[name] = out_letters.size();
@@ -286,6 +304,7 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
     keys_[name] = std::move(out);
     dims_[name] = std::move(dims);
     zeros_[name] = std::move(zeros);
+    finite_[name] = finite_of(operand) && props.finite;
     if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
 }
 
@@ -303,15 +322,20 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
     for (std::size_t p = 0; p < zeros.size(); ++p)
         zeros[p] = zeros[p] && props.elementwise && props.zero_preserving;
     zeros_[name] = std::move(zeros);
+    finite_[name] = finite_of(operand) && props.finite;
 }
 
 void TilingClasses::add_softmax(const std::string& name, const std::string& operand,
                                 std::int64_t dim) {
     const std::vector<int> keys = keys_of(operand);
-    // exp(0) = 1 in the padding along `dim` would enter the sum; along the others the padded
-    // rows are softmaxes of zeros, not zeros.
+    // Along `dim` the lowering fills the padding with -inf, whose exp is 0: the sum is exact,
+    // and the result holds zeros there (log_softmax's -inf is filled with 0 again). Along the
+    // others the padded rows are softmaxes of whatever they hold, not zeros.
+    std::vector<bool> zeros(keys.size(), false);
     if (dim >= 0 && static_cast<std::size_t>(dim) < keys.size())
-        no_padding({keys[static_cast<std::size_t>(dim)]});
+        zeros[static_cast<std::size_t>(dim)] = true;
+    zeros_[name] = std::move(zeros);
+    finite_[name] = finite_of(operand);
     keys_[name] = keys;
     dims_[name] = dims_of(operand);
     if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
@@ -386,6 +410,14 @@ TilingSpace TilingClasses::space() const {
     }
     for (TileClass& c : space.classes) c.paddable = c.paddable && !c.fixed;
     return space;
+}
+
+std::optional<std::int64_t> TilingClasses::padded_extent(const std::string& relation,
+                                                         std::size_t position) const {
+    const std::vector<int> keys = keys_of(relation);
+    if (position >= keys.size() || keys[position] < 0 || !paddable(keys[position]))
+        return std::nullopt;
+    return slots_[find(keys[position])].extent;
 }
 
 void TilingClasses::crop_outputs(Program& program) const {

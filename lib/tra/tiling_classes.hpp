@@ -16,16 +16,19 @@
 // Padding (docs/workflow-format.md, "Padding"): a class may take a tile that does not divide
 // its extent when padding it is exact. The tracker follows, per key position of each relation,
 // whether the padding holds zeros (inputs: yes), from the kernels' properties: a product is zero
-// where any factor is (mul, zero-annihilating, and a join whose kernel is a sum of products:
-// KernelProperties::sum_of_products), add/sub/max/min where every operand is (zero-preserving),
+// where any factor is and the others are finite (mul, zero-annihilating, and a join whose kernel
+// is a sum of products: KernelProperties::sum_of_products; 0 * inf is NaN, so the tracker also
+// follows whether each relation's padding is finite, KernelProperties::finite), add/sub/max/min
+// where every operand is (zero-preserving),
 // an element-wise transform where f(0) = 0, an aggregate's kept positions. Each key position
 // also records the tile dimension it cuts (a matmul join's summed position cuts none). A class
 // is paddable when every step that mixes its padded entries with real ones sums zeros: an
 // einsum's contracted label or a sum-of-products join's summed letter whose products are zero
 // there, with agg add; an aggregate by a sum (identity 0) that drops a position cutting a tile
-// dimension. Steps it cannot follow that way (other aggregates, joins with other kernels,
-// softmax along it, a loop's carry) make the classes they reach unpaddable. Padded entries that
-// are never mixed are cropped on output.
+// dimension; a softmax along it (its lowering fills the padding with -inf, max's identity, and
+// the result holds zeros there). Steps it cannot follow that way (other aggregates, joins with
+// other kernels, a loop's carry) make the classes they reach unpaddable. Padded entries that are
+// never mixed are cropped on output.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -53,7 +56,8 @@ class TilingClasses {
                        const kernels::KernelCall& kernel);
     void add_transform(const std::string& name, const std::string& operand,
                        const kernels::KernelCall& kernel, const SourceLocation& where);
-    // softmax / log_softmax along `dim`: the key is the operand's.
+    // softmax / log_softmax along `dim`: the key is the operand's. Padding along `dim` is
+    // exact: the lowering fills it with -inf before the max (softmax_lowering.hpp).
     void add_softmax(const std::string& name, const std::string& operand, std::int64_t dim);
     // A loop's carry: the input takes the step's value, so their key positions are cut alike.
     void add_carry(const std::string& input, const std::string& step);
@@ -66,6 +70,11 @@ class TilingClasses {
     // The auto inputs and their classes. Throws Error (BadInput) at the first tiling-dependent
     // step that an auto dimension reaches, naming the step, the input and the dimension.
     TilingSpace space() const;
+    // The extent of the class that key position `position` of `relation` tiles, when that
+    // class may be padded (the build pass asks it: a padded tile reaches past it); nullopt
+    // otherwise.
+    std::optional<std::int64_t> padded_extent(const std::string& relation,
+                                              std::size_t position) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
     void crop_outputs(Program& program) const;
@@ -88,6 +97,7 @@ class TilingClasses {
     void unite(int a, int b);
     std::vector<int> keys_of(const std::string& relation) const;
     std::vector<bool> zeros_of(const std::string& relation) const;
+    bool finite_of(const std::string& relation) const;
     std::vector<int> dims_of(const std::string& relation) const;
     std::optional<std::size_t> rank_of(const std::string& relation) const;  // nullopt: unknown
     // Key position d cuts tile dimension d, for every d of its tiles.
@@ -108,6 +118,9 @@ class TilingClasses {
     std::map<std::string, std::vector<int>> keys_;  // relation -> slot per key position, -1 opaque
     // relation -> per key position: its padding holds zeros
     std::map<std::string, std::vector<bool>> zeros_;
+    // relation -> every padded entry is finite (KernelProperties::finite): a product with a
+    // zero factor is zero only then
+    std::map<std::string, bool> finite_;
     // relation -> per key position: the tile dimension it cuts, -1 none (a join's summed
     // positions); absent: position d cuts dimension d
     std::map<std::string, std::vector<int>> dims_;

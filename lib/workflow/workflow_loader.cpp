@@ -276,8 +276,11 @@ public:
             body.allow_only({op, "dim"});
             if (probe_)
                 return classes_.add_softmax(name, operand(body.at(op)), body.at("dim").as_int());
-            b.add_softmax(name, operand(body.at(op)), body.at("dim").as_int(), op == "log_softmax",
-                          src);
+            const std::string of = operand(body.at(op));
+            const auto dim = body.at("dim").as_int();
+            b.add_softmax(name, of, dim, op == "log_softmax", src,
+                          dim < 0 ? std::nullopt
+                                  : classes_.padded_extent(of, static_cast<std::size_t>(dim)));
         } else {
             body.allow_only({"einsum", "inputs", "join", "agg"});
             EinsumStep step;

@@ -80,6 +80,16 @@ std::map<std::string, std::vector<Case>> cases() {
     Case argmin = on({{13, 700}});
     argmin.where = {Key{1, 2}, Frontier{3, 4}};
     c["argmin"] = {argmin};
+    // The last column tile of a tensor 1500 wide (1400..2099), and a row tile half past 20.
+    KernelParams columns, rows;
+    columns.spec = "1:1500";
+    columns.factor = -std::numeric_limits<double>::infinity();
+    rows.spec = "0:20";
+    rows.factor = 0.0;
+    Case fill_columns = on({{13, 700}}, columns), fill_rows = on({{13, 700}}, rows);
+    fill_columns.where = {Key{1, 2}, Frontier{3, 3}};
+    fill_rows.where = {Key{1, 0}, Frontier{2, 1}};
+    c["fill_padding"] = {fill_columns, fill_rows};
     c["min_index"] = {on({{2}, {2}})};
     // Every function and operator of the expression language, on values inside their domains.
     KernelParams expr, expr_join, expr_const;

@@ -25,7 +25,8 @@ TEST_CASE("registry lists every kernel once, by name") {
         "min",     "min_index",    "mul",     "relu",      "relu_grad",  "row_sum",   "scale",
         "sigmoid", "softmax_rows", "sub",     "sub_row",   "tanh",       "transpose", "sqrt",
         "rsqrt",   "square",       "abs",     "neg",       "reciprocal", "gelu",      "gelu_tanh",
-        "silu",    "softplus",     "sin",     "cos",       "expr",       "expr_join"};
+        "silu",    "softplus",     "sin",     "cos",       "expr",       "expr_join",
+        "fill_padding"};
     std::sort(expected.begin(), expected.end());
     CHECK(names == expected);
     CHECK(find_kernel("nope") == nullptr);

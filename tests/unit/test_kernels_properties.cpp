@@ -51,6 +51,11 @@ std::vector<ZeroCase> zero_cases(const Kernel& k) {
     // argmin away from the origin: a zero tile's index is then not 0.
     if (n == "argmin") return {{KernelCall(n), {{2, 4}}, {Key{1, 2}, Frontier{2, 3}}}};
     if (n == "sub_row") return {{KernelCall(n), {{3, 4}, {4}}, {}}};
+    if (n == "fill_padding") {  // columns 4..7 of a tensor 6 wide: the last two are padding
+        KernelParams p = spec_params("1:6");
+        p.factor = -kInf;
+        return {{KernelCall(n, p), {{3, 4}}, {Key{0, 1}, Frontier{1, 2}}}};
+    }
     // An expression's f(0) = 0 depends on its text: some of each kind.
     const auto expr = [](const char* kernel, const char* text) {
         KernelParams p;
@@ -92,6 +97,38 @@ TEST_CASE("zero_preserving says what a kernel makes of tiles of zeros") {
             }
     // The kernel-wide answer of a kernel whose calls differ is the safe one.
     CHECK_FALSE(find_kernel("einsum")->properties.zero_preserving);
+}
+
+TEST_CASE("finite says a kernel keeps finite operands finite") {
+    // Every kernel, on zeros and on values of both signs: a kernel that declares `finite` gives
+    // only finite values (padding is followed through products on that claim, tiling_classes),
+    // and those that make infinities or NaN of such operands (log(0), sqrt(-1), 1 / 0, 0 / 0)
+    // do not declare it.
+    for (const Kernel* k : all_kernels())
+        for (const ZeroCase& c : zero_cases(*k))
+            for (DType d : kDtypes) {
+                INFO(c.call.str() << " " << name_of(d));
+                bool all_finite = true;
+                for (const double lo : {0.0, -2.0}) {
+                    std::vector<Tile> tiles;
+                    unsigned seed = 3;
+                    for (const Shape& s : c.shapes)
+                        tiles.push_back(lo == 0.0 ? filled(d, s, 0.0)
+                                                  : random_tile(d, s, lo, 2.0, seed++));
+                    std::vector<const Tile*> ops;
+                    for (const Tile& t : tiles) ops.push_back(&t);
+                    const Tile out = run(c.call, ops, c.where);
+                    for (std::int64_t i = 0; i < out.elements(); ++i)
+                        all_finite = all_finite && std::isfinite(out.get(i));
+                }
+                if (c.call.properties().finite) CHECK(all_finite);
+            }
+    for (const char* n : {"log", "sqrt", "rsqrt", "reciprocal", "div", "fill_padding"})
+        CHECK_FALSE(find_kernel(n)->properties.finite);
+    for (const char* n : {"add", "sub", "mul", "max", "min", "matmul", "sigmoid", "exp", "relu"})
+        CHECK(find_kernel(n)->properties.finite);
+    CHECK_FALSE(KernelCall("einsum", spec_params("ij,ij->ij", "div", "add")).properties().finite);
+    CHECK(KernelCall("einsum", spec_params("ik,kj->ij")).properties().finite);
 }
 
 TEST_CASE("algebraic properties hold numerically") {

@@ -387,17 +387,53 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         CHECK(paddable(e, "A", 0));
         CHECK_FALSE(paddable(e, "A", 1));
     }
-    SECTION("joins with other kernels, softmax along it and carries are not followed") {
+    SECTION("a zero factor makes a zero product only when the other is finite") {
+        TilingClasses c;  // log(0) = -inf in L's padding, and 0 * -inf is NaN
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("Y", Shape{37, 50}, {0, 0});
+        c.add_transform("L", "A", kernels::KernelCall("log"), kStep);
+        c.add_einsum("x", einsum_step("ij,ij->i", {"Y", "L"}));  // sums j
+        CHECK(paddable(c, "A", 0));
+        CHECK_FALSE(paddable(c, "A", 1));
+        TilingClasses m;  // the same through a matrix product and an element-wise join
+        m.add_input("A", Shape{37, 50}, {0, 0});
+        m.add_input("B", Shape{50, 29}, {0, 0});
+        m.add_input("D", Shape{37, 50}, {0, 0});
+        m.add_transform("R", "B", kernels::KernelCall("reciprocal"), kStep);  // 1 / 0 = inf
+        m.add_join("AR", "A", "R", {1}, {0}, kernels::KernelCall("matmul"), kStep);
+        m.add_transform("Q", "A", kernels::KernelCall("rsqrt"), kStep);
+        m.add_join("DQ", "D", "Q", {0, 1}, {0, 1}, kernels::KernelCall("mul"), kStep);
+        m.add_aggregate("s", "DQ", {0}, kernels::KernelCall("add"));  // sums DQ's padded columns
+        CHECK_FALSE(paddable(m, "A", 1));
+        CHECK_FALSE(paddable(m, "B", 0));
+        CHECK(paddable(m, "B", 1));
+        CHECK(paddable(m, "A", 0));  // AR's rows: padded entries of R never meet A's
+    }
+    SECTION("softmax along a padded dimension: its padding holds zeros") {
+        TilingClasses c;  // cross-entropy over a padded vocabulary
+        c.add_input("Z", Shape{37, 101}, {0, 0});
+        c.add_input("Y", Shape{37, 101}, {0, 0});
+        c.add_softmax("P", "Z", 1);
+        c.add_softmax("LP", "Z", 1);  // log_softmax: its -inf is filled with 0 again
+        c.add_einsum("x", einsum_step("bv,bv->b", {"Y", "LP"}));
+        c.add_einsum("s", einsum_step("bv->b", {"P"}));
+        c.add_output("P");
+        CHECK(paddable(c, "Z", 0));
+        CHECK(paddable(c, "Z", 1));
+        TilingClasses rows;  // the padded rows are softmaxes of zeros: not zeros
+        rows.add_input("Z", Shape{37, 101}, {0, 0});
+        rows.add_softmax("P", "Z", 1);
+        rows.add_einsum("c", einsum_step("bv->v", {"P"}));
+        CHECK_FALSE(paddable(rows, "Z", 0));
+        CHECK(paddable(rows, "Z", 1));
+    }
+    SECTION("joins with other kernels and carries are not followed") {
         TilingClasses c;
         c.add_input("D", Shape{37, 29}, {0, 0});
-        c.add_input("F", Shape{37, 31}, {0, 0});
         c.add_input("H", Shape{37, 29}, {0, 0});
         c.add_join("E", "D", "D", {0, 1}, {0, 1}, kernels::KernelCall("add"), kStep);
         c.add_join("K", "H", "H", {0}, {0}, kernels::KernelCall("add"), kStep);  // not aligned
-        c.add_softmax("G", "F", 1);
         CHECK(paddable(c, "D", 0));  // an element-wise join on every position is followed
-        CHECK(paddable(c, "F", 0));
-        CHECK_FALSE(paddable(c, "F", 1));
         CHECK_FALSE(paddable(c, "H", 0));
         CHECK_FALSE(paddable(c, "H", 1));
         TilingClasses loop;
@@ -411,15 +447,23 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
 TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tiling][padding]") {
     const std::string wf = TRA_SOURCE_DIR "/plans/examples/padded.yaml";
     workflow::LoadOptions options;
-    options.tiling = {{"X", Shape{8, 7}}, {"W1", Shape{7, 12}}, {"W2", Shape{12, 26}}};
+    options.tiling = {{"X", Shape{8, 7}},
+                      {"W1", Shape{7, 12}},
+                      {"W2", Shape{12, 26}},
+                      {"Y", Shape{8, 26}}};
     const Program p = workflow::load_workflow(wf, options);
-    for (const char* name : {"X", "W1", "W2"}) {
+    for (const char* name : {"X", "W1", "W2", "Y"}) {
         const Node& n = p.node(*p.find(name));
         CHECK(std::get<InputOp>(n.op).source.padded);
     }
     CHECK(p.node(*p.find("W2")).frontier == Frontier{4, 4});  // 45 / 12 and 101 / 26, rounded up
-    REQUIRE(p.outputs.size() == 2);
-    for (const Output& o : p.outputs) CHECK(o.shape == Shape{24, 101});
+    REQUIRE(p.outputs.size() == 4);
+    for (const Output& o : p.outputs)
+        CHECK(o.shape == (p.node(o.node).name == "xent" ? Shape{} : Shape{24, 101}));  // b: 3 x 8
+    // The softmaxes fill L's padding with -inf before their max; log_softmax refills it with 0.
+    CHECK(p.find("S.mask"));
+    CHECK(p.find("LS.mask"));
+    CHECK(p.find("LS.log_softmax"));
     // Without padding: nothing to crop.
     CHECK(workflow::load_workflow(wf).outputs.front().shape.empty());
 

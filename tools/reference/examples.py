@@ -188,7 +188,10 @@ def ex_padded(x):
     H = X @ W1
     G = 0.5 * H * (1.0 + np.vectorize(math.erf)(H / math.sqrt(2.0)))
     L = G @ W2
-    return {"L": L, "P": np.exp(L)}
+    shift = L - L.max(axis=1, keepdims=True)
+    log_softmax = shift - np.log(np.exp(shift).sum(axis=1, keepdims=True))
+    xent = (x["Y"].astype(np.float64) * log_softmax).sum(axis=1)
+    return {"L": L, "P": np.exp(L), "S": np.exp(log_softmax), "xent": xent}
 
 
 def ex_block_sparse(x):

@@ -7,7 +7,7 @@ namespace tra::kernels::cuda {
 
 Kernel::Apply device_apply(const Kernel& kernel) {
     for (auto find : {product_apply, elementwise_apply, reduction_apply, argmin_apply, einsum_apply,
-                      diagonal_apply, expression_apply})
+                      diagonal_apply, expression_apply, fill_padding_apply})
         if (Kernel::Apply apply = find(kernel)) return apply;
     return {};
 }
