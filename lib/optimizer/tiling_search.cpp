@@ -315,15 +315,39 @@ class TilingSearch {
 
     // Where the moves above are stuck: each class alone four times and a quarter as finely
     // cut. A class whose best cut is a whole tile per site (a contraction split into exactly
-    // `sites` pieces, each product local) can lie two doublings away behind a worse one.
+    // `sites` pieces, each product local) can lie two doublings away behind a worse one. And a
+    // padded class to the nearest tile counts that divide its extent, coarser and finer: its
+    // padding costs about the same at every count (a softmax's masks pass over the whole
+    // relation), so an unpadded count can beat every padded one around it (GPT-2's vocabulary,
+    // 50257 = 29 x 1733: whole or in 29 tiles, where the doublings reach 2, 4, 8, ...).
     std::vector<Choice> jumps(const Choice& at) const {
         std::vector<Choice> out;
+        const auto add = [&](const Choice& n) {
+            if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+        };
         for (std::size_t c = 0; c < at.size(); ++c)
             for (double factor : {4.0, 0.25}) {
                 Choice n = at;
                 n[c] = scaled(c, at[c], factor);
-                if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+                add(n);
             }
+        for (std::size_t c = 0; c < at.size(); ++c) {
+            const auto& sizes = sizes_[c];
+            const std::int64_t extent = space_.classes[c].extent;
+            if (extent % sizes[at[c]] == 0) continue;
+            const auto divides = [&](std::size_t i) { return extent % sizes[i] == 0; };
+            Choice n = at;
+            for (std::size_t i = at[c]; i-- > 0;)  // coarser (sizes_ is coarsest first)
+                if (divides(i)) {
+                    n[c] = i, add(n);
+                    break;
+                }
+            for (std::size_t i = at[c] + 1; i < sizes.size(); ++i)
+                if (divides(i)) {
+                    n[c] = i, add(n);
+                    break;
+                }
+        }
         return out;
     }
 

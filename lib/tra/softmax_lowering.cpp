@@ -54,7 +54,7 @@ NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std
     const bool padded = extent && *extent < n.frontier[d] * n.type.bound[d];
     auto fill_padding = [&](double fill) {
         kernels::KernelParams p;
-        p.spec = std::to_string(dim) + ":" + std::to_string(padded ? *extent : 0);
+        p.spec = std::to_string(dim) + ":" + std::to_string(*extent);
         p.factor = fill;
         return kernels::KernelCall("fill_padding", p);
     };
@@ -76,9 +76,10 @@ NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std
     const std::string log_sum = name + ".log";
     transform(log_sum, sum, kernels::KernelCall("log"));
     if (!padded) return einsum(name, broadcast, {shift, log_sum}, "sub", "add");
-    const std::string unfilled = name + ".log_softmax";
-    einsum(unfilled, broadcast, {shift, log_sum}, "sub", "add");
-    return transform(name, unfilled, fill_padding(0.0));
+    // The shift's padding is -inf; S's is finite, and so is S - (max + log(sum)) there.
+    const std::string offset = name + ".offset";
+    einsum(offset, kept + "," + kept + "->" + kept, {max, log_sum}, "add", "add");
+    return einsum(name, broadcast, {input, offset}, "sub", "add");
 }
 
 }  // namespace tra

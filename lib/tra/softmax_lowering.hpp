@@ -19,9 +19,15 @@
 // A padded dimension (docs/workflow-format.md, "Padding": its last tile reaches past its extent
 // and holds zeros there) would put exp(0 - max) into every sum. Where the dimension is padded,
 // the operand is first filled with -inf past the extent (NAME.mask = transform fill_padding of
-// S): max ignores it, exp makes it 0, so the sums are exact and softmax holds zeros there. For
-// log_softmax, whose padding would be -inf, NAME.log_softmax = shift - NAME.log is filled with
-// 0 past the extent to give NAME: products with it stay exact (0 * -inf would be NaN).
+// S, one pass), and NAME.max and NAME.shift read it: max ignores the padding, exp makes it 0,
+// so the sums are exact and softmax holds zeros there. log_softmax, whose shift - log(sum)
+// would hold -inf there, is computed from S itself instead, in as many passes:
+//
+//   NAME.offset = einsum "L',L'->L'" of NAME.max, NAME.log, join add
+//   NAME        = einsum "L,L'->L" of S, NAME.offset, join sub    (finite in the padding)
+//
+// Its error is then a few ulps of the maximum, as the inputs themselves (backward stable),
+// where (x - max) - log(sum) is also that precise relative to results near 0.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -326,14 +326,14 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
 }
 
 void TilingClasses::add_softmax(const std::string& name, const std::string& operand,
-                                std::int64_t dim) {
+                                std::int64_t dim, bool log) {
     const std::vector<int> keys = keys_of(operand);
     // Along `dim` the lowering fills the padding with -inf, whose exp is 0: the sum is exact,
-    // and the result holds zeros there (log_softmax's -inf is filled with 0 again). Along the
+    // and softmax holds zeros there (log_softmax x - max - log(sum): finite values). Along the
     // others the padded rows are softmaxes of whatever they hold, not zeros.
     std::vector<bool> zeros(keys.size(), false);
     if (dim >= 0 && static_cast<std::size_t>(dim) < keys.size())
-        zeros[static_cast<std::size_t>(dim)] = true;
+        zeros[static_cast<std::size_t>(dim)] = !log;
     zeros_[name] = std::move(zeros);
     finite_[name] = finite_of(operand);
     keys_[name] = keys;

@@ -56,9 +56,10 @@ class TilingClasses {
                        const kernels::KernelCall& kernel);
     void add_transform(const std::string& name, const std::string& operand,
                        const kernels::KernelCall& kernel, const SourceLocation& where);
-    // softmax / log_softmax along `dim`: the key is the operand's. Padding along `dim` is
+    // softmax (log: log_softmax) along `dim`: the key is the operand's. Padding along `dim` is
     // exact: the lowering fills it with -inf before the max (softmax_lowering.hpp).
-    void add_softmax(const std::string& name, const std::string& operand, std::int64_t dim);
+    void add_softmax(const std::string& name, const std::string& operand, std::int64_t dim,
+                     bool log);
     // A loop's carry: the input takes the step's value, so their key positions are cut alike.
     void add_carry(const std::string& input, const std::string& step);
     // An output of the program: its relation's padding must be croppable.

@@ -275,7 +275,8 @@ public:
         } else if (op == "softmax" || op == "log_softmax") {
             body.allow_only({op, "dim"});
             if (probe_)
-                return classes_.add_softmax(name, operand(body.at(op)), body.at("dim").as_int());
+                return classes_.add_softmax(name, operand(body.at(op)), body.at("dim").as_int(),
+                                            op == "log_softmax");
             const std::string of = operand(body.at(op));
             const auto dim = body.at("dim").as_int();
             b.add_softmax(name, of, dim, op == "log_softmax", src,

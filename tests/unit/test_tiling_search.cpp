@@ -413,16 +413,21 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         TilingClasses c;  // cross-entropy over a padded vocabulary
         c.add_input("Z", Shape{37, 101}, {0, 0});
         c.add_input("Y", Shape{37, 101}, {0, 0});
-        c.add_softmax("P", "Z", 1);
-        c.add_softmax("LP", "Z", 1);  // log_softmax: its -inf is filled with 0 again
+        c.add_softmax("P", "Z", 1, false);
+        c.add_softmax("LP", "Z", 1, true);  // finite in the padding: Y's zeros make it 0
         c.add_einsum("x", einsum_step("bv,bv->b", {"Y", "LP"}));
         c.add_einsum("s", einsum_step("bv->b", {"P"}));
         c.add_output("P");
         CHECK(paddable(c, "Z", 0));
         CHECK(paddable(c, "Z", 1));
+        TilingClasses log;  // log_softmax's padding is finite, not zero: its own sum is not exact
+        log.add_input("Z", Shape{37, 101}, {0, 0});
+        log.add_softmax("LP", "Z", 1, true);
+        log.add_einsum("s", einsum_step("bv->b", {"LP"}));
+        CHECK_FALSE(paddable(log, "Z", 1));
         TilingClasses rows;  // the padded rows are softmaxes of zeros: not zeros
         rows.add_input("Z", Shape{37, 101}, {0, 0});
-        rows.add_softmax("P", "Z", 1);
+        rows.add_softmax("P", "Z", 1, false);
         rows.add_einsum("c", einsum_step("bv->v", {"P"}));
         CHECK_FALSE(paddable(rows, "Z", 0));
         CHECK(paddable(rows, "Z", 1));
@@ -460,10 +465,10 @@ TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tili
     REQUIRE(p.outputs.size() == 4);
     for (const Output& o : p.outputs)
         CHECK(o.shape == (p.node(o.node).name == "xent" ? Shape{} : Shape{24, 101}));  // b: 3 x 8
-    // The softmaxes fill L's padding with -inf before their max; log_softmax refills it with 0.
+    // The softmaxes fill L's padding with -inf before their max; log_softmax subtracts from L.
     CHECK(p.find("S.mask"));
     CHECK(p.find("LS.mask"));
-    CHECK(p.find("LS.log_softmax"));
+    CHECK(p.find("LS.offset"));
     // Without padding: nothing to crop.
     CHECK(workflow::load_workflow(wf).outputs.front().shape.empty());
 

@@ -11,9 +11,13 @@ site count S, by the default model (time, built-in profile unless --machine), pr
               to each divisor tile 50257, 1733 and 29 (v cut into 1, 29 or 1733 tiles), the rest
               auto
   auto/unpad  predicted seconds of the first over the second (below 1: padding pays)
-docs/benchmarks.md ("Padding: GPT-2's vocabulary") records a run.
+With --loss the head goes on to its training loss: LS = log_softmax(L) along v and the
+cross-entropy xent = einsum "tv,tv->t" of soft labels Y [T, 50257] and LS (f32 throughout); the
+softmax's lowering fills the padding of v with -inf (tra/softmax_lowering.hpp).
+docs/benchmarks.md ("Padding: GPT-2's vocabulary") records runs.
 
 Usage: tools/bench/padding.py [--tra PATH] [--tokens 8192] [--sites 4,16,64,256] [--machine FILE]
+                              [--loss]
 """
 import argparse
 import os
@@ -36,6 +40,20 @@ program:
   - L: {{einsum: "td,dv->tv", inputs: [X, W]}}
 outputs:
   L: {{file: out/L.h5}}
+"""
+
+LOSS_WORKFLOW = """name: lm_loss_auto
+dtype: f32
+inputs:
+  X: {{shape: [{t}, {d}], tile: auto, generate: {{uniform: [-1, 1], seed: 1}}}}
+  W: {{shape: [{d}, {v}], tile: auto, generate: {{uniform: [-1, 1], seed: 2}}}}
+  Y: {{shape: [{t}, {v}], tile: auto, generate: {{uniform: [0, 1], seed: 3}}}}
+program:
+  - L: {{einsum: "td,dv->tv", inputs: [X, W]}}
+  - LS: {{log_softmax: L, dim: 1}}
+  - xent: {{einsum: "tv,tv->t", inputs: [Y, LS]}}
+outputs:
+  xent: {{file: out/xent.h5}}
 """
 
 
@@ -62,11 +80,14 @@ def main():
     ap.add_argument("--tokens", type=int, default=8192, help="rows of X (tokens)")
     ap.add_argument("--sites", default="4,16,64,256", help="site counts, comma-separated")
     ap.add_argument("--machine", help="machine profile (default: the built-in one)")
+    ap.add_argument("--loss", action="store_true",
+                    help="the head with log_softmax and cross-entropy along the vocabulary")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         wf = os.path.join(tmp, "lm_head.yaml")
         with open(wf, "w") as f:
-            f.write(WORKFLOW.format(t=args.tokens, d=MODEL, v=VOCAB))
+            f.write((LOSS_WORKFLOW if args.loss else WORKFLOW).format(t=args.tokens, d=MODEL,
+                                                                       v=VOCAB))
         print("| sites | auto: first plan | pred s | peak MiB | best unpadded | pred s | peak MiB "
               "| auto / unpadded |")
         print("|---|---|---|---|---|---|---|---|")
