@@ -12,7 +12,8 @@
 //             about sqrt(sites) tiles per dimension: each step tries every class twice and
 //             half as finely cut, each class alone so, and each class one count finer and
 //             coarser (where none improves, each class alone four times and a quarter as
-//             finely cut), and moves to the best while that improves the first plan (under the
+//             finely cut, and each padded class to the nearest counts that divide its
+//             extent), and moves to the best while that improves the first plan (under the
 //             request's cost model). Each tiling is planned once; one whose program cannot be
 //             built (the tuple cap, a refused re-tiling) is skipped, and under the time model
 //             so is one whose compute alone (ia::compute_lower_bound) cannot beat the best
