@@ -31,8 +31,8 @@ std::int64_t PaddingFill::first_padded(const Shape& tile, const TilePosition& wh
     const auto d = static_cast<std::size_t>(dim);
     if (where.key.size() != tile.size())
         throw Error("fill_padding: the tile has rank " + std::to_string(tile.size()) +
-                    " but its key " + where.key.str() + " has " +
-                    std::to_string(where.key.size()) + " positions");
+                    " but its key " + where.key.str() + " has " + std::to_string(where.key.size()) +
+                    " positions");
     const std::int64_t start = where.key[d] * tile[d];  // the tile's first index along dim
     return std::clamp<std::int64_t>(extent - start, 0, tile[d]);
 }

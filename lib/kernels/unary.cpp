@@ -29,7 +29,8 @@ Kernel make_map(const std::string& name, const std::string& summary,
     k.properties.zero_preserving = zero_preserving;
     // log(0), rsqrt(0) and 1/0 are infinite, sqrt and log of a negative NaN; the others map
     // every finite x to a finite value (exp and square overflow aside).
-    k.properties.finite = name != "log" && name != "sqrt" && name != "rsqrt" && name != "reciprocal";
+    k.properties.finite =
+        name != "log" && name != "sqrt" && name != "rsqrt" && name != "reciprocal";
     k.summary = summary;
     k.output_shape = [name](std::span<const Shape> ops, const KernelParams& p) -> Checked<Shape> {
         if (auto problem = operand_count_problem(name, ops.size(), 1)) return *problem;

@@ -279,9 +279,9 @@ public:
                                             op == "log_softmax");
             const std::string of = operand(body.at(op));
             const auto dim = body.at("dim").as_int();
-            b.add_softmax(name, of, dim, op == "log_softmax", src,
-                          dim < 0 ? std::nullopt
-                                  : classes_.padded_extent(of, static_cast<std::size_t>(dim)));
+            b.add_softmax(
+                name, of, dim, op == "log_softmax", src,
+                dim < 0 ? std::nullopt : classes_.padded_extent(of, static_cast<std::size_t>(dim)));
         } else {
             body.allow_only({"einsum", "inputs", "join", "agg"});
             EinsumStep step;

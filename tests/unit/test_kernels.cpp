@@ -20,13 +20,13 @@ TEST_CASE("registry lists every kernel once, by name") {
     CHECK(std::is_sorted(names.begin(), names.end()));
     CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
     std::vector<std::string> expected = {
-        "add",     "argmin",       "col_sum", "diag",      "diagonal",   "div",       "einsum",
-        "exp",     "log",          "matmul",  "matmul_nt", "matmul_tn",  "matmul_tt", "max",
-        "min",     "min_index",    "mul",     "relu",      "relu_grad",  "row_sum",   "scale",
-        "sigmoid", "softmax_rows", "sub",     "sub_row",   "tanh",       "transpose", "sqrt",
-        "rsqrt",   "square",       "abs",     "neg",       "reciprocal", "gelu",      "gelu_tanh",
-        "silu",    "softplus",     "sin",     "cos",       "expr",       "expr_join",
-        "fill_padding"};
+        "add",       "argmin",  "col_sum",    "diag",      "diagonal",     "div",
+        "einsum",    "exp",     "log",        "matmul",    "matmul_nt",    "matmul_tn",
+        "matmul_tt", "max",     "min",        "min_index", "mul",          "relu",
+        "relu_grad", "row_sum", "scale",      "sigmoid",   "softmax_rows", "sub",
+        "sub_row",   "tanh",    "transpose",  "sqrt",      "rsqrt",        "square",
+        "abs",       "neg",     "reciprocal", "gelu",      "gelu_tanh",    "silu",
+        "softplus",  "sin",     "cos",        "expr",      "expr_join",    "fill_padding"};
     std::sort(expected.begin(), expected.end());
     CHECK(names == expected);
     CHECK(find_kernel("nope") == nullptr);

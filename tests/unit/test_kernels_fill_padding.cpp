@@ -43,11 +43,11 @@ TEST_CASE("fill_padding fills past the extent along one dimension", "[kernels][p
         std::int64_t extent;
     };
     const std::vector<Case> cases = {
-        {{3, 5}, Key{0, 1}, 1, 8},       // the last of two column tiles: 5..9, past 8 filled
-        {{3, 5}, Key{0, 0}, 1, 8},       // the first: nothing past the extent
-        {{4, 3}, Key{2, 0}, 0, 9},       // rows 8..11: only row 8 is inside
-        {{2, 3, 4}, Key{1, 0, 1}, 2, 6}, // a middle dimension kept, the last cut
-        {{2, 3, 4}, Key{0, 3, 0}, 1, 10} // rows 9..11 of dimension 1: one inside
+        {{3, 5}, Key{0, 1}, 1, 8},        // the last of two column tiles: 5..9, past 8 filled
+        {{3, 5}, Key{0, 0}, 1, 8},        // the first: nothing past the extent
+        {{4, 3}, Key{2, 0}, 0, 9},        // rows 8..11: only row 8 is inside
+        {{2, 3, 4}, Key{1, 0, 1}, 2, 6},  // a middle dimension kept, the last cut
+        {{2, 3, 4}, Key{0, 3, 0}, 1, 10}  // rows 9..11 of dimension 1: one inside
     };
     for (DType d : kDtypes)
         for (const Case& c : cases)
@@ -55,13 +55,11 @@ TEST_CASE("fill_padding fills past the extent along one dimension", "[kernels][p
                 INFO(c.shape.str() << " at " << c.key.str() << " dim " << c.dim << " extent "
                                    << c.extent << " value " << value << " " << name_of(d));
                 const Tile in = random_tile(d, c.shape, -2, 2, 11);
-                const std::string spec =
-                    std::to_string(c.dim) + ":" + std::to_string(c.extent);
+                const std::string spec = std::to_string(c.dim) + ":" + std::to_string(c.extent);
                 Frontier frontier(c.key.size());
                 for (std::size_t i = 0; i < frontier.size(); ++i) frontier[i] = c.key[i] + 1;
-                const Tile got =
-                    run(KernelCall("fill_padding", fill_params(spec, value)), {&in},
-                        TilePosition{c.key, frontier});
+                const Tile got = run(KernelCall("fill_padding", fill_params(spec, value)), {&in},
+                                     TilePosition{c.key, frontier});
                 const Tile want = naive_fill(in, c.key, c.dim, c.extent, value);
                 for (std::int64_t i = 0; i < want.elements(); ++i) {
                     INFO("element " << i);

@@ -165,23 +165,39 @@ TEST_CASE("softmax along a padded dimension: the padding is left out of the max 
     b.add_softmax("L", "V", 0, true, at("L"), 10);
     b.add_softmax("U", "V", 0, false, at("U"), 12);  // the extent of the tiles: no padding
     Program p = b.finish();
-    CHECK(node_ops(p) ==
-          Strings{"P.mask:transform", "P.max.tiles:transform", "P.max:aggregate",
-                  "P.shift:join",     "P.exp:transform",       "P.sum.tiles:transform",
-                  "P.sum:aggregate",  "P:join",                "L.mask:transform",
-                  "L.max.tiles:transform", "L.max:aggregate",  "L.shift:join",
-                  "L.exp:transform",  "L.sum.tiles:transform", "L.sum:aggregate",
-                  "L.log:transform",  "L.offset:join",         "L:join",
-                  "U.max.tiles:transform", "U.max:aggregate",  "U.shift:join",
-                  "U.exp:transform",  "U.sum.tiles:transform", "U.sum:aggregate",
-                  "U:join"});
+    CHECK(node_ops(p) == Strings{"P.mask:transform",
+                                 "P.max.tiles:transform",
+                                 "P.max:aggregate",
+                                 "P.shift:join",
+                                 "P.exp:transform",
+                                 "P.sum.tiles:transform",
+                                 "P.sum:aggregate",
+                                 "P:join",
+                                 "L.mask:transform",
+                                 "L.max.tiles:transform",
+                                 "L.max:aggregate",
+                                 "L.shift:join",
+                                 "L.exp:transform",
+                                 "L.sum.tiles:transform",
+                                 "L.sum:aggregate",
+                                 "L.log:transform",
+                                 "L.offset:join",
+                                 "L:join",
+                                 "U.max.tiles:transform",
+                                 "U.max:aggregate",
+                                 "U.shift:join",
+                                 "U.exp:transform",
+                                 "U.sum.tiles:transform",
+                                 "U.sum:aggregate",
+                                 "U:join"});
     CHECK(std::get<TransformOp>(p.node(*p.find("P.mask")).op).kernel.str() ==
           "fill_padding(0:10, -inf)");
     runtime::ReferenceEvaluator ev(p);
     const TensorRelation v = ev.evaluate(*p.find("V"));
     std::vector<double> x(12);
     for (const auto& [key, tile] : v.tuples)
-        for (std::int64_t j = 0; j < 4; ++j) x[static_cast<std::size_t>(key[0] * 4 + j)] = tile.get(j);
+        for (std::int64_t j = 0; j < 4; ++j)
+            x[static_cast<std::size_t>(key[0] * 4 + j)] = tile.get(j);
     REQUIRE(x[10] == 0.0);
     REQUIRE(x[11] == 0.0);
     const double m = *std::max_element(x.begin(), x.begin() + 10);
@@ -193,8 +209,10 @@ TEST_CASE("softmax along a padded dimension: the padding is left out of the max 
         for (std::int64_t j = 0; j < 4; ++j) {
             const auto i = static_cast<std::size_t>(key[0] * 4 + j);
             INFO("element " << i);
-            if (i < 10) CHECK(tile.get(j) == Approx(std::exp(x[i] - m) / s).epsilon(1e-13));
-            else CHECK(tile.get(j) == 0.0);  // exp(-inf) / s
+            if (i < 10)
+                CHECK(tile.get(j) == Approx(std::exp(x[i] - m) / s).epsilon(1e-13));
+            else
+                CHECK(tile.get(j) == 0.0);  // exp(-inf) / s
         }
     for (const auto& [key, tile] : lp.tuples)
         for (std::int64_t j = 0; j < 4; ++j) {
@@ -202,7 +220,9 @@ TEST_CASE("softmax along a padded dimension: the padding is left out of the max 
             INFO("element " << i);
             // x - (m + log s): within a few ulps of m, as x itself is known (backward stable),
             // though not to the relative precision of (x - m) - log s near the maximum.
-            if (i < 10) CHECK(std::abs(tile.get(j) - (x[i] - m - std::log(s))) <= 8e-16 * -m);
-            else CHECK(std::isfinite(tile.get(j)));  // 0 - (m + log s): finite, never -inf
+            if (i < 10)
+                CHECK(std::abs(tile.get(j) - (x[i] - m - std::log(s))) <= 8e-16 * -m);
+            else
+                CHECK(std::isfinite(tile.get(j)));  // 0 - (m + log s): finite, never -inf
         }
 }

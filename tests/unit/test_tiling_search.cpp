@@ -452,10 +452,8 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
 TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tiling][padding]") {
     const std::string wf = TRA_SOURCE_DIR "/plans/examples/padded.yaml";
     workflow::LoadOptions options;
-    options.tiling = {{"X", Shape{8, 7}},
-                      {"W1", Shape{7, 12}},
-                      {"W2", Shape{12, 26}},
-                      {"Y", Shape{8, 26}}};
+    options.tiling = {
+        {"X", Shape{8, 7}}, {"W1", Shape{7, 12}}, {"W2", Shape{12, 26}}, {"Y", Shape{8, 26}}};
     const Program p = workflow::load_workflow(wf, options);
     for (const char* name : {"X", "W1", "W2", "Y"}) {
         const Node& n = p.node(*p.find(name));

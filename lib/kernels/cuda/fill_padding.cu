@@ -36,9 +36,9 @@ Kernel::Apply fill_padding_apply(const Kernel& kernel) {
         if (n == 0) return out;
         visit_dtype(d, [&](auto t) {
             using T = decltype(t);
-            fill_padding_kernel<<<blocks_for(n), kThreads>>>(
-                ops[0]->device_data<T>(), out.device_data<T>(), n, shape[f.dim], inner, from,
-                static_cast<T>(f.value));
+            fill_padding_kernel<<<blocks_for(n), kThreads>>>(ops[0]->device_data<T>(),
+                                                             out.device_data<T>(), n, shape[f.dim],
+                                                             inner, from, static_cast<T>(f.value));
         });
         check_launch("fill_padding");
         return out;
