@@ -43,11 +43,12 @@ TEST_CASE("fill_padding fills past the extent along one dimension", "[kernels][p
         std::int64_t extent;
     };
     const std::vector<Case> cases = {
-        {{3, 5}, Key{0, 1}, 1, 8},        // the last of two column tiles: 5..9, past 8 filled
-        {{3, 5}, Key{0, 0}, 1, 8},        // the first: nothing past the extent
-        {{4, 3}, Key{2, 0}, 0, 9},        // rows 8..11: only row 8 is inside
-        {{2, 3, 4}, Key{1, 0, 1}, 2, 6},  // a middle dimension kept, the last cut
-        {{2, 3, 4}, Key{0, 3, 0}, 1, 10}  // rows 9..11 of dimension 1: one inside
+        {{3, 5}, Key{0, 1}, 1, 8},         // the last of two column tiles: 5..9, past 8 filled
+        {{3, 5}, Key{0, 0}, 1, 8},         // the first: nothing past the extent
+        {{4, 3}, Key{2, 0}, 0, 9},         // rows 8..11: only row 8 is inside
+        {{2, 3, 4}, Key{1, 0, 1}, 2, 6},   // a middle dimension kept, the last cut
+        {{2, 3, 4}, Key{0, 3, 0}, 1, 10},  // rows 9..11 of dimension 1: one inside
+        {{2, 0, 4}, Key{0, 0, 1}, 2, 6}    // an empty tile
     };
     for (DType d : kDtypes)
         for (const Case& c : cases)
