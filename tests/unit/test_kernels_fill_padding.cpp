@@ -22,6 +22,7 @@ KernelParams fill_params(const std::string& spec, double value) {
 Tile naive_fill(const Tile& in, const Key& key, std::size_t dim, std::int64_t extent,
                 double value) {
     Tile out = in;
+    if (in.elements() == 0) return out;
     const Shape& shape = in.shape();
     Shape idx(shape.size());
     std::int64_t flat = 0;
