@@ -3,6 +3,8 @@
 #include <limits>
 #include <vector>
 
+#include "tra/padding_fill_steps.hpp"
+
 namespace tra {
 
 NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std::string& input,
@@ -49,23 +51,15 @@ NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std
                          const kernels::KernelCall& kernel) {
         return builder.add_transform(out, in, kernel, sub);
     };
-    // Past `extent` along `dim`, the value `fill` (fill_padding).
-    const auto d = static_cast<std::size_t>(dim);
-    const bool padded = extent && *extent < n.frontier[d] * n.type.bound[d];
-    auto fill_padding = [&](double fill) {
-        kernels::KernelParams p;
-        p.spec = std::to_string(dim) + ":" + std::to_string(*extent);
-        p.factor = fill;
-        return kernels::KernelCall("fill_padding", p);
-    };
-
     const std::string max = name + ".max", shift = name + ".shift", exp = name + ".exp",
                       sum = name + ".sum";
-    std::string operand = input;
-    if (padded) {
-        operand = name + ".mask";
-        transform(operand, input, fill_padding(-std::numeric_limits<double>::infinity()));
-    }
+    // -inf, max's identity, past the extent (NAME.mask) where the dimension is padded.
+    const std::string operand =
+        extent ? fill_padding_steps(builder, name, input,
+                                    {{static_cast<std::size_t>(dim), *extent}},
+                                    -std::numeric_limits<double>::infinity(), sub)
+               : input;
+    const bool padded = operand != input;
     einsum(max, reduce, {operand}, "mul", "max");
     einsum(shift, broadcast, {operand, max}, "sub", "add");
     transform(exp, shift, kernels::KernelCall("exp"));

@@ -25,8 +25,10 @@
 // is paddable when every step that mixes its padded entries with real ones sums zeros: an
 // einsum's contracted label or a sum-of-products join's summed letter whose products are zero
 // there, with agg add; an aggregate by a sum (identity 0) that drops a position cutting a tile
-// dimension; a softmax along it (its lowering fills the padding with -inf, max's identity, and
-// the result holds zeros there). Steps it cannot follow that way (other aggregates, joins with
+// dimension; an aggregate by max, min or mul, or a one-operand einsum reducing by one, of a
+// tensor (the loader first fills the padding of the dropped dimensions with the aggregation's
+// identity, padding_fill_steps.hpp); a softmax along it (its lowering fills the padding with
+// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way (other aggregates, joins with
 // other kernels, a loop's carry) make the classes they reach unpaddable. Padded entries that are
 // never mixed are cropped on output.
 #include <cstdint>
@@ -38,6 +40,7 @@
 #include "core/error.hpp"
 #include "kernels/kernel.hpp"
 #include "tra/program.hpp"
+#include "tra/padding_fill_steps.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/tiling.hpp"
 
@@ -71,11 +74,14 @@ class TilingClasses {
     // The auto inputs and their classes. Throws Error (BadInput) at the first tiling-dependent
     // step that an auto dimension reaches, naming the step, the input and the dimension.
     TilingSpace space() const;
-    // The extent of the class that key position `position` of `relation` tiles, when that
-    // class may be padded (the build pass asks it: a padded tile reaches past it); nullopt
-    // otherwise.
+    // The extent of the class that key position `position` of `relation` tiles (cutting tile
+    // dimension `position`), when that class may be padded (the build pass asks it: a padded
+    // tile reaches past it); nullopt otherwise.
     std::optional<std::int64_t> padded_extent(const std::string& relation,
                                               std::size_t position) const;
+    // Those of `positions` that have a padded_extent, as fill_padding_steps takes them.
+    std::vector<PaddedDim> padded_dims(const std::string& relation,
+                                       const std::vector<std::size_t>& positions) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
     void crop_outputs(Program& program) const;

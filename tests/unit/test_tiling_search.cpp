@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "optimizer/tiling_search.hpp"
 #include "program_fixtures.hpp"
+#include "runtime/reference_evaluator.hpp"
 #include "temp_dir.hpp"
 #include "tra/tiling_classes.hpp"
 #include "workflow/workflow_loader.hpp"
@@ -296,12 +297,19 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         CHECK(paddable(c, "A", 0));
         CHECK_FALSE(paddable(c, "A", 1));
     }
-    SECTION("a max over padded zeros is not exact") {
-        TilingClasses c;
+    SECTION("a max of one tensor takes max's identity in the padding; of a join, zeros") {
+        TilingClasses c;  // the loader fills A's padding along k with -inf first
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_einsum("m", einsum_step("ik->i", {"A"}, "mul", "max"));
+        c.add_einsum("p", einsum_step("ik->k", {"A"}, "mul", "mul"));  // mul: filled with 1
         CHECK(paddable(c, "A", 0));
-        CHECK_FALSE(paddable(c, "A", 1));
+        CHECK(paddable(c, "A", 1));
+        TilingClasses j;  // max(a + v) over a padded k: the joined padding is not filled
+        j.add_input("A", Shape{37, 50}, {0, 0});
+        j.add_input("v", Shape{50}, {0});
+        j.add_einsum("m", einsum_step("ik,k->i", {"A", "v"}, "add", "max"));
+        CHECK(paddable(j, "A", 0));
+        CHECK_FALSE(paddable(j, "A", 1));
     }
     SECTION("a product is zero where one factor is; a sum only where every term is") {
         TilingClasses c;
@@ -375,11 +383,16 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_input("D", Shape{37, 50}, {0, 0});
         c.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // folds A's columns
-        c.add_aggregate("m", "D", {0}, kernels::KernelCall("max"));     // max(x, 0) != x
+        c.add_aggregate("m", "D", {0}, kernels::KernelCall("max"));  // D's padding: -inf first
         CHECK(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
         CHECK(paddable(c, "D", 0));  // kept: padded entries fold with padded entries only
-        CHECK_FALSE(paddable(c, "D", 1));
+        CHECK(paddable(c, "D", 1));
+        TilingClasses t;  // a max folding a relation that is not a tensor: not filled
+        t.add_input("A", Shape{37, 50}, {0, 0});
+        t.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // key i, 2-D tiles
+        t.add_aggregate("m", "rows", {}, kernels::KernelCall("max"));   // max(x, 0) != x
+        CHECK_FALSE(paddable(t, "A", 0));
         TilingClasses e;  // exp(0) = 1 in the padding: its sum is not exact
         e.add_input("A", Shape{37, 50}, {0, 0});
         e.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
@@ -490,21 +503,82 @@ TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tili
     request.tiling_pins = {{"A", Shape{300, 1000}}, {"B", Shape{1000, 300}}};
     CHECK_NOTHROW(optimizer::rank_tiled_plans(workflow::load_workflow(mm),
                                               workflow::program_of_tiling(mm, {}), request));
-    // A pin that pads a dimension where it is not exact is refused, naming it: a max over the
-    // padded columns would see the padding's zeros.
+    // A pin that pads a dimension where it is not exact is refused, naming it: a max of A + v
+    // over the padded columns would see the padding's zeros.
     const testing::TempDir dir("padding");
     const std::string maxed = dir.write("max.yaml", R"(name: max_rows
 dtype: f64
 inputs:
-  A: {shape: [40, 30], tile: auto, generate: {uniform: [-1, 1], seed: 1}}
+  A: {shape: [40, 30], tile: auto, generate: {uniform: [-1, -0.5], seed: 1}}
+  v: {shape: [30], tile: auto, generate: {uniform: [-1, 0], seed: 2}}
 program:
-  - m: {aggregate: A, by: [0], kernel: max}
+  - m: {einsum: "ij,j->i", inputs: [A, v], join: add, agg: max}
+  - r: {aggregate: A, by: [0], kernel: max}
+  - s: {einsum: "ij->i", inputs: [A], agg: min}
 outputs:
   m: {file: out/m.h5}
+  r: {file: out/r.h5}
+  s: {file: out/s.h5}
 )");
     request.tiling_pins = {{"A", Shape{40, 7}}};
     CHECK_THROWS_WITH(
         optimizer::rank_tiled_plans(workflow::load_workflow(maxed),
                                     workflow::program_of_tiling(maxed, {}), request),
         Catch::Contains("tile 7 does not divide 30") && Catch::Contains("may not be padded"));
+}
+
+TEST_CASE("padding under max and min: the padding takes the aggregation's identity first",
+          "[tiling][padding]") {
+    // Every element below 0: a max that saw the padding's zeros would give 0.
+    const testing::TempDir dir("padding-max");
+    const std::string wf = dir.write("max.yaml", R"(name: max_rows
+dtype: f64
+inputs:
+  A: {shape: [40, 30], tile: auto, generate: {uniform: [-1, -0.5], seed: 1}}
+program:
+  - r: {aggregate: A, by: [0], kernel: max}
+  - s: {einsum: "ij->i", inputs: [A], agg: max}
+  - t: {einsum: "ij->j", inputs: [A], agg: min}
+outputs:
+  r: {file: out/r.h5}
+  s: {file: out/s.h5}
+  t: {file: out/t.h5}
+)");
+    workflow::LoadOptions options;
+    options.tiling = {{"A", Shape{8, 7}}};  // 30 -> 35 columns (r, not a tensor, keeps rows)
+    const Program p = workflow::load_workflow(wf, options);
+    CHECK(p.find("r.mask"));
+    CHECK(p.find("s.mask"));
+    CHECK_FALSE(p.find("r.mask2"));  // r keeps the rows: only the columns are filled
+    CHECK_FALSE(p.find("t.mask"));   // t folds the rows, which are not padded
+    runtime::ReferenceEvaluator ev(p);
+    const TensorRelation a = ev.evaluate(*p.find("A"));
+    std::vector<double> row_max(40, -1e300), col_min(35, 1e300);
+    for (const auto& [key, tile] : a.tuples)
+        for (std::int64_t i = 0; i < 8; ++i)
+            for (std::int64_t j = 0; j < 7; ++j) {
+                const std::int64_t r = key[0] * 8 + i, c = key[1] * 7 + j;
+                if (r >= 40 || c >= 30) continue;  // the padding
+                row_max[r] = std::max(row_max[r], tile.get(i * 7 + j));
+                col_min[c] = std::min(col_min[c], tile.get(i * 7 + j));
+            }
+    const TensorRelation s = ev.evaluate(*p.find("s"));
+    for (const auto& [key, tile] : s.tuples)
+        for (std::int64_t i = 0; i < 8; ++i)
+            if (key[0] * 8 + i < 40) CHECK(tile.get(i) == row_max[key[0] * 8 + i]);
+    const TensorRelation t = ev.evaluate(*p.find("t"));
+    for (const auto& [key, tile] : t.tuples)
+        for (std::int64_t j = 0; j < 7; ++j)
+            if (key[0] * 7 + j < 30) CHECK(tile.get(j) == col_min[key[0] * 7 + j]);
+    const TensorRelation r = ev.evaluate(*p.find("r"));
+    for (const auto& [key, tile] : r.tuples)
+        for (std::int64_t i = 0; i < 8; ++i)
+            for (std::int64_t j = 0; j < 7; ++j) {
+                double want = -1e300;  // the max over column tiles at in-tile column j
+                for (std::int64_t c = j; c < 30; c += 7)
+                    for (const auto& [k2, t2] : a.tuples)
+                        if (k2[0] == key[0] && k2[1] * 7 + j == c)
+                            want = std::max(want, t2.get(i * 7 + j));
+                CHECK(tile.get(i * 7 + j) == want);
+            }
 }
