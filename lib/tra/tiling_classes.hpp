@@ -28,9 +28,9 @@
 // dimension; an aggregate by max, min or mul, or a one-operand einsum reducing by one, of a
 // tensor (the loader first fills the padding of the dropped dimensions with the aggregation's
 // identity, padding_fill_steps.hpp); a softmax along it (its lowering fills the padding with
-// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way (other aggregates, joins with
-// other kernels, a loop's carry) make the classes they reach unpaddable. Padded entries that are
-// never mixed are cropped on output.
+// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way (folds
+// by max of relations that are not tensors, joins with other kernels, a loop's carry) make the
+// classes they reach unpaddable. Padded entries that are never mixed are cropped on output.
 #include <cstdint>
 #include <map>
 #include <optional>
