@@ -103,7 +103,7 @@ TEST_CASE("key set: inserting into a box", "[core]") {
     CHECK_FALSE(box == KeySet::box(Frontier{3, 3}));
 }
 
-TEST_CASE("key set: explicit keys with holes differ from their box; compact only fills", "[core]") {
+TEST_CASE("key set: explicit keys with holes differ from their box, compact only fills", "[core]") {
     KeySet diag;
     diag.insert(Key{0, 0});
     diag.insert(Key{1, 1});

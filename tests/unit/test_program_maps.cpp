@@ -49,7 +49,7 @@ TEST_CASE("rekey: permutation, arity change, and errors", "[program][rekey]") {
                       Catch::StartsWith("wf.yaml:5:22: program[2].R.key: "));
 }
 
-TEST_CASE("filter: diag keeps exactly the diagonal; frontier follows the kept keys",
+TEST_CASE("filter: diag keeps exactly the diagonal, frontier follows the kept keys",
           "[program][filter][holes]") {
     ProgramBuilder b("p", DType::F64);
     b.add_input("A", Shape{12, 12}, Shape{3, 3}, DType::F64, generated(), at("A"));  // [4, 4]
@@ -222,7 +222,7 @@ TEST_CASE("outputs: holes rejected, duplicates rejected, needed marking", "[prog
     CHECK(p.input_nodes() == std::vector<NodeId>{0, 1, 5});
 }
 
-TEST_CASE("outputs: an input can be an output; an empty relation cannot", "[program][outputs]") {
+TEST_CASE("outputs: an input can be an output, an empty relation cannot", "[program][outputs]") {
     TwoInputs f;
     f.b.add_filter("Z", "A", "k0 > 5", at("Z"));
     CHECK_THROWS_WITH(f.b.add_output("Z", "o.h5", "/Z", at("outputs.Z")),

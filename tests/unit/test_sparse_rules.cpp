@@ -84,7 +84,7 @@ TEST_CASE("sparse inputs hold their present tiles and keep the dense frontier") 
     CHECK_FALSE(b.node(d).sparse);
 }
 
-TEST_CASE("a zero-annihilating join meets present pairs only; the rest keep the dense frontier") {
+TEST_CASE("a zero-annihilating join meets present pairs only, the rest keep the dense frontier") {
     ProgramBuilder b("s", DType::F64);
     sparse_file(b, "A", Shape{4, 4}, Shape{2, 2}, {Key{0, 0}, Key{1, 1}});
     sparse_file(b, "B", Shape{4, 4}, Shape{2, 2}, {Key{0, 1}, Key{1, 1}});

@@ -185,7 +185,7 @@ TEST_CASE("permute: a narrow innermost input dimension joined with the one aroun
     check_threads<float>(Shape{531, 131, 40}, {2, 1, 0});
 }
 
-TEST_CASE("parallel_for: disjoint chunks covering the range; small ranges on one thread",
+TEST_CASE("parallel_for: disjoint chunks covering the range, small ranges on one thread",
           "[threads]") {
     for (int threads : {1, 2}) {
         use_threads(threads);

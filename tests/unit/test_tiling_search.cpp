@@ -80,7 +80,7 @@ TEST_CASE("tiling classes: an einsum ties each label's dimensions", "[tiling]") 
     for (const TileClass& k : s.classes) CHECK_FALSE(k.fixed);
 }
 
-TEST_CASE("tiling classes: a join ties its on positions; an explicit tile fixes its class",
+TEST_CASE("tiling classes: a join ties its on positions, an explicit tile fixes its class",
           "[tiling]") {
     TilingClasses c;
     c.add_input("A", Shape{64, 32}, {0, 0});
@@ -133,7 +133,7 @@ TEST_CASE("tiling classes: a step that depends on the tiling refuses an auto dim
     }
 }
 
-TEST_CASE("tiling search: every tiling planned when few; each plan named by its tiling",
+TEST_CASE("tiling search: every tiling planned when few, each plan named by its tiling",
           "[tiling]") {
     const TilingSpace space = matmul_space(16, 8, 16);
     Program loaded = einsum_matmul(space.resolve({16, 8, 16}), 16, 8, 16);
@@ -462,7 +462,7 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
     }
 }
 
-TEST_CASE("padding: the search offers padded tiles; outputs are cropped", "[tiling][padding]") {
+TEST_CASE("padding: the search offers padded tiles, outputs are cropped", "[tiling][padding]") {
     const std::string wf = TRA_SOURCE_DIR "/plans/examples/padded.yaml";
     workflow::LoadOptions options;
     options.tiling = {
