@@ -151,11 +151,11 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         finite_[name] = finite;
         // A contracted label's padded entries are summed with the real ones: exact when the
         // joined values are zero there and the reduction is a sum, or when one tensor is
-        // reduced by max, min or mul, whose padding the loader fills with that identity first
-        // (padding_fill_steps.hpp).
-        const bool filled =
-            operands.size() == 1 && is_tensor(operands[0]) &&
-            (step.agg_op == "max" || step.agg_op == "min" || step.agg_op == "mul");
+        // reduced, whose padding the loader first fills with the reduction's identity where it
+        // does not hold it (padding_fill_steps.hpp).
+        const bool filled = operands.size() == 1 && is_tensor(operands[0]) &&
+                            (step.agg_op == "add" || step.agg_op == "max" || step.agg_op == "min" ||
+                             step.agg_op == "mul");
         for (const auto& [c, slots] : carriers)
             if (spec->output.find(c) == std::string::npos &&
                 !(padding_zero(c) && step.agg_op == "add") && !filled)
@@ -291,11 +291,11 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
     const auto& props = kernel.properties();
     // Folding tiles along a dropped position that cuts a tile dimension adds the padded entries
     // of its last tiles to the real entries of the others: exact when they are zeros and the
-    // fold is a sum (identity 0), or when the fold has another identity and the operand is a
-    // tensor, whose padding the loader fills with it first (padding_fill_steps.hpp). A position
-    // that cuts no tile dimension pads nothing.
+    // fold is a sum (identity 0), or when the operand is a tensor, whose padding the loader
+    // first fills with the fold's identity where it does not hold it (padding_fill_steps.hpp).
+    // A position that cuts no tile dimension pads nothing.
     const bool sums = props.identity && *props.identity == 0.0;
-    const bool filled = props.identity && !sums && is_tensor(operand);
+    const bool filled = props.identity && is_tensor(operand);
     for (std::size_t p = 0; p < in.size(); ++p)
         if (std::find(by.begin(), by.end(), p) == by.end() && in_dims[p] >= 0 &&
             !(sums && in_zeros[p]) && !filled)
@@ -429,11 +429,15 @@ std::optional<std::int64_t> TilingClasses::padded_extent(const std::string& rela
     return slots_[find(keys[position])].extent;
 }
 
-std::vector<PaddedDim> TilingClasses::padded_dims(const std::string& relation,
-                                                  const std::vector<std::size_t>& positions) const {
+std::vector<PaddedDim> TilingClasses::dims_to_fill(const std::string& relation,
+                                                   const std::vector<std::size_t>& positions,
+                                                   double identity) const {
+    const std::vector<bool> zeros = zeros_of(relation);
     std::vector<PaddedDim> out;
     for (std::size_t p : positions)
-        if (const auto extent = padded_extent(relation, p)) out.push_back({p, *extent});
+        if (const auto extent = padded_extent(relation, p);
+            extent && !(identity == 0.0 && zeros[p]))
+            out.push_back({p, *extent});
     return out;
 }
 

@@ -25,12 +25,13 @@
 // is paddable when every step that mixes its padded entries with real ones sums zeros: an
 // einsum's contracted label or a sum-of-products join's summed letter whose products are zero
 // there, with agg add; an aggregate by a sum (identity 0) that drops a position cutting a tile
-// dimension; an aggregate by max, min or mul, or a one-operand einsum reducing by one, of a
-// tensor (the loader first fills the padding of the dropped dimensions with the aggregation's
-// identity, padding_fill_steps.hpp); a softmax along it (its lowering fills the padding with
-// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way (folds
-// by max of relations that are not tensors, joins with other kernels, a loop's carry) make the
-// classes they reach unpaddable. Padded entries that are never mixed are cropped on output.
+// dimension; any aggregate, or a one-operand einsum's reduction, of a tensor (the loader first
+// fills the padding of the dropped dimensions with the aggregation's identity where it does
+// not hold it, padding_fill_steps.hpp); a softmax along it (its lowering fills the padding with
+// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way
+// (folds of relations that are not tensors and do not hold zeros, joins with other kernels, a
+// loop's carry) make the classes they reach unpaddable. Padded entries that are never mixed are
+// cropped on output.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -79,9 +80,12 @@ class TilingClasses {
     // tile reaches past it); nullopt otherwise.
     std::optional<std::int64_t> padded_extent(const std::string& relation,
                                               std::size_t position) const;
-    // Those of `positions` that have a padded_extent, as fill_padding_steps takes them.
-    std::vector<PaddedDim> padded_dims(const std::string& relation,
-                                       const std::vector<std::size_t>& positions) const;
+    // Those of `positions` that have a padded_extent and whose padding does not already hold
+    // `identity` (zeros, for 0), as fill_padding_steps takes them: what a fold of `relation`
+    // over them by an aggregation of that identity fills first.
+    std::vector<PaddedDim> dims_to_fill(const std::string& relation,
+                                        const std::vector<std::size_t>& positions,
+                                        double identity) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
     void crop_outputs(Program& program) const;

@@ -289,13 +289,19 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 1}})
             CHECK(paddable(c, input, dim));
     }
-    SECTION("a sum over exp's padding (exp(0) = 1) is not exact") {
-        TilingClasses c;
+    SECTION("a sum over exp's padding (exp(0) = 1): filled with 0 for one tensor, not a product") {
+        TilingClasses c;  // the loader sets E's padding along j to 0 before the sum
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
         c.add_einsum("s", einsum_step("ij->i", {"E"}));
         CHECK(paddable(c, "A", 0));
-        CHECK_FALSE(paddable(c, "A", 1));
+        CHECK(paddable(c, "A", 1));
+        TilingClasses d;  // E . E over j: 1 x 1 in the padding, and no step fills a product's
+        d.add_input("A", Shape{37, 50}, {0, 0});
+        d.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
+        d.add_einsum("s", einsum_step("ij,ij->i", {"E", "E"}));
+        CHECK(paddable(d, "A", 0));
+        CHECK_FALSE(paddable(d, "A", 1));
     }
     SECTION("a max of one tensor takes max's identity in the padding; of a join, zeros") {
         TilingClasses c;  // the loader fills A's padding along k with -inf first
@@ -318,8 +324,8 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);  // sigmoid(0) = 1/2
         c.add_einsum("P", einsum_step("ij,j->ij", {"S", "v"}));            // times v: zeros in j
         c.add_einsum("Q", einsum_step("ij,j->ij", {"A", "v"}, "add"));     // A + v: not in i
-        c.add_einsum("p", einsum_step("ij->j", {"P"}));                    // sums S's padded i
-        c.add_einsum("q", einsum_step("ij->i", {"Q"}));                    // sums j: zeros there
+        c.add_einsum("p", einsum_step("ij,ij->j", {"P", "S"}));            // sums S's padded i
+        c.add_einsum("q", einsum_step("ij,ij->i", {"Q", "S"}));            // sums j: zeros there
         CHECK_FALSE(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
     }
@@ -393,12 +399,18 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         t.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // key i, 2-D tiles
         t.add_aggregate("m", "rows", {}, kernels::KernelCall("max"));   // max(x, 0) != x
         CHECK_FALSE(paddable(t, "A", 0));
-        TilingClasses e;  // exp(0) = 1 in the padding: its sum is not exact
+        TilingClasses e;  // exp(0) = 1 in the padding: set to 0 before the sum of a tensor
         e.add_input("A", Shape{37, 50}, {0, 0});
         e.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
         e.add_aggregate("s", "E", {0}, kernels::KernelCall("add"));
         CHECK(paddable(e, "A", 0));
-        CHECK_FALSE(paddable(e, "A", 1));
+        CHECK(paddable(e, "A", 1));
+        TilingClasses n;  // ... but not of a relation of other tiles
+        n.add_input("A", Shape{37, 50}, {0, 0});
+        n.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // key i, 2-D tiles
+        n.add_transform("E", "rows", kernels::KernelCall("exp"), kStep);
+        n.add_aggregate("s", "E", {}, kernels::KernelCall("add"));
+        CHECK_FALSE(paddable(n, "A", 0));
     }
     SECTION("a zero factor makes a zero product only when the other is finite") {
         TilingClasses c;  // log(0) = -inf in L's padding, and 0 * -inf is NaN
@@ -433,15 +445,18 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_output("P");
         CHECK(paddable(c, "Z", 0));
         CHECK(paddable(c, "Z", 1));
-        TilingClasses log;  // log_softmax's padding is finite, not zero: its own sum is not exact
+        TilingClasses log;  // log_softmax's padding is finite, not zero: not in a product with P
         log.add_input("Z", Shape{37, 101}, {0, 0});
         log.add_softmax("LP", "Z", 1, true);
-        log.add_einsum("s", einsum_step("bv->b", {"LP"}));
+        log.add_softmax("P", "Z", 1, false);
+        log.add_einsum("s", einsum_step("bv->b", {"LP"}));  // one tensor: filled with 0 first
+        CHECK(paddable(log, "Z", 1));
+        log.add_einsum("h", einsum_step("bv,bv->b", {"LP", "LP"}));
         CHECK_FALSE(paddable(log, "Z", 1));
         TilingClasses rows;  // the padded rows are softmaxes of zeros: not zeros
         rows.add_input("Z", Shape{37, 101}, {0, 0});
         rows.add_softmax("P", "Z", 1, false);
-        rows.add_einsum("c", einsum_step("bv->v", {"P"}));
+        rows.add_einsum("c", einsum_step("bv,bv->v", {"P", "P"}));
         CHECK_FALSE(paddable(rows, "Z", 0));
         CHECK(paddable(rows, "Z", 1));
     }
@@ -473,9 +488,10 @@ TEST_CASE("padding: the search offers padded tiles, outputs are cropped", "[tili
         CHECK(std::get<InputOp>(n.op).source.padded);
     }
     CHECK(p.node(*p.find("W2")).frontier == Frontier{4, 4});  // 45 / 12 and 101 / 26, rounded up
-    REQUIRE(p.outputs.size() == 5);
+    REQUIRE(p.outputs.size() == 6);
     for (const Output& o : p.outputs) {
-        const bool rows = p.node(o.node).name == "xent" || p.node(o.node).name == "top";
+        const std::string& n = p.node(o.node).name;
+        const bool rows = n == "xent" || n == "top" || n == "z";
         CHECK(o.shape == (rows ? Shape{} : Shape{24, 101}));  // b = 3 x 8: nothing to crop
     }
     // The softmaxes fill L's padding with -inf before their max; log_softmax subtracts from L.
