@@ -149,17 +149,42 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
                    (join_annihilates(step) && zero_seen[c] && finite);
         };
         finite_[name] = finite;
-        // A contracted label's padded entries are summed with the real ones: exact when the
-        // joined values are zero there and the reduction is a sum, or when one tensor is
-        // reduced, whose padding the loader first fills with the reduction's identity where it
-        // does not hold it (padding_fill_steps.hpp).
-        const bool filled = operands.size() == 1 && is_tensor(operands[0]) &&
-                            (step.agg_op == "add" || step.agg_op == "max" || step.agg_op == "min" ||
-                             step.agg_op == "mul");
-        for (const auto& [c, slots] : carriers)
-            if (spec->output.find(c) == std::string::npos &&
-                !(padding_zero(c) && step.agg_op == "add") && !filled)
+        // A contracted label's padded entries are folded into the real ones. Exact when
+        //   - one tensor is reduced: the loader first sets its padding to the reduction's
+        //     identity where it does not hold it (fold_fills.hpp);
+        //   - the joined values are zero there and the reduction is a sum;
+        //   - products are summed whose padding is not zero (no zero factor, or one meeting a
+        //     factor that is not finite): the loader first sets one factor's padding to 0, one
+        //     whose co-factors are finite (zero_fillable).
+        const bool sums = step.agg_op == "add";
+        const bool one_tensor =
+            operands.size() == 1 && is_tensor(operands[0]) &&
+            (sums || step.agg_op == "max" || step.agg_op == "min" || step.agg_op == "mul");
+        std::vector<FoldFill> fills;
+        auto fill = [&](std::size_t operand, char c, double value) {
+            auto it = std::find_if(fills.begin(), fills.end(),
+                                   [&](const FoldFill& f) { return f.operand == operand; });
+            if (it == fills.end()) it = fills.insert(fills.end(), FoldFill{operand, {}, value});
+            for (std::size_t p = 0; p < spec->operands[operand].size(); ++p)
+                if (spec->operands[operand][p] == c) it->positions.push_back(p);
+        };
+        for (const auto& [c, slots] : carriers) {
+            if (spec->output.find(c) != std::string::npos) continue;
+            const std::optional<std::size_t> zeroed =
+                sums && join_annihilates(step) ? zero_fillable(step, *spec, c) : std::nullopt;
+            if (one_tensor)
+                fill(0, c, *kernels::KernelCall(step.agg_op).properties().identity);
+            else if (sums && padding_zero(c))
+                continue;
+            else if (zeroed)
+                fill(*zeroed, c, 0.0);
+            else
                 no_padding(slots);
+        }
+        std::sort(fills.begin(), fills.end(),
+                  [](const FoldFill& a, const FoldFill& b) { return a.operand < b.operand; });
+        for (FoldFill& f : fills) std::sort(f.positions.begin(), f.positions.end());
+        if (!fills.empty()) fills_[name] = std::move(fills);
         for (char c : spec->output) {
             out.push_back(label.count(c) ? label[c] : -1);
             out_zeros.push_back(padding_zero(c));
@@ -220,70 +245,6 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
     keys_[name] = std::move(out);
 }
 
-bool TilingClasses::follow_product(const std::string& name, const std::string& left,
-                                   const std::string& right, const KeyPositions& left_keys,
-                                   const KeyPositions& right_keys, const std::string& spec) {
-    const auto comma = spec.find(','), arrow = spec.find("->");
-    if (comma == std::string::npos || arrow == std::string::npos) return false;
-    const std::string letters[2] = {spec.substr(0, comma),
-                                    spec.substr(comma + 1, arrow - comma - 1)};
-    const std::string out_letters = spec.substr(arrow + 2);
-    const std::string side[2] = {left, right};
-    const KeyPositions* on[2] = {&left_keys, &right_keys};
-    // Per operand and key position: the letter of the tile dimension it cuts (0: none).
-    std::vector<char> letter[2];
-    for (int o = 0; o < 2; ++o)
-        for (int d : dims_of(side[o])) {
-            if (d >= static_cast<int>(letters[o].size())) return false;
-            letter[o].push_back(d < 0 ? 0 : letters[o][static_cast<std::size_t>(d)]);
-        }
-    // Positions joined to each other cut the same letter (or none), and a letter of both
-    // operands is cut by joined positions: its padded entries meet padded entries only.
-    auto joined_to = [&](int o, std::size_t p) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < on[o]->size(); ++i)
-            if ((*on[o])[i] == p) return (*on[1 - o])[i];
-        return std::nullopt;
-    };
-    for (int o = 0; o < 2; ++o)
-        for (std::size_t p = 0; p < letter[o].size(); ++p) {
-            const char c = letter[o][p];
-            const std::optional<std::size_t> q = joined_to(o, p);
-            if (q ? *q >= letter[1 - o].size() || letter[1 - o][*q] != c
-                  : c != 0 && letters[1 - o].find(c) != std::string::npos)
-                return false;
-        }
-    // Summed letters: the padded entries enter the sums, exact where either factor is zero (and
-    // the other finite). Kept letters: the product's padding is zero where its operand's is (a
-    // product with a zero).
-    const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
-    const bool fl = finite_of(left), fr = finite_of(right);
-    auto product_zero = [&](bool left_zero, bool right_zero) {
-        return (left_zero && right_zero) || (left_zero && fr) || (right_zero && fl);
-    };
-    const std::vector<int> kl = keys_of(left), kr = keys_of(right);
-    std::vector<bool> zeros;
-    std::vector<int> dims;
-    auto output_position = [&](char c, bool zero) {
-        const auto d = c == 0 ? std::string::npos : out_letters.find(c);
-        dims.push_back(d == std::string::npos ? -1 : static_cast<int>(d));
-        zeros.push_back(d == std::string::npos || zero);  // no tile dimension: nothing padded
-    };
-    for (std::size_t p = 0; p < letter[0].size(); ++p) {
-        const char c = letter[0][p];
-        const std::optional<std::size_t> q = joined_to(0, p);
-        const bool zero = product_zero(zl[p], q && zr[*q]);
-        if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero)
-            no_padding({kl[p], kr[*q]});
-        output_position(c, zero);
-    }
-    for (std::size_t p = 0; p < letter[1].size(); ++p)
-        if (!joined_to(1, p)) output_position(letter[1][p], product_zero(false, zr[p]));
-    zeros_[name] = std::move(zeros);
-    dims_[name] = std::move(dims);
-    ranks_[name] = out_letters.size();
-    return true;
-}
-
 void TilingClasses::add_aggregate(const std::string& name, const std::string& operand,
                                   const KeyPositions& by, const kernels::KernelCall& kernel) {
     const std::vector<int> in = keys_of(operand), in_dims = dims_of(operand);
@@ -296,10 +257,15 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
     // A position that cuts no tile dimension pads nothing.
     const bool sums = props.identity && *props.identity == 0.0;
     const bool filled = props.identity && is_tensor(operand);
-    for (std::size_t p = 0; p < in.size(); ++p)
-        if (std::find(by.begin(), by.end(), p) == by.end() && in_dims[p] >= 0 &&
-            !(sums && in_zeros[p]) && !filled)
+    FoldFill fill{0, {}, props.identity.value_or(0.0)};
+    for (std::size_t p = 0; p < in.size(); ++p) {
+        if (std::find(by.begin(), by.end(), p) != by.end() || in_dims[p] < 0) continue;
+        if (filled)
+            fill.positions.push_back(p);
+        else if (!(sums && in_zeros[p]))
             no_padding({in[p]});
+    }
+    if (!fill.positions.empty()) fills_[name] = {fill};
     // Kept positions: padded entries fold with padded entries only.
     std::vector<int> out, dims;
     std::vector<bool> zeros;
@@ -373,94 +339,6 @@ void TilingClasses::add_tiling_dependent(const std::string& name, const std::str
 void TilingClasses::depends(const std::string& name, const std::string& operand,
                             const std::string& what, const SourceLocation& where) {
     dependents_.push_back({name, what, keys_of(operand), where});
-}
-
-TilingSpace TilingClasses::space() const {
-    // Class root -> the auto dimension that makes it auto (the first), if any.
-    std::map<int, int> auto_slot;
-    for (std::size_t s = 0; s < slots_.size(); ++s)
-        if (slots_[s].from_input && slots_[s].tile == 0)
-            auto_slot.emplace(find(static_cast<int>(s)), static_cast<int>(s));
-    for (const Dependent& d : dependents_)
-        for (int s : d.slots) {
-            if (s < 0 || !auto_slot.count(find(s))) continue;
-            const Slot& a = slots_[auto_slot.at(find(s))];
-            throw Error("step " + d.name + ": its meaning depends on how its operand is tiled (" +
-                            d.what + "), and that operand is cut along dimension " +
-                            std::to_string(a.dim) + " of input " + inputs_[a.input].name +
-                            ", whose tile is auto; give " + inputs_[a.input].name +
-                            " an explicit tile",
-                        d.where);
-        }
-    TilingSpace space;
-    std::map<std::size_t, std::size_t> index;  // inputs_ index -> space.inputs index
-    for (std::size_t i = 0; i < inputs_.size(); ++i)
-        if (std::count(inputs_[i].tile.begin(), inputs_[i].tile.end(), 0) > 0) {
-            index[i] = space.inputs.size();
-            space.inputs.push_back(inputs_[i]);
-        }
-    std::map<int, std::size_t> class_of;  // root -> space.classes index
-    for (std::size_t s = 0; s < slots_.size(); ++s) {
-        const Slot& slot = slots_[s];
-        const int root = find(static_cast<int>(s));
-        if (!slot.from_input || !auto_slot.count(root)) continue;
-        auto [it, added] = class_of.emplace(root, space.classes.size());
-        if (added)
-            space.classes.push_back(
-                {slots_[auto_slot.at(root)].extent, {}, std::nullopt, paddable(root)});
-        TileClass& c = space.classes[it->second];
-        if (slot.tile == 0) {
-            c.dims.emplace_back(index.at(slot.input), slot.dim);
-        } else if (slot.extent == c.extent) {
-            // The finest explicit tile: coarser operands are re-cut to it (einsum_retile.hpp).
-            c.fixed = c.fixed ? std::min(*c.fixed, slot.tile) : slot.tile;
-        }
-    }
-    for (TileClass& c : space.classes) c.paddable = c.paddable && !c.fixed;
-    return space;
-}
-
-std::optional<std::int64_t> TilingClasses::padded_extent(const std::string& relation,
-                                                         std::size_t position) const {
-    const std::vector<int> keys = keys_of(relation);
-    if (position >= keys.size() || keys[position] < 0 || !paddable(keys[position]) ||
-        dims_of(relation)[position] != static_cast<int>(position))
-        return std::nullopt;
-    return slots_[find(keys[position])].extent;
-}
-
-std::vector<PaddedDim> TilingClasses::dims_to_fill(const std::string& relation,
-                                                   const std::vector<std::size_t>& positions,
-                                                   double identity) const {
-    const std::vector<bool> zeros = zeros_of(relation);
-    std::vector<PaddedDim> out;
-    for (std::size_t p : positions)
-        if (const auto extent = padded_extent(relation, p);
-            extent && !(identity == 0.0 && zeros[p]))
-            out.push_back({p, *extent});
-    return out;
-}
-
-void TilingClasses::crop_outputs(Program& program) const {
-    for (Output& o : program.outputs) {
-        const Node& n = program.node(o.node);
-        const std::vector<int> keys = keys_of(n.name), dims = dims_of(n.name);
-        if (!n.is_tensor() || keys.size() != n.type.rank()) continue;
-        Shape shape(n.type.rank());
-        bool cropped = false;
-        for (std::size_t d = 0; d < keys.size(); ++d) {
-            const std::int64_t bound = n.type.bound[d];
-            shape[d] = n.frontier[d] * bound;
-            if (keys[d] < 0 || dims[d] != static_cast<int>(d) || !paddable(keys[d])) continue;
-            // A padded class: its last tile reaches past the extent.
-            const std::int64_t extent = slots_[find(keys[d])].extent;
-            if (extent % bound != 0 && ceil_div(extent, bound) == n.frontier[d]) {
-                shape[d] = extent;
-                cropped = true;
-            }
-        }
-        if (cropped) o.shape = shape;
-    }
 }
 
 }  // namespace tra

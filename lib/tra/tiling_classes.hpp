@@ -27,9 +27,11 @@
 // there, with agg add; an aggregate by a sum (identity 0) that drops a position cutting a tile
 // dimension; any aggregate, or a one-operand einsum's reduction, of a tensor (the loader first
 // fills the padding of the dropped dimensions with the aggregation's identity where it does
-// not hold it, padding_fill_steps.hpp); a softmax along it (its lowering fills the padding with
-// -inf, max's identity, and the result holds zeros there). Steps it cannot follow that way
-// (folds of relations that are not tensors and do not hold zeros, joins with other kernels, a
+// not hold it, padding_fill_steps.hpp); a contraction of several operands whose products are
+// not zero there but whose other factors are finite, where one factor that is a tensor gets its
+// padding along the label set to 0 first (FoldFill); a softmax along it (its lowering fills the
+// padding with -inf, max's identity, and the result holds zeros there). Steps it cannot follow that
+// way (folds of relations that are not tensors and do not hold zeros, joins with other kernels, a
 // loop's carry) make the classes they reach unpaddable. Padded entries that are never mixed are
 // cropped on output.
 #include <cstdint>
@@ -46,6 +48,18 @@
 #include "tra/tiling.hpp"
 
 namespace tra {
+
+struct EinsumSpec;
+
+// A fold that mixes padded entries with real ones is exact once one operand's padding holds a
+// value: an aggregation's identity (-inf under max), or 0 for one factor of a product whose other
+// factors are finite. The loader fills it first (fold_fills.hpp): operand `operand` of the step,
+// along its key `positions`.
+struct FoldFill {
+    std::size_t operand = 0;
+    std::vector<std::size_t> positions;
+    double value = 0;
+};
 
 class TilingClasses {
   public:
@@ -86,6 +100,9 @@ class TilingClasses {
     std::vector<PaddedDim> dims_to_fill(const std::string& relation,
                                         const std::vector<std::size_t>& positions,
                                         double identity) const;
+    // The fills step `name` needs before it folds padded dimensions, in operand order (what the
+    // tracker made its classes paddable on); empty for most steps.
+    std::vector<FoldFill> fills_before(const std::string& name) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
     void crop_outputs(Program& program) const;
@@ -107,6 +124,11 @@ class TilingClasses {
     int find(int s) const;
     void unite(int a, int b);
     std::vector<int> keys_of(const std::string& relation) const;
+    // The first operand of a product (an einsum joining by mul, summing) that carries `label`
+    // and is a tensor while every other operand is finite: filling its padding along `label`
+    // with zeros makes every product there zero. nullopt when none is.
+    std::optional<std::size_t> zero_fillable(const EinsumStep& step, const EinsumSpec& spec,
+                                             char label) const;
     std::vector<bool> zeros_of(const std::string& relation) const;
     bool finite_of(const std::string& relation) const;
     std::vector<int> dims_of(const std::string& relation) const;
@@ -137,6 +159,7 @@ class TilingClasses {
     std::map<std::string, std::vector<int>> dims_;
     std::map<std::string, std::size_t> ranks_;  // relation -> its tiles' rank, where known
     std::vector<bool> unpaddable_;  // per slot
+    std::map<std::string, std::vector<FoldFill>> fills_;  // step -> fills_before
     std::vector<AutoInput> inputs_;
     std::vector<Dependent> dependents_;
 };

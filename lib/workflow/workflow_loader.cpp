@@ -7,7 +7,7 @@
 
 #include "storage/same_file.hpp"
 #include "tra/einsum_lowering.hpp"
-#include "tra/padding_fill_steps.hpp"
+#include "tra/fold_fills.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/tiling_classes.hpp"
 #include "workflow/generator_field.hpp"
@@ -231,8 +231,8 @@ public:
             const std::string of = operand(body.at("aggregate"));
             const KeyPositions by = body.at("by").as_positions();
             if (probe_) return classes_.add_aggregate(name, of, by, kernel);
-            b.add_aggregate(name, identity_filled(b, name, of, by, kernel.properties().identity, src),
-                            by, kernel, src);
+            b.add_aggregate(name, filled_operands(b, classes_, name, {of}, src)[0], by, kernel,
+                            src);
         } else if (op == "rekey") {
             body.allow_only({"rekey", "key"});
             if (probe_)
@@ -298,41 +298,9 @@ public:
             }
             if (body.has("agg")) step.agg_op = body.at("agg").as_string();
             if (probe_) return classes_.add_einsum(name, step);
-            if (step.inputs.size() == 1) step.inputs[0] = reduced_filled(b, name, step, src);
+            step.inputs = filled_operands(b, classes_, name, step.inputs, src);
             b.add_einsum(name, step, src);
         }
-    }
-
-    // `operand` for an aggregate that keeps positions `by` and folds the others with an
-    // aggregation of `identity`: where a dropped dimension is padded and its padding is not the
-    // identity, it is first set to it (padding_fill_steps.hpp).
-    std::string identity_filled(ProgramBuilder& b, const std::string& name,
-                                const std::string& operand, const KeyPositions& by,
-                                std::optional<double> identity, const StepSource& src) const {
-        const auto id = b.lookup_optional(operand);
-        if (!id || !identity) return operand;  // (add_aggregate reports)
-        std::vector<std::size_t> dropped;
-        for (std::size_t p = 0; p < b.node(*id).type.key_arity; ++p)
-            if (std::find(by.begin(), by.end(), p) == by.end()) dropped.push_back(p);
-        return fill_padding_steps(
-            b, name, operand, classes_.dims_to_fill(operand, dropped, *identity), *identity, src);
-    }
-
-    // The operand of a one-operand einsum, its padding along the labels it reduces set to the
-    // reduction's identity where they are padded and it does not hold it.
-    std::string reduced_filled(ProgramBuilder& b, const std::string& name, const EinsumStep& step,
-                               const StepSource& src) const {
-        const std::optional<EinsumSpec> spec = operand_spec(step);
-        const std::string& input = step.inputs[0];
-        if (!spec || (step.agg_op != "add" && step.agg_op != "max" && step.agg_op != "min" &&
-                      step.agg_op != "mul"))
-            return input;  // (the lowering reports a bad spec or reduction)
-        std::vector<std::size_t> reduced;
-        for (std::size_t p = 0; p < spec->operands[0].size(); ++p)
-            if (spec->output.find(spec->operands[0][p]) == std::string::npos) reduced.push_back(p);
-        const double identity = *kernels::KernelCall(step.agg_op).properties().identity;
-        return fill_padding_steps(b, name, input, classes_.dims_to_fill(input, reduced, identity),
-                                  identity, src);
     }
 
     // repeat: {times: N, carry: {INPUT: STEP, ...}}

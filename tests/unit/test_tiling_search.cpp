@@ -3,6 +3,7 @@
 // planning every tiling one by one here, with the planner alone.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 
 #include "core/error.hpp"
@@ -289,19 +290,23 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         for (const auto& [input, dim] : {std::pair{"A", 0}, {"A", 1}, {"B", 1}})
             CHECK(paddable(c, input, dim));
     }
-    SECTION("a sum over exp's padding (exp(0) = 1): filled with 0 for one tensor, not a product") {
+    SECTION("a sum over exp's padding (exp(0) = 1): filled with 0 first") {
         TilingClasses c;  // the loader sets E's padding along j to 0 before the sum
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
         c.add_einsum("s", einsum_step("ij->i", {"E"}));
         CHECK(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
-        TilingClasses d;  // E . E over j: 1 x 1 in the padding, and no step fills a product's
+        TilingClasses d;  // E . E over j: 1 x 1 in the padding; one factor is set to 0 first
         d.add_input("A", Shape{37, 50}, {0, 0});
         d.add_transform("E", "A", kernels::KernelCall("exp"), kStep);
         d.add_einsum("s", einsum_step("ij,ij->i", {"E", "E"}));
         CHECK(paddable(d, "A", 0));
-        CHECK_FALSE(paddable(d, "A", 1));
+        CHECK(paddable(d, "A", 1));
+        REQUIRE(d.fills_before("s").size() == 1);
+        CHECK(d.fills_before("s")[0].operand == 0);
+        CHECK(d.fills_before("s")[0].positions == std::vector<std::size_t>{1});
+        CHECK(d.fills_before("s")[0].value == 0.0);
     }
     SECTION("a max of one tensor takes max's identity in the padding; of a join, zeros") {
         TilingClasses c;  // the loader fills A's padding along k with -inf first
@@ -324,8 +329,9 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);  // sigmoid(0) = 1/2
         c.add_einsum("P", einsum_step("ij,j->ij", {"S", "v"}));            // times v: zeros in j
         c.add_einsum("Q", einsum_step("ij,j->ij", {"A", "v"}, "add"));     // A + v: not in i
-        c.add_einsum("p", einsum_step("ij,ij->j", {"P", "S"}));            // sums S's padded i
         c.add_einsum("q", einsum_step("ij,ij->i", {"Q", "S"}));            // sums j: zeros there
+        CHECK(c.fills_before("q").empty());
+        c.add_einsum("p", einsum_step("ij,ij->j", {"P", "S"}, "add"));  // sums S's padded i
         CHECK_FALSE(paddable(c, "A", 0));
         CHECK(paddable(c, "A", 1));
     }
@@ -417,8 +423,13 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         c.add_input("A", Shape{37, 50}, {0, 0});
         c.add_input("Y", Shape{37, 50}, {0, 0});
         c.add_transform("L", "A", kernels::KernelCall("log"), kStep);
-        c.add_einsum("x", einsum_step("ij,ij->i", {"Y", "L"}));  // sums j
+        c.add_einsum("x", einsum_step("ij,ij->i", {"Y", "L"}));  // sums j: L's padding set to 0
         CHECK(paddable(c, "A", 0));
+        CHECK(paddable(c, "A", 1));
+        REQUIRE(c.fills_before("x").size() == 1);
+        CHECK(c.fills_before("x")[0].operand == 1);              // Y is finite; L is not
+        c.add_einsum("l", einsum_step("ij,ij->i", {"L", "L"}));  // no factor with finite others
+        CHECK(c.fills_before("l").empty());
         CHECK_FALSE(paddable(c, "A", 1));
         TilingClasses m;  // the same through a matrix product and an element-wise join
         m.add_input("A", Shape{37, 50}, {0, 0});
@@ -451,14 +462,19 @@ TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tilin
         log.add_softmax("P", "Z", 1, false);
         log.add_einsum("s", einsum_step("bv->b", {"LP"}));  // one tensor: filled with 0 first
         CHECK(paddable(log, "Z", 1));
-        log.add_einsum("h", einsum_step("bv,bv->b", {"LP", "LP"}));
+        log.add_einsum("h", einsum_step("bv,bv->b", {"LP", "LP"}));  // one factor set to 0
+        CHECK(paddable(log, "Z", 1));
+        log.add_transform("L", "P", kernels::KernelCall("log"), kStep);
+        log.add_einsum("l", einsum_step("bv,bv->b", {"L", "L"}));  // -inf x -inf: neither
         CHECK_FALSE(paddable(log, "Z", 1));
-        TilingClasses rows;  // the padded rows are softmaxes of zeros: not zeros
+        TilingClasses rows;  // the padded rows are softmaxes of zeros: not zeros, but finite
         rows.add_input("Z", Shape{37, 101}, {0, 0});
         rows.add_softmax("P", "Z", 1, false);
-        rows.add_einsum("c", einsum_step("bv,bv->v", {"P", "P"}));
-        CHECK_FALSE(paddable(rows, "Z", 0));
+        rows.add_einsum("c", einsum_step("bv,bv->v", {"P", "P"}));  // P's rows set to 0 first
+        CHECK(paddable(rows, "Z", 0));
         CHECK(paddable(rows, "Z", 1));
+        rows.add_einsum("m", einsum_step("bv,bv->v", {"P", "P"}, "mul", "max"));  // not a sum
+        CHECK_FALSE(paddable(rows, "Z", 0));
     }
     SECTION("joins with other kernels and carries are not followed") {
         TilingClasses c;
@@ -488,16 +504,17 @@ TEST_CASE("padding: the search offers padded tiles, outputs are cropped", "[tili
         CHECK(std::get<InputOp>(n.op).source.padded);
     }
     CHECK(p.node(*p.find("W2")).frontier == Frontier{4, 4});  // 45 / 12 and 101 / 26, rounded up
-    REQUIRE(p.outputs.size() == 6);
+    REQUIRE(p.outputs.size() == 7);
     for (const Output& o : p.outputs) {
         const std::string& n = p.node(o.node).name;
-        const bool rows = n == "xent" || n == "top" || n == "z";
+        const bool rows = n == "xent" || n == "top" || n == "z" || n == "ent";
         CHECK(o.shape == (rows ? Shape{} : Shape{24, 101}));  // b = 3 x 8: nothing to crop
     }
     // The softmaxes fill L's padding with -inf before their max; log_softmax subtracts from L.
     CHECK(p.find("S.mask"));
     CHECK(p.find("LS.mask"));
     CHECK(p.find("LS.offset"));
+    CHECK(p.find("ent.operand2.mask"));  // log(S) is -inf in the padding: set to 0 first
     // Without padding: nothing to crop.
     CHECK(workflow::load_workflow(wf).outputs.front().shape.empty());
 
@@ -599,4 +616,39 @@ outputs:
                             want = std::max(want, t2.get(i * 7 + j));
                 CHECK(tile.get(i * 7 + j) == want);
             }
+}
+
+TEST_CASE("padding under a product: one factor's padding is set to 0 first", "[tiling][padding]") {
+    // log(0) = -inf in L's padding and 0 x -inf is NaN: L's padding is set to 0 before the sum.
+    const testing::TempDir dir("padding-product");
+    const std::string wf = dir.write("alogA.yaml", R"(name: a_log_a
+dtype: f64
+inputs:
+  A: {shape: [40, 30], tile: auto, generate: {uniform: [0.5, 1], seed: 2}}
+program:
+  - L: {transform: A, kernel: log}
+  - s: {einsum: "ij,ij->i", inputs: [A, L]}
+outputs:
+  s: {file: out/s.h5}
+)");
+    workflow::LoadOptions options;
+    options.tiling = {{"A", Shape{8, 7}}};  // 30 -> 35 columns
+    const Program p = workflow::load_workflow(wf, options);
+    CHECK(p.find("s.operand2.mask"));
+    CHECK_FALSE(p.find("s.operand1.mask"));  // A's padding holds zeros already
+    runtime::ReferenceEvaluator ev(p);
+    const TensorRelation a = ev.evaluate(*p.find("A"));
+    std::vector<double> want(40, 0.0);
+    for (const auto& [key, tile] : a.tuples)
+        for (std::int64_t i = 0; i < 8; ++i)
+            for (std::int64_t j = 0; j < 7; ++j)
+                if (key[1] * 7 + j < 30) {
+                    const double x = tile.get(i * 7 + j);
+                    want[key[0] * 8 + i] += x * std::log(x);
+                }
+    const TensorRelation s = ev.evaluate(*p.find("s"));
+    REQUIRE(s.tuples.size() == 5);
+    for (const auto& [key, tile] : s.tuples)
+        for (std::int64_t i = 0; i < 8; ++i)
+            CHECK(tile.get(i) == Approx(want[key[0] * 8 + i]).epsilon(1e-12));
 }

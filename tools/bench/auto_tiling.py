@@ -21,6 +21,7 @@ docs/benchmarks.md ("Automatic tiling: search quality") records a run.
 
 Usage: tools/bench/auto_tiling.py [--tra PATH] [--n 8192] [--sites 2,4,16,64,256,1024]
                                   [--tiles 256,512,1024,2048,4096,8192] [--machine FILE] [--quick]
+                                  [--ranks-per-host N]
 """
 import argparse
 import itertools
@@ -51,9 +52,11 @@ outputs:
 """
 
 
-def first_plan(tra, workflow, sites, machine, pin=None):
+def first_plan(tra, workflow, sites, machine, per_host, pin=None):
     """(tra's first plan as a dict, wall seconds), or (None, wall seconds) when tra refuses."""
     argv = [tra, "plan", workflow, "--sites", str(sites), "--top", "1", "--format", "json"]
+    if per_host:
+        argv += ["--ranks-per-host", str(per_host)]
     if pin:
         argv += ["--plan", pin]
     if machine:
@@ -67,12 +70,12 @@ def first_plan(tra, workflow, sites, machine, pin=None):
     return json.loads(out.stdout)["plans"][0], wall
 
 
-def best_hand(tra, workflow, n, sites, tiles, machine):
+def best_hand(tra, workflow, n, sites, tiles, machine, per_host):
     """(best first plan over every hand tiling, pins run, pins refused, of those >16S)."""
     best, ran, refused, outside = None, 0, 0, 0
     for ti, tk, tj in itertools.product(tiles, repeat=3):
         pin = "A@%dx%d,B@%dx%d" % (ti, tk, tk, tj)
-        plan, _ = first_plan(tra, workflow, sites, machine, pin)
+        plan, _ = first_plan(tra, workflow, sites, machine, per_host, pin)
         ran += 1
         if plan is None:
             refused += 1
@@ -93,12 +96,16 @@ def main():
                     help="hand tile sizes per label, comma-separated")
     ap.add_argument("--machine", help="a tra calibrate profile (default: the built-in one)")
     ap.add_argument("--quick", action="store_true", help="hand tiles %s only" % QUICK_TILES)
+    ap.add_argument("--ranks-per-host", type=int, default=0,
+                    help="plan for hosts of this many sites each (tra plan --ranks-per-host; "
+                         "default: every site on one host, as tra plan assumes)")
     args = ap.parse_args()
     tra = str(pathlib.Path(args.tra).resolve())
     n = args.n
     tiles = [int(x) for x in (QUICK_TILES if args.quick else args.tiles).split(",")]
-    print("n %d, hand tiles %s per label, model time, machine %s" % (
-        n, ",".join(map(str, tiles)), args.machine or "built-in"))
+    print("n %d, hand tiles %s per label, model time, machine %s, %s" % (
+        n, ",".join(map(str, tiles)), args.machine or "built-in",
+        "%d sites per host" % args.ranks_per_host if args.ranks_per_host else "one host"))
     print("%5s %-52s %9s %7s %-52s %9s %9s %8s %9s %9s %10s %5s %7s %5s" % (
         "sites", "auto: first plan", "pred s", "wall s", "best hand tiling: first plan", "pred s",
         "auto/hand", "bytes/LB", "peak MiB", "SUMMA MiB", "peak/SUMMA", "pins", "refused", ">16S"))
@@ -106,12 +113,12 @@ def main():
         workflow = pathlib.Path(work) / "mm-auto.yaml"
         workflow.write_text(WORKFLOW.format(n=n))
         for sites in (int(x) for x in args.sites.split(",")):
-            auto, wall = first_plan(tra, str(workflow), sites, args.machine)
+            auto, wall = first_plan(tra, str(workflow), sites, args.machine, args.ranks_per_host)
             if auto is None:
                 print("%5d tra refused the auto workflow" % sites, flush=True)
                 continue
             hand, ran, refused, outside = best_hand(tra, str(workflow), n, sites, tiles,
-                                                    args.machine)
+                                                    args.machine, args.ranks_per_host)
             peak = auto["peak_bytes_per_site"]
             bound = 8 * lower_bound.lower_bound_words(n, n, n, sites, peak / 8)
             rows, cols = grid_shape(sites)

@@ -191,8 +191,9 @@ def ex_padded(x):
     shift = L - L.max(axis=1, keepdims=True)
     log_softmax = shift - np.log(np.exp(shift).sum(axis=1, keepdims=True))
     xent = (x["Y"].astype(np.float64) * log_softmax).sum(axis=1)
-    return {"L": L, "P": np.exp(L), "S": np.exp(log_softmax), "xent": xent, "top": L.max(axis=1),
-            "z": np.exp(L).sum(axis=1)}
+    S = np.exp(log_softmax)
+    return {"L": L, "P": np.exp(L), "S": S, "xent": xent, "top": L.max(axis=1),
+            "z": np.exp(L).sum(axis=1), "ent": (S * np.log(S)).sum(axis=1)}
 
 
 def ex_block_sparse(x):
