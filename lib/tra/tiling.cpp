@@ -14,12 +14,26 @@ Tiling TilingSpace::resolve(const std::vector<std::int64_t>& tiles) const {
     return out;
 }
 
-bool TilingSpace::paddable(const std::string& input, std::size_t dim) const {
+const TileClass* TilingSpace::class_of(const std::string& input, std::size_t dim) const {
     for (const TileClass& c : classes)
         for (const auto& [i, d] : c.dims)
-            if (inputs[i].name == input && d == dim) return c.paddable;
-    return false;
+            if (inputs[i].name == input && d == dim) return &c;
+    return nullptr;
 }
+
+bool TilingSpace::paddable(const std::string& input, std::size_t dim) const {
+    const TileClass* c = class_of(input, dim);
+    return c && c->paddable;
+}
+
+namespace {
+// ": step NAME ..." naming what keeps a class from being padded, or the general rule.
+std::string unpadded_because(const TileClass* c) {
+    if (c && !c->unpadded_by.empty()) return ": " + c->unpadded_by;
+    return " (a step would mix padded entries that may not be zeros with real ones, or tra does "
+           "not follow padding through it)";
+}
+}  // namespace
 
 std::vector<std::string> TilingSpace::coarse_notes(int sites) const {
     std::vector<std::string> notes;
@@ -41,7 +55,9 @@ std::vector<std::string> TilingSpace::coarse_notes(int sites) const {
                         " (extent " + std::to_string(c.extent) + ", divisors " +
                         (list.empty() ? "none" : list) +
                         ") has no tile count that cuts it usefully, and this program may not pad "
-                        "it (docs/workflow-format.md, \"Padding\"): it stays coarsely cut");
+                        "it" +
+                        unpadded_because(&c) +
+                        " (docs/workflow-format.md, \"Padding\"): it stays coarsely cut");
     }
     return notes;
 }
@@ -61,10 +77,8 @@ std::optional<std::string> TilingSpace::misfit(const std::string& input, const S
             return dim + "the workflow fixes the tile at " + std::to_string(written[d]);
         if (shape[d] % tile[d] != 0 && !(written[d] == 0 && paddable(input, d)))
             return dim + "tile " + std::to_string(tile[d]) + " does not divide " +
-                   std::to_string(shape[d]) +
-                   ", and this program may not be padded along it (a step would mix padded "
-                   "entries that may not be zeros with real ones, or tra does not follow "
-                   "padding through it: docs/workflow-format.md, \"Padding\")";
+                   std::to_string(shape[d]) + ", and this program may not be padded along it" +
+                   unpadded_because(class_of(input, d)) + " (docs/workflow-format.md, \"Padding\")";
     }
     return std::nullopt;
 }

@@ -34,6 +34,9 @@ struct TileClass {
     // A tile that does not divide the extent is exact here (tiling_classes.hpp): the last tile
     // is padded with zeros and the padding cropped on output.
     bool paddable = false;
+    // Where it is not: the first step (in program order) that makes padding inexact, and why,
+    // for the messages that refuse or skip a padded tile. Empty for a fixed class.
+    std::string unpadded_by;
 };
 
 inline constexpr std::int64_t kMinUsefulTile = 8;
@@ -45,6 +48,8 @@ struct TilingSpace {
     bool empty() const { return inputs.empty(); }
     // The tiling that gives class c the tile size tiles[c].
     Tiling resolve(const std::vector<std::int64_t>& tiles) const;
+    // The class of dimension `dim` of auto input `input`; nullptr when it has none.
+    const TileClass* class_of(const std::string& input, std::size_t dim) const;
     // Dimension `dim` of auto input `input` is in a paddable class.
     bool paddable(const std::string& input, std::size_t dim) const;
     // Why `tile` cannot cut auto input `input` (of `shape`, `written` its tile field: 0 where

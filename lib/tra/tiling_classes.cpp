@@ -11,7 +11,7 @@ namespace tra {
 
 int TilingClasses::fresh(Slot s) {
     slots_.push_back(s);
-    unpaddable_.push_back(false);
+    refusals_.emplace_back();
     parent_.push_back(static_cast<int>(parent_.size()));
     return static_cast<int>(slots_.size()) - 1;
 }
@@ -67,16 +67,21 @@ bool TilingClasses::is_tensor(const std::string& relation) const {
     return true;
 }
 
-bool TilingClasses::paddable(int slot) const {
+const TilingClasses::Refusal* TilingClasses::refusal(int slot) const {
     const int root = find(slot);
-    for (std::size_t s = 0; s < slots_.size(); ++s)
-        if (unpaddable_[s] && find(static_cast<int>(s)) == root) return false;
-    return true;
+    const Refusal* first = nullptr;
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        const Refusal& r = refusals_[s];
+        if (r.order >= 0 && find(static_cast<int>(s)) == root && (!first || r.order < first->order))
+            first = &r;
+    }
+    return first;
 }
 
-void TilingClasses::no_padding(const std::vector<int>& slots) {
+void TilingClasses::no_padding(const std::vector<int>& slots, const std::string& why) {
     for (int s : slots)
-        if (s >= 0) unpaddable_[s] = true;
+        if (s >= 0 && refusals_[s].order < 0) refusals_[s] = {refused_, why};
+    ++refused_;
 }
 
 void TilingClasses::add_input(const std::string& name, const Shape& shape,
@@ -98,6 +103,25 @@ namespace {
 // padding through it).
 bool join_annihilates(const EinsumStep& step) {
     return step.join_expr.empty() && step.join_op == "mul";
+}
+// Why add_einsum cannot pad contracted label c: the rest of "step NAME (einsum SPEC) ...".
+std::string contraction_refusal(const EinsumStep& step, char c) {
+    const std::string label = std::string("label '") + c + "'";
+    if (step.inputs.size() == 1)
+        return "reduces " + label + " by " + step.agg_op +
+               " of a relation that is not a plain tensor, whose padding tra cannot set to the "
+               "reduction's identity";
+    if (step.agg_op != "add")
+        return "reduces " + label + " by " + step.agg_op +
+               " over several operands: tra pads only under sums of products and folds of one "
+               "tensor";
+    if (!join_annihilates(step))
+        return "sums " + label + " over a join by " +
+               (step.join_expr.empty() ? step.join_op : std::string("an expression")) +
+               " whose padding is not zero";
+    return "sums products over " + label +
+           " where no factor holds zeros in the padding or can be set to 0 (each is not a "
+           "plain tensor or meets a factor whose padding is not finite: 0 x inf is NaN)";
 }
 bool join_preserves(const EinsumStep& step) {
     static const std::set<std::string> preserving = {"mul", "add", "sub", "max", "min"};
@@ -179,7 +203,8 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
             else if (zeroed)
                 fill(*zeroed, c, 0.0);
             else
-                no_padding(slots);
+                no_padding(slots, "step " + name + " (einsum \"" + step.spec + "\") " +
+                                      contraction_refusal(step, c));
         }
         std::sort(fills.begin(), fills.end(),
                   [](const FoldFill& a, const FoldFill& b) { return a.operand < b.operand; });
@@ -237,8 +262,12 @@ void TilingClasses::add_join(const std::string& name, const std::string& left,
         dims_[name] = dims_of(left);
         if (const auto rank = rank_of(left)) ranks_[name] = *rank;
     } else if (!follow_product(name, left, right, left_keys, right_keys, props.sum_of_products)) {
-        no_padding(l);
-        no_padding(r);
+        const std::string why =
+            "step " + name + " joins with kernel " + kernel.name() +
+            ", which tra does not follow padding through (only element-wise kernels joining "
+            "every position in order, and the matmul family on the positions it sums)";
+        no_padding(l, why);
+        no_padding(r, why);
         zeros_[name] = std::vector<bool>(out.size(), false);
     }
     finite_[name] = finite_of(left) && finite_of(right) && props.finite;
@@ -263,7 +292,9 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
         if (filled)
             fill.positions.push_back(p);
         else if (!(sums && in_zeros[p]))
-            no_padding({in[p]});
+            no_padding({in[p]}, "step " + name + " aggregates by " + kernel.name() +
+                                    " a relation that is not a plain tensor, folding padded "
+                                    "entries that are not zeros into real ones");
     }
     if (!fill.positions.empty()) fills_[name] = {fill};
     // Kept positions: padded entries fold with padded entries only.
@@ -292,7 +323,10 @@ void TilingClasses::add_transform(const std::string& name, const std::string& op
     if (const auto rank = rank_of(operand)) ranks_[name] = *rank;
     const auto& props = kernel.properties();
     std::vector<bool> zeros = zeros_of(operand);
-    if (!props.elementwise) no_padding(keys_of(operand));  // it may move or mix entries
+    if (!props.elementwise)
+        no_padding(keys_of(operand), "step " + name + " applies kernel " + kernel.name() +
+                                         ", which is not element-wise: it may move or mix "
+                                         "padded entries with real ones");
     for (std::size_t p = 0; p < zeros.size(); ++p)
         zeros[p] = zeros[p] && props.elementwise && props.zero_preserving;
     zeros_[name] = std::move(zeros);
@@ -319,15 +353,21 @@ void TilingClasses::add_carry(const std::string& input, const std::string& step)
     const std::vector<int> a = keys_of(input), b = keys_of(step);
     for (std::size_t p = 0; p < a.size() && p < b.size(); ++p) unite(a[p], b[p]);
     // A carried relation is checkpointed and read back whole, tiles and all: not padded.
-    no_padding(a);
-    no_padding(b);
+    const std::string why = "the loop carries step " + step + " into input " + input +
+                            ", and a carried relation is checkpointed and read back whole";
+    no_padding(a, why);
+    no_padding(b, why);
 }
 
 void TilingClasses::add_output(const std::string& relation) {
     // An output is written cropped only where it is a tensor whose key position d cuts tile
     // dimension d (crop_outputs); a relation of other tiles (a matmul join's, an aggregate that
     // kept a tile dimension without a key) would be written with its padding.
-    if (!is_tensor(relation)) no_padding(keys_of(relation));
+    if (!is_tensor(relation))
+        no_padding(keys_of(relation),
+                   "output " + relation +
+                       " is not a plain tensor (its key positions do not cut its tiles' "
+                       "dimensions in order), so its padding could not be cropped");
 }
 
 void TilingClasses::add_tiling_dependent(const std::string& name, const std::string& operand,

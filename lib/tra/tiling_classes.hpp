@@ -141,8 +141,15 @@ class TilingClasses {
     bool follow_product(const std::string& name, const std::string& left, const std::string& right,
                         const KeyPositions& left_keys, const KeyPositions& right_keys,
                         const std::string& spec);
-    void no_padding(const std::vector<int>& slots);
-    bool paddable(int slot) const;  // no member of its class is marked
+    // Marks `slots` unpaddable: `why` names the step and says what it would mix.
+    void no_padding(const std::vector<int>& slots, const std::string& why);
+    struct Refusal {
+        int order = -1;  // in the order steps marked it; -1: not marked
+        std::string why;
+    };
+    // The earliest refusal among the members of `slot`'s class; nullptr when it is paddable.
+    const Refusal* refusal(int slot) const;
+    bool paddable(int slot) const { return refusal(slot) == nullptr; }
     void depends(const std::string& name, const std::string& operand, const std::string& what,
                  const SourceLocation& where);
 
@@ -158,7 +165,8 @@ class TilingClasses {
     // positions); absent: position d cuts dimension d
     std::map<std::string, std::vector<int>> dims_;
     std::map<std::string, std::size_t> ranks_;  // relation -> its tiles' rank, where known
-    std::vector<bool> unpaddable_;  // per slot
+    std::vector<Refusal> refusals_;             // per slot: its first refusal
+    int refused_ = 0;                           // refusals recorded, for Refusal::order
     std::map<std::string, std::vector<FoldFill>> fills_;  // step -> fills_before
     std::vector<AutoInput> inputs_;
     std::vector<Dependent> dependents_;

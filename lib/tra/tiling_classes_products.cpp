@@ -76,7 +76,11 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
         const std::optional<std::size_t> q = joined_to(0, p);
         const bool zero = product_zero(zl[p], q && zr[*q]);
         if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero)
-            no_padding({kl[p], kr[*q]});
+            no_padding({kl[p], kr[*q]},
+                       "step " + name + " (a product " + spec +
+                           ") sums a dimension whose products are " +
+                           "not zero in the padding (neither factor holds zeros there with the " +
+                           "other finite)");
         output_position(c, zero);
     }
     for (std::size_t p = 0; p < letter[1].size(); ++p)

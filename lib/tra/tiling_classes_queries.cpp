@@ -45,8 +45,11 @@ TilingSpace TilingClasses::space() const {
         if (!slot.from_input || !auto_slot.count(root)) continue;
         auto [it, added] = class_of.emplace(root, space.classes.size());
         if (added)
-            space.classes.push_back(
-                {slots_[auto_slot.at(root)].extent, {}, std::nullopt, paddable(root)});
+            space.classes.push_back({slots_[auto_slot.at(root)].extent,
+                                     {},
+                                     std::nullopt,
+                                     paddable(root),
+                                     paddable(root) ? std::string() : refusal(root)->why});
         TileClass& c = space.classes[it->second];
         if (slot.tile == 0) {
             c.dims.emplace_back(index.at(slot.input), slot.dim);
@@ -55,7 +58,10 @@ TilingSpace TilingClasses::space() const {
             c.fixed = c.fixed ? std::min(*c.fixed, slot.tile) : slot.tile;
         }
     }
-    for (TileClass& c : space.classes) c.paddable = c.paddable && !c.fixed;
+    for (TileClass& c : space.classes) {
+        c.paddable = c.paddable && !c.fixed;
+        if (c.fixed) c.unpadded_by.clear();
+    }
     return space;
 }
 

@@ -276,6 +276,13 @@ EinsumStep einsum_step(std::string spec, std::vector<std::string> inputs, std::s
     return s;
 }
 
+// Why that class is not paddable (TileClass::unpadded_by); empty when it is.
+std::string unpadded_by(const TilingClasses& c, const std::string& input, std::size_t dim) {
+    const TilingSpace s = c.space();
+    const TileClass* k = s.class_of(input, dim);
+    return k ? k->unpadded_by : "no class";
+}
+
 }  // namespace
 
 TEST_CASE("padding: exact where padded entries meet only zeros in sums", "[tiling][padding]") {
@@ -651,4 +658,73 @@ outputs:
     for (const auto& [key, tile] : s.tuples)
         for (std::int64_t i = 0; i < 8; ++i)
             CHECK(tile.get(i) == Approx(want[key[0] * 8 + i]).epsilon(1e-12));
+}
+
+TEST_CASE("padding: a class that may not be padded names the first step that refuses it",
+          "[tiling][padding]") {
+    using Catch::Contains;
+    SECTION("an einsum summing products none of which can be zeroed") {
+        TilingClasses c;
+        c.add_input("Z", Shape{24, 101}, {0, 0});
+        c.add_transform("L", "Z", kernels::KernelCall("log"), kStep);
+        c.add_einsum("e", einsum_step("bv,bv->b", {"L", "L"}));
+        c.add_einsum("f", einsum_step("bv,bv->b", {"L", "L"}, "add"));  // later: not named
+        CHECK(unpadded_by(c, "Z", 0).empty());
+        CHECK_THAT(unpadded_by(c, "Z", 1),
+                   Contains("step e (einsum \"bv,bv->b\") sums products over label 'v'") &&
+                       Contains("0 x inf is NaN"));
+    }
+    SECTION("a reduction by max over several operands, a join by add") {
+        TilingClasses c;
+        c.add_input("A", Shape{37, 50}, {0, 0});
+        c.add_input("v", Shape{50}, {0});
+        c.add_einsum("m", einsum_step("ik,k->i", {"A", "v"}, "add", "max"));
+        CHECK_THAT(unpadded_by(c, "A", 1),
+                   Contains("step m") && Contains("reduces label 'k' by max over several"));
+        TilingClasses j;
+        j.add_input("A", Shape{37, 50}, {0, 0});
+        j.add_input("v", Shape{50}, {0});
+        j.add_transform("E", "v", kernels::KernelCall("exp"), kStep);
+        j.add_einsum("s", einsum_step("ik,k->i", {"A", "E"}, "add"));
+        CHECK_THAT(unpadded_by(j, "A", 1),
+                   Contains("sums label 'k' over a join by add whose padding is not zero"));
+    }
+    SECTION("joins, transforms, carries and outputs") {
+        TilingClasses c;
+        c.add_input("H", Shape{37, 29}, {0, 0});
+        c.add_join("K", "H", "H", {0}, {0}, kernels::KernelCall("add"), kStep);
+        CHECK_THAT(unpadded_by(c, "H", 0),
+                   Contains("step K joins with kernel add, which tra does not follow"));
+        TilingClasses t;
+        t.add_input("A", Shape{37, 29}, {0, 0});
+        t.add_transform("T", "A", kernels::KernelCall("transpose"), kStep);
+        CHECK_THAT(unpadded_by(t, "A", 0), Contains("step T applies kernel transpose"));
+        TilingClasses loop;
+        loop.add_input("W", Shape{37}, {0});
+        loop.add_transform("V", "W", kernels::KernelCall("relu"), kStep);
+        loop.add_carry("W", "V");
+        CHECK_THAT(unpadded_by(loop, "W", 0), Contains("the loop carries step V into input W"));
+        TilingClasses out;
+        out.add_input("A", Shape{37, 50}, {0, 0});
+        out.add_aggregate("rows", "A", {0}, kernels::KernelCall("add"));  // key i, 2-D tiles
+        out.add_output("rows");
+        CHECK_THAT(unpadded_by(out, "A", 0), Contains("output rows is not a plain tensor"));
+        TilingClasses mm;  // a matmul join summing sigmoid's padding (1/2) against 1/2
+        mm.add_input("A", Shape{37, 50}, {0, 0});
+        mm.add_input("B", Shape{50, 29}, {0, 0});
+        mm.add_transform("S", "A", kernels::KernelCall("sigmoid"), kStep);
+        mm.add_transform("T", "B", kernels::KernelCall("sigmoid"), kStep);
+        mm.add_join("SS", "S", "T", {1}, {0}, kernels::KernelCall("matmul"), kStep);
+        CHECK_THAT(unpadded_by(mm, "A", 1),
+                   Contains("step SS (a product") && Contains("sums a dimension whose products"));
+    }
+    SECTION("a fixed class names nothing: its tile is the workflow's") {
+        TilingClasses c;
+        c.add_input("Z", Shape{24, 101}, {0, 0});
+        c.add_input("F", Shape{24, 101}, {0, 101});
+        c.add_transform("L", "Z", kernels::KernelCall("log"), kStep);
+        c.add_einsum("e", einsum_step("bv,bv->b", {"L", "L"}));
+        c.add_einsum("g", einsum_step("bv,bv->bv", {"Z", "F"}));
+        CHECK(unpadded_by(c, "Z", 1).empty());
+    }
 }
