@@ -194,13 +194,14 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         };
         for (const auto& [c, slots] : carriers) {
             if (spec->output.find(c) != std::string::npos) continue;
+            if (one_tensor) {
+                fill(0, c, *kernels::KernelCall(step.agg_op).properties().identity);
+                continue;
+            }
+            if (sums && padding_zero(c)) continue;
             const std::optional<std::size_t> zeroed =
                 sums && join_annihilates(step) ? zero_fillable(step, *spec, c) : std::nullopt;
-            if (one_tensor)
-                fill(0, c, *kernels::KernelCall(step.agg_op).properties().identity);
-            else if (sums && padding_zero(c))
-                continue;
-            else if (zeroed)
+            if (zeroed)
                 fill(*zeroed, c, 0.0);
             else
                 no_padding(slots, "step " + name + " (einsum \"" + step.spec + "\") " +

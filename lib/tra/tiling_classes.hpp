@@ -29,11 +29,11 @@
 // fills the padding of the dropped dimensions with the aggregation's identity where it does
 // not hold it, padding_fill_steps.hpp); a contraction of several operands whose products are
 // not zero there but whose other factors are finite, where one factor that is a tensor gets its
-// padding along the label set to 0 first (FoldFill); a softmax along it (its lowering fills the
-// padding with -inf, max's identity, and the result holds zeros there). Steps it cannot follow that
-// way (folds of relations that are not tensors and do not hold zeros, joins with other kernels, a
-// loop's carry) make the classes they reach unpaddable. Padded entries that are never mixed are
-// cropped on output.
+// padding along the label set to 0 first (FoldFill; einsums and matmul-family joins); a softmax
+// along it (its lowering fills the padding with -inf, max's identity, and the result holds zeros
+// there). Steps it cannot follow that way (folds of relations that are not tensors and do not hold
+// zeros, joins with other kernels, a loop's carry) make the classes they reach unpaddable. Padded
+// entries that are never mixed are cropped on output.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -136,8 +136,9 @@ class TilingClasses {
     // Key position d cuts tile dimension d, for every d of its tiles.
     bool is_tensor(const std::string& relation) const;
     // A join whose kernel is a sum of products (`spec`, KernelProperties::sum_of_products):
-    // records the output's padding and tile dimensions, marks summed classes whose padding is
-    // not zero. False when the join's positions do not fit the kernel's dimensions.
+    // records the output's padding and tile dimensions and the fills its sums need (a factor's
+    // padding set to 0), marks summed classes where no fill makes the products zero. False when
+    // the join's positions do not fit the kernel's dimensions.
     bool follow_product(const std::string& name, const std::string& left, const std::string& right,
                         const KeyPositions& left_keys, const KeyPositions& right_keys,
                         const std::string& spec);

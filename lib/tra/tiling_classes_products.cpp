@@ -1,7 +1,9 @@
 #include "tra/tiling_classes.hpp"
 
 // How padding follows products (tiling_classes.hpp): a matmul-family join's letters, and which
-// factor of an einsum's product takes zeros in its padding when no factor holds them.
+// factor of a product (an einsum's or such a join's) takes zeros in its padding when no factor
+// holds them.
+#include <algorithm>
 #include <optional>
 
 #include "tra/einsum_lowering.hpp"
@@ -56,8 +58,9 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
                 return false;
         }
     // Summed letters: the padded entries enter the sums, exact where either factor is zero (and
-    // the other finite). Kept letters: the product's padding is zero where its operand's is (a
-    // product with a zero).
+    // the other finite), or where one factor that is a tensor, its co-factor finite, gets its
+    // padding there set to 0 first (FoldFill, as an einsum's zero_fillable). Kept letters: the
+    // product's padding is zero where its operand's is (a product with a zero).
     const std::vector<bool> zl = zeros_of(left), zr = zeros_of(right);
     const bool fl = finite_of(left), fr = finite_of(right);
     auto product_zero = [&](bool left_zero, bool right_zero) {
@@ -66,6 +69,13 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
     const std::vector<int> kl = keys_of(left), kr = keys_of(right);
     std::vector<bool> zeros;
     std::vector<int> dims;
+    std::vector<FoldFill> fills;  // at most one per operand
+    auto fill = [&](std::size_t operand, std::size_t position) {
+        auto it = std::find_if(fills.begin(), fills.end(),
+                               [&](const FoldFill& f) { return f.operand == operand; });
+        if (it == fills.end()) it = fills.insert(fills.end(), FoldFill{operand, {}, 0.0});
+        it->positions.push_back(position);
+    };
     auto output_position = [&](char c, bool zero) {
         const auto d = c == 0 ? std::string::npos : out_letters.find(c);
         dims.push_back(d == std::string::npos ? -1 : static_cast<int>(d));
@@ -75,14 +85,23 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
         const char c = letter[0][p];
         const std::optional<std::size_t> q = joined_to(0, p);
         const bool zero = product_zero(zl[p], q && zr[*q]);
-        if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero)
-            no_padding({kl[p], kr[*q]},
-                       "step " + name + " (a product " + spec +
-                           ") sums a dimension whose products are " +
-                           "not zero in the padding (neither factor holds zeros there with the " +
-                           "other finite)");
+        if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero) {
+            if (is_tensor(left) && fr)
+                fill(0, p);
+            else if (is_tensor(right) && fl)
+                fill(1, *q);
+            else
+                no_padding({kl[p], kr[*q]},
+                           "step " + name + " (a product " + spec +
+                               ") sums a dimension whose products are not zero in the padding "
+                               "(neither factor holds zeros there with the other finite, nor is "
+                               "a tensor whose padding can be set to 0 with the other finite)");
+        }
         output_position(c, zero);
     }
+    std::sort(fills.begin(), fills.end(),
+              [](const FoldFill& a, const FoldFill& b) { return a.operand < b.operand; });
+    if (!fills.empty()) fills_[name] = std::move(fills);
     for (std::size_t p = 0; p < letter[1].size(); ++p)
         if (!joined_to(1, p)) output_position(letter[1][p], product_zero(false, zr[p]));
     zeros_[name] = std::move(zeros);

@@ -223,7 +223,9 @@ public:
                 return classes_.add_join(name, operand(sides[0]), operand(sides[1]),
                                          on[0].as_positions(), on[1].as_positions(), kernel,
                                          body.where());
-            b.add_join(name, operand(sides[0]), operand(sides[1]), on[0].as_positions(),
+            const std::vector<std::string> sides_filled =
+                filled_operands(b, classes_, name, {operand(sides[0]), operand(sides[1])}, src);
+            b.add_join(name, sides_filled[0], sides_filled[1], on[0].as_positions(),
                        on[1].as_positions(), kernel, src);
         } else if (op == "aggregate") {
             body.allow_only({"aggregate", "by", "kernel"});

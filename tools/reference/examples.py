@@ -193,7 +193,8 @@ def ex_padded(x):
     xent = (x["Y"].astype(np.float64) * log_softmax).sum(axis=1)
     S = np.exp(log_softmax)
     return {"L": L, "P": np.exp(L), "S": S, "xent": xent, "top": L.max(axis=1),
-            "z": np.exp(L).sum(axis=1), "ent": (S * np.log(S)).sum(axis=1)}
+            "z": np.exp(L).sum(axis=1), "ent": (S * np.log(S)).sum(axis=1),
+            "Q": np.exp(L) @ np.exp(W2).T}
 
 
 def ex_block_sparse(x):
