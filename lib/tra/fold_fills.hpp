@@ -1,8 +1,9 @@
 #pragma once
 // The fills a fold needs before it mixes padded entries with real ones (docs/workflow-format.md,
 // "Padding"): the tracker (tiling_classes.hpp) made a class paddable on the promise that an
-// aggregate or an einsum finds an aggregation's identity, or zeros in one factor of a product,
-// in the padding it folds; here the loader keeps that promise for the tiling it builds.
+// aggregate, an einsum or a matrix-product join finds an aggregation's identity, or zeros in one
+// factor of a product, in the padding it folds; here the loader keeps that promise for the
+// tiling it builds.
 #include <string>
 #include <vector>
 
