@@ -84,6 +84,17 @@ void TilingClasses::no_padding(const std::vector<int>& slots, const std::string&
     ++refused_;
 }
 
+void TilingClasses::add_fill(const std::string& step, std::size_t operand, std::size_t position,
+                             double value) {
+    std::vector<FoldFill>& fills = fills_[step];  // in operand order, positions sorted
+    auto it = std::find_if(fills.begin(), fills.end(),
+                           [&](const FoldFill& f) { return f.operand >= operand; });
+    if (it == fills.end() || it->operand != operand)
+        it = fills.insert(it, FoldFill{operand, {}, value});
+    const auto at = std::lower_bound(it->positions.begin(), it->positions.end(), position);
+    if (at == it->positions.end() || *at != position) it->positions.insert(at, position);
+}
+
 void TilingClasses::add_input(const std::string& name, const Shape& shape,
                               const std::vector<std::int64_t>& tile) {
     std::vector<int> keys;
@@ -184,13 +195,9 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         const bool one_tensor =
             operands.size() == 1 && is_tensor(operands[0]) &&
             (sums || step.agg_op == "max" || step.agg_op == "min" || step.agg_op == "mul");
-        std::vector<FoldFill> fills;
-        auto fill = [&](std::size_t operand, char c, double value) {
-            auto it = std::find_if(fills.begin(), fills.end(),
-                                   [&](const FoldFill& f) { return f.operand == operand; });
-            if (it == fills.end()) it = fills.insert(fills.end(), FoldFill{operand, {}, value});
+        auto fill = [&](std::size_t operand, char c, double value) {  // every position of c
             for (std::size_t p = 0; p < spec->operands[operand].size(); ++p)
-                if (spec->operands[operand][p] == c) it->positions.push_back(p);
+                if (spec->operands[operand][p] == c) add_fill(name, operand, p, value);
         };
         for (const auto& [c, slots] : carriers) {
             if (spec->output.find(c) != std::string::npos) continue;
@@ -207,10 +214,6 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
                 no_padding(slots, "step " + name + " (einsum \"" + step.spec + "\") " +
                                       contraction_refusal(step, c));
         }
-        std::sort(fills.begin(), fills.end(),
-                  [](const FoldFill& a, const FoldFill& b) { return a.operand < b.operand; });
-        for (FoldFill& f : fills) std::sort(f.positions.begin(), f.positions.end());
-        if (!fills.empty()) fills_[name] = std::move(fills);
         for (char c : spec->output) {
             out.push_back(label.count(c) ? label[c] : -1);
             out_zeros.push_back(padding_zero(c));
@@ -287,17 +290,15 @@ void TilingClasses::add_aggregate(const std::string& name, const std::string& op
     // A position that cuts no tile dimension pads nothing.
     const bool sums = props.identity && *props.identity == 0.0;
     const bool filled = props.identity && is_tensor(operand);
-    FoldFill fill{0, {}, props.identity.value_or(0.0)};
     for (std::size_t p = 0; p < in.size(); ++p) {
         if (std::find(by.begin(), by.end(), p) != by.end() || in_dims[p] < 0) continue;
         if (filled)
-            fill.positions.push_back(p);
+            add_fill(name, 0, p, *props.identity);
         else if (!(sums && in_zeros[p]))
             no_padding({in[p]}, "step " + name + " aggregates by " + kernel.name() +
                                     " a relation that is not a plain tensor, folding padded "
                                     "entries that are not zeros into real ones");
     }
-    if (!fill.positions.empty()) fills_[name] = {fill};
     // Kept positions: padded entries fold with padded entries only.
     std::vector<int> out, dims;
     std::vector<bool> zeros;

@@ -142,6 +142,9 @@ class TilingClasses {
     bool follow_product(const std::string& name, const std::string& left, const std::string& right,
                         const KeyPositions& left_keys, const KeyPositions& right_keys,
                         const std::string& spec);
+    // Records that step `step` needs operand `operand`'s padding along key `position` set to
+    // `value` first (fills_before).
+    void add_fill(const std::string& step, std::size_t operand, std::size_t position, double value);
     // Marks `slots` unpaddable: `why` names the step and says what it would mix.
     void no_padding(const std::vector<int>& slots, const std::string& why);
     struct Refusal {

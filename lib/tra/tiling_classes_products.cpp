@@ -3,7 +3,6 @@
 // How padding follows products (tiling_classes.hpp): a matmul-family join's letters, and which
 // factor of a product (an einsum's or such a join's) takes zeros in its padding when no factor
 // holds them.
-#include <algorithm>
 #include <optional>
 
 #include "tra/einsum_lowering.hpp"
@@ -69,13 +68,6 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
     const std::vector<int> kl = keys_of(left), kr = keys_of(right);
     std::vector<bool> zeros;
     std::vector<int> dims;
-    std::vector<FoldFill> fills;  // at most one per operand
-    auto fill = [&](std::size_t operand, std::size_t position) {
-        auto it = std::find_if(fills.begin(), fills.end(),
-                               [&](const FoldFill& f) { return f.operand == operand; });
-        if (it == fills.end()) it = fills.insert(fills.end(), FoldFill{operand, {}, 0.0});
-        it->positions.push_back(position);
-    };
     auto output_position = [&](char c, bool zero) {
         const auto d = c == 0 ? std::string::npos : out_letters.find(c);
         dims.push_back(d == std::string::npos ? -1 : static_cast<int>(d));
@@ -87,9 +79,9 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
         const bool zero = product_zero(zl[p], q && zr[*q]);
         if (c != 0 && q && out_letters.find(c) == std::string::npos && !zero) {
             if (is_tensor(left) && fr)
-                fill(0, p);
+                add_fill(name, 0, p, 0.0);
             else if (is_tensor(right) && fl)
-                fill(1, *q);
+                add_fill(name, 1, *q, 0.0);
             else
                 no_padding({kl[p], kr[*q]},
                            "step " + name + " (a product " + spec +
@@ -99,9 +91,6 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
         }
         output_position(c, zero);
     }
-    std::sort(fills.begin(), fills.end(),
-              [](const FoldFill& a, const FoldFill& b) { return a.operand < b.operand; });
-    if (!fills.empty()) fills_[name] = std::move(fills);
     for (std::size_t p = 0; p < letter[1].size(); ++p)
         if (!joined_to(1, p)) output_position(letter[1][p], product_zero(false, zr[p]));
     zeros_[name] = std::move(zeros);
