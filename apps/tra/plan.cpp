@@ -1,3 +1,4 @@
+#include <filesystem>
 #include <iostream>
 
 #include "json_writer.hpp"
@@ -15,6 +16,7 @@ struct PlanOptions {
     PlanFlags request;
     std::string format = "text";
     std::string output;
+    std::string plans_dir;
 };
 
 void print_table(std::ostream& out, const optimizer::RankedPlans& r, const PlanFlags& req) {
@@ -78,6 +80,28 @@ void print_json(std::ostream& out, const optimizer::RankedPlans& r, const PlanFl
     j.end_array().end_object();
 }
 
+// --plans-dir: one search, every listed plan as a file; a user (or a test) then runs each
+// candidate without planning again. A failure stops at the file that failed: the files before
+// it are complete (each is written whole under a temporary name, then renamed).
+void save_listed_plans(const optimizer::RankedPlans& ranked, const PlanOptions& opt) {
+    std::error_code ec;
+    std::filesystem::create_directories(opt.plans_dir, ec);
+    if (ec || !std::filesystem::is_directory(opt.plans_dir))
+        throw Error("--plans-dir: cannot make the folder '" + opt.plans_dir + "'" +
+                        (ec ? ": " + ec.message() : std::string()),
+                    {}, ErrorKind::Failed);
+    for (std::size_t i = 0; i < ranked.plans.size(); ++i) {
+        const auto path =
+            (std::filesystem::path(opt.plans_dir) / ("plan-" + std::to_string(i + 1) + ".yaml"))
+                .string();
+        workflow::save_plan_file(path, ranked.plans[i].plan, opt.request.workflow,
+                                 ranked.plans[i].name, ranked_by(ranked, opt.request.cost));
+    }
+    if (opt.format != "json")
+        std::cout << "wrote " << ranked.plans.size() << " plan file(s) to " << opt.plans_dir
+                  << "/plan-RANK.yaml\n";
+}
+
 }  // namespace
 
 void add_cost_options(CLI::App* cmd, optimizer::CostModel& cost, TimeFlags& time) {
@@ -131,6 +155,8 @@ void add_plan(CLI::App& app, int& exit_code) {
         ->check(CLI::IsMember({"text", "json"}));
     cmd->add_option("-o,--output", opt->output,
                     "Write the first plan (or the one --plan picks) as a plan file");
+    cmd->add_option("--plans-dir", opt->plans_dir,
+                    "Write every listed plan as a plan file DIR/plan-RANK.yaml (made if missing)");
     cmd->callback([opt, &exit_code] {
         // Planning never computes a tile: no BLAS thread pool competing with runs beside it.
         kernels::set_blas_threads(1);
@@ -146,6 +172,7 @@ void add_plan(CLI::App& app, int& exit_code) {
             if (opt->format != "json")
                 std::cout << "wrote plan " << chosen.name << " to " << opt->output << "\n";
         }
+        if (!opt->plans_dir.empty()) save_listed_plans(ranked, *opt);
         exit_code = 0;
     });
 }

@@ -92,6 +92,22 @@ ids = [op["id"] for op in a["operators"]]
 assert ids == list(range(len(ids)))
 assert sum(op["exact_bytes"] for op in a["operators"]) == a["exact_bytes"]
 PYEOF
+# --plans-dir: every listed plan as a plan file, each the file `-o` writes for its rank; the
+# folder is made (parents too); a path that cannot be a folder fails (exit 1) naming it.
+"$TRA" plan "$WF" --sites 3 --top 4 --plans-dir every/sub > every.txt ||
+    fail "plan --plans-dir exited non-zero"
+grep -q "^wrote 4 plan file(s) to every/sub/plan-RANK.yaml$" every.txt || { cat every.txt >&2; fail "--plans-dir: no 'wrote' line"; }
+[ "$(find every/sub -type f | sort | tr '\n' ' ')" = "every/sub/plan-1.yaml every/sub/plan-2.yaml every/sub/plan-3.yaml every/sub/plan-4.yaml " ] ||
+    fail "--plans-dir wrote $(find every -type f | tr '\n' ' ')"
+for n in 1 2 3 4; do
+    "$TRA" plan "$WF" --sites 3 --plan "$n" -o "every/sub/o$n.yaml" > /dev/null
+    cmp -s "every/sub/o$n.yaml" "every/sub/plan-$n.yaml" || fail "--plans-dir: plan-$n.yaml is not what --plan $n -o writes"
+    rm "every/sub/o$n.yaml"
+done
+rc=0
+"$TRA" plan "$WF" --sites 3 --top 4 --plans-dir p.yaml/x > /dev/null 2> notdir.err || rc=$?
+[ "$rc" -eq 1 ] || fail "--plans-dir under a file exited with $rc, expected 1"
+grep -q "^tra: error: --plans-dir: cannot make the folder 'p.yaml/x'" notdir.err || { cat notdir.err >&2; fail "--plans-dir under a file: no clear error"; }
 "$TRA" explain "$WF" --sites 2 --plan 2 > rank2.txt
 second=$(awk '$1 == 2 {print $2}' plan.txt)
 grep -q "^plan $second " rank2.txt || fail "--plan 2 did not explain the second plan ($second)"

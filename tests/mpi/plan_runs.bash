@@ -34,11 +34,13 @@ require_monitoring() {
 # the main suite has already run every listed plan at 1-4 ranks.
 PLAN_RUNS_TOP=${PLAN_RUNS_TOP:-10}
 
-# list_plans WF: prints "RANK NAME EXACT_BYTES OVERHEAD_BYTES" for each plan `tra plan --sites
-# RANKS --top PLAN_RUNS_TOP` lists, cheapest first.
+# list_plans WF [PLANS_DIR]: prints "RANK NAME EXACT_BYTES OVERHEAD_BYTES" for each plan `tra
+# plan --sites RANKS --top PLAN_RUNS_TOP` lists, cheapest first; with PLANS_DIR, also writes
+# each as the plan file PLANS_DIR/plan-RANK.yaml (--plans-dir).
 list_plans() {
-    local json=plans.$$.json
-    "$TRA" plan "$1" --sites "$RANKS" --top "$PLAN_RUNS_TOP" --format json > "$json" 2> "$json.log" ||
+    local json=plans.$$.json files=()
+    [ -z "${2:-}" ] || files=(--plans-dir "$2")
+    "$TRA" plan "$1" --sites "$RANKS" --top "$PLAN_RUNS_TOP" --format json "${files[@]}" > "$json" 2> "$json.log" ||
         { cat "$json.log" >&2; fail "tra plan $1 --sites $RANKS failed"; }
     "$PY" -c '
 import json, sys
@@ -123,12 +125,20 @@ print(r["predicted_bytes"], r["predicted_overhead_bytes"])' "$1.json")
 # run_every_plan NAME WF REFERENCE [ARGS...]: every plan `tra plan --top 10` lists for RANKS
 # sites runs (run_plan, with ARGS); the run picks the listed plan with the listed prediction,
 # and its outputs equal REFERENCE (check_outputs). Prints one line.
+# The first plan runs from the workflow (`--plan 1`: tra run's own search picks it); the others
+# from the plan files the listing wrote (--plans-dir), which hold the same plans: a search at 4
+# sites costs a second or more, most of such a run, and the plans are the same ones either way
+# (test_repeat_and_plan_files.sh and test_random_programs.sh run --plan N for other ranks).
 run_every_plan() {
     local name=$1 wf=$2 reference=$3 n plan exact overhead count=0
     shift 3
-    list_plans "$wf" > "$name.plans"
+    list_plans "$wf" "$name.planfiles" > "$name.plans"
     while read -r n plan exact overhead; do
-        run_plan "$name.p$n" "$wf" --plan "$n" "$@"
+        if [ "$n" = 1 ]; then
+            run_plan "$name.p$n" "$wf" --plan "$n" "$@"
+        else
+            run_plan "$name.p$n" "$name.planfiles/plan-$n.yaml" "$@"
+        fi
         ran_listed_plan "$name.p$n" "$plan" "$exact" "$overhead"
         check_outputs "$name.p$n" "$reference"
         count=$((count + 1))
