@@ -82,7 +82,7 @@ Spec checked_spec(const KernelParams& p) {
         throw Error("einsum: unknown join '" + p.join_op +
                     "' (mul, add, sub, div, max, min, or an expression)");
     }
-    if (p.agg_op != "add" && p.agg_op != "mul" && p.agg_op != "max" && p.agg_op != "min")
+    if (!with_aggregation_op(p.agg_op, [](auto) {}))
         throw Error("einsum: unknown agg '" + p.agg_op + "' (add, mul, max, min)");
     return spec;
 }
@@ -227,7 +227,7 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         if (binary) sb = strides_for(spec.inputs[1], l);
         std::vector<std::int64_t> so = strides_for(spec.output, l);
         auto run_agg = [&](auto join) {
-            with_scalar_op(p.agg_op, [&](auto agg) {
+            with_aggregation_op(p.agg_op, [&](auto agg) {
                 contract_threaded(l, a, sa, b, sb, o, so,
                                   [&](const Labels& part, const T* pa, const T* pb, T* po) {
                                       contract(part, pa, sa, pb, sb, po, so, join, agg);

@@ -56,7 +56,7 @@ void contract_expression(const Labels& l, const T* a, const std::vector<std::int
                           });
             });
     };
-    if (!with_scalar_op(agg_op, run))
+    if (!with_aggregation_op(agg_op, run))
         throw Error("einsum: unknown agg '" + agg_op + "' (add, mul, max, min)");
 }
 

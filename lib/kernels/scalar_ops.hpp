@@ -49,6 +49,18 @@ bool with_scalar_op(const std::string& name, F&& f) {
     return false;
 }
 
+// Calls f(op) with the aggregation functor named `name` among add, mul, max, min (the
+// associative and commutative ones); returns false for any other name. The loops instantiate
+// one body per join and aggregation pair, so sub and div are not offered where they are invalid.
+template <class F>
+bool with_aggregation_op(const std::string& name, F&& f) {
+    if (name == "add") return f(AddOp{}), true;
+    if (name == "mul") return f(MulOp{}), true;
+    if (name == "max") return f(MaxOp{}), true;
+    if (name == "min") return f(MinOp{}), true;
+    return false;
+}
+
 // The identity of an aggregation operator: what an empty reduction yields.
 inline double aggregation_identity(const std::string& name) {
     if (name == "add") return 0.0;

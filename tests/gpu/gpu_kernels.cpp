@@ -1,7 +1,6 @@
 // Every registry kernel on the GPU against its CPU implementation: same operands, results equal
 // within the dtype's tolerance. Exits 77 (CTest's skip) with a message when this build has no
 // GPU backend or no GPU is visible.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "catch_runner.hpp"
 #include "core/tile.hpp"
 #include "kernels/gpu.hpp"
 #include "kernels/kernel.hpp"
@@ -311,5 +311,5 @@ int main(int argc, char* argv[]) {
     const char* v = std::getenv("TRA_GPU");
     const GpuInfo gpu = use_gpu(v ? std::atoi(v) : 0);
     std::cout << "testing on GPU " << gpu.index << " (" << gpu.name << ")\n";
-    return Catch::Session().run(argc, argv);
+    return tra::testing::run_test_cases(argc, argv);
 }
