@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+# The stages build tra again in folders beside the first (-cuda, -mpich) through ccache. Paths
+# under the checkout become relative for ccache, so the unity sources CMake writes into each
+# build folder (lib/CMakeLists.txt, apps/CMakeLists.txt) come out of the first build's cache too.
+export CCACHE_BASEDIR="$PWD"
 bash tools/setup.sh "$build"
 echo "== testing"
 (cd "$build" && ctest --output-on-failure -j "$(nproc)")
