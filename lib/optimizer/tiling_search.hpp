@@ -10,14 +10,14 @@
 //             calls. Pins (PlanRequest::tiling_pins) fix an input's tile.
 //   search    every tiling when there are at most kExhaustiveTilings; otherwise a descent from
 //             about sqrt(sites) tiles per dimension: each step tries every class twice and
-//             half as finely cut, each class alone so, and each class one count finer and
-//             coarser (where none improves, each class alone four times and a quarter as
-//             finely cut, and each padded class to the nearest counts that divide its
-//             extent), and moves to the best while that improves the first plan (under the
-//             request's cost model). Each tiling is planned once; one whose program cannot be
-//             built (the tuple cap, a refused re-tiling) is skipped, and under the time model
-//             so is one whose compute alone (ia::compute_lower_bound) cannot beat the best
-//             first plan found before its batch.
+//             half as finely cut and each class alone so; where none improves, each class one
+//             count finer and coarser; where none of those improves, each class alone four
+//             times and a quarter as finely cut, and each padded class to the nearest counts
+//             that divide its extent; and moves to the best while that improves the first
+//             plan (under the request's cost model). Each tiling is planned once; one whose
+//             program cannot be built (the tuple cap, a refused re-tiling) is skipped, and
+//             under the time model so is one whose compute alone (ia::compute_lower_bound)
+//             cannot beat the best first plan found before its batch.
 //   threads   a descent step's tilings (the exhaustive search's, kTilingBatch at a time) are
 //             one batch, planned on PlanRequest::planner_threads threads at once; the bound
 //             is the batch's, so the plans do not depend on the thread count.
