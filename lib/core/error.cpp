@@ -27,4 +27,8 @@ Error Error::located(const SourceLocation& where) const {
     return Error(message_, where, kind_);
 }
 
+void fail(const std::string& message) {
+    throw Error(message, {}, ErrorKind::Failed);
+}
+
 }  // namespace tra

@@ -39,4 +39,7 @@ private:
     ErrorKind kind_;
 };
 
+// Throws an Error of kind Failed without a location: a run or a plan went wrong, not its input.
+[[noreturn]] void fail(const std::string& message);
+
 }  // namespace tra

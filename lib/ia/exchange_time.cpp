@@ -9,10 +9,6 @@ namespace tra::ia {
 
 namespace {
 
-double at(const std::vector<std::int64_t>& per_site, std::size_t s) {
-    return s < per_site.size() ? static_cast<double>(per_site[s]) : 0.0;
-}
-
 // How a site's traffic splits over the two links: the share of its peers on other hosts.
 double remote_share(const TimeModel& model, std::size_t s, std::size_t sites) {
     if (sites < 2 || s >= model.host_of_site.size()) return 0;
@@ -33,11 +29,15 @@ struct ExchangeTime::Figures {
           sent_messages(t.sent_messages),
           received_messages(t.received_messages) {}
 
-    double sent(std::size_t s) const { return at(sent_payload, s) + at(sent_overhead, s); }
-    double received(std::size_t s) const {
-        return at(received_payload, s) + at(received_overhead, s);
+    // Site s's two figures together (0 where a Transfer counted nothing per site).
+    static double sum(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b,
+                      std::size_t s) {
+        return static_cast<double>(figure_at(a, s)) + static_cast<double>(figure_at(b, s));
     }
-    double messages(std::size_t s) const { return at(sent_messages, s) + at(received_messages, s); }
+
+    double sent(std::size_t s) const { return sum(sent_payload, sent_overhead, s); }
+    double received(std::size_t s) const { return sum(received_payload, received_overhead, s); }
+    double messages(std::size_t s) const { return sum(sent_messages, received_messages, s); }
 
     const std::vector<std::int64_t>&sent_payload, &sent_overhead, &received_payload,
         &received_overhead, &sent_messages, &received_messages;

@@ -13,10 +13,6 @@ namespace tra::ia {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 // The one site of `key` under a placement that must not replicate.
 Site home_of(const Key& key, const Placement& to, int sites) {
     if (to.kind() != Placement::Kind::Part &&
@@ -35,12 +31,6 @@ struct KeyHash {
         return static_cast<std::size_t>(h ^ (h >> 29));
     }
 };
-
-std::size_t index(Site s, int sites) {
-    if (s < 0 || s >= sites)
-        fail("site " + std::to_string(s) + " is outside 0.." + std::to_string(sites - 1));
-    return static_cast<std::size_t>(s);
-}
 
 }  // namespace
 
@@ -99,7 +89,7 @@ Transfer exact_reduce(const SiteMap& partials, std::size_t key_arity, std::size_
                  " positions, expected " + std::to_string(key_arity));
         const Site home = home_of(group, to, sites);
         for (Site sender : held) {
-            index(sender, sites);                          // validate
+            site_index(sender, sites);                     // validate
             if (sender != home) tally.copy(sender, home);  // the home's own partial stays
         }
     }
@@ -110,7 +100,7 @@ std::vector<std::int64_t> reduced_resident(const SiteMap& partials, std::size_t 
                                            const Placement& to, int sites) {
     std::vector<std::int64_t> r(static_cast<std::size_t>(sites), 0);
     for (const auto& [group, held] : partials)
-        r.at(index(home_of(group, to, sites), sites)) +=
+        r.at(site_index(home_of(group, to, sites), sites)) +=
             static_cast<std::int64_t>(held.size()) * static_cast<std::int64_t>(tile_bytes);
     return r;
 }

@@ -9,15 +9,10 @@ namespace tra::ia {
 
 namespace {
 
-// A per-site figure, or 0 for a Transfer that never counted per site (nothing moved).
-std::int64_t at(const std::vector<std::int64_t>& v, std::size_t site) {
-    return site < v.size() ? v[site] : 0;
-}
-
 // What site s holds in exchange buffers for t: what it sends and what it receives.
 std::int64_t buffer_bytes(const Transfer& t, std::size_t s) {
-    return at(t.sent_payload, s) + at(t.sent_overhead, s) + at(t.received_payload, s) +
-           at(t.received_overhead, s);
+    return figure_at(t.sent_payload, s) + figure_at(t.sent_overhead, s) +
+           figure_at(t.received_payload, s) + figure_at(t.received_overhead, s);
 }
 
 }  // namespace

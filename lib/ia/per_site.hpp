@@ -48,4 +48,9 @@ class PerSite {
     std::shared_ptr<const std::vector<std::int64_t>> values_;
 };
 
+// Site s's figure, or 0 beyond the array (a Transfer that never counted per site: nothing moved).
+inline std::int64_t figure_at(const std::vector<std::int64_t>& per_site, std::size_t s) {
+    return s < per_site.size() ? per_site[s] : 0;
+}
+
 }  // namespace tra::ia

@@ -10,10 +10,6 @@ namespace {
 
 // Problems here are planner bugs or plans that do not fit the run, not user typos in a
 // workflow, hence ErrorKind::Failed.
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 void check_site_count(int site_count) {
     if (site_count < 1) fail("site count must be at least 1, got " + std::to_string(site_count));
 }

@@ -20,10 +20,6 @@ namespace tra::ia {
 
 namespace {
 
-double at(const std::vector<std::int64_t>& per_site, std::size_t s) {
-    return s < per_site.size() ? static_cast<double>(per_site[s]) : 0.0;
-}
-
 double tile_bytes_of(const Plan& plan, IaNodeId id) {
     return static_cast<double>(plan.relation(id).type.tile_bytes());
 }
@@ -174,7 +170,7 @@ class NodeWork {
     }
 
     static double held(const PerSite* per_site, std::size_t s) {
-        return per_site ? ia::at(*per_site, s) : 0.0;
+        return per_site ? static_cast<double>(figure_at(*per_site, s)) : 0.0;
     }
     double pass(double bytes) const { return bytes / memory_rate_; }
 

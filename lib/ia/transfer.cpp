@@ -12,21 +12,17 @@ namespace tra::ia {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 void check_sites(int sites) {
     if (sites < 1) fail("site count must be at least 1, got " + std::to_string(sites));
 }
 
-std::size_t index(Site s, int sites) {
+}  // namespace
+
+std::size_t site_index(Site s, int sites) {
     if (s < 0 || s >= sites)
         fail("site " + std::to_string(s) + " is outside 0.." + std::to_string(sites - 1));
     return static_cast<std::size_t>(s);
 }
-
-}  // namespace
 
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites) {
     SiteMap map;
@@ -140,7 +136,7 @@ void check_tuple(const SiteMap::Entry& tuple, std::size_t key_arity, int sites) 
     if (tuple.key.size() != key_arity)
         fail("key " + tuple.key.str() + " has " + std::to_string(tuple.key.size()) +
              " positions, expected " + std::to_string(key_arity));
-    for (Site s : tuple.sites) index(s, sites);
+    for (Site s : tuple.sites) site_index(s, sites);
     if (tuple.sites.empty())
         fail("no site holds the tuple " + tuple.key.str() + ", so none can send it");
 }
@@ -226,7 +222,7 @@ std::vector<std::int64_t> resident_bytes(const KeySet& keys, std::size_t tile_by
     std::vector<Site> held;
     for (const Key& k : keys) {
         placement.sites(k, sites, held);
-        for (Site s : held) bytes[index(s, sites)] += static_cast<std::int64_t>(tile_bytes);
+        for (Site s : held) bytes[site_index(s, sites)] += static_cast<std::int64_t>(tile_bytes);
     }
     return bytes;
 }

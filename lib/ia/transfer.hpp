@@ -20,6 +20,7 @@
 // Unknown placements: moving from Unknown throws tra::Error (Failed), because "nobody holds it"
 // would silently undercount. A planner that traced where the tuples of a remapped relation
 // really are passes them as a SiteMap instead. Moving to Unknown also throws.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -53,6 +54,14 @@ struct Transfer {
 
     std::int64_t total_bytes() const { return payload_bytes + overhead_bytes; }
 };
+
+// `s` as an index into per-site figures of `sites` sites; throws (Failed) outside 0..sites-1.
+std::size_t site_index(Site s, int sites);
+
+// Whether `s` is one of `holders` (in any order).
+inline bool holds(std::span<const Site> holders, Site s) {
+    return std::find(holders.begin(), holders.end(), s) != holders.end();
+}
 
 // The SiteMap of a key set under a placement (throws for Unknown).
 SiteMap holders(const KeySet& keys, const Placement& placement, int sites);

@@ -9,11 +9,11 @@ namespace tra::kernels::cpu {
 
 namespace {
 
-struct Spec {
+struct DiagonalSpec {
     std::string input, output;
 };
 
-Spec parse_spec(const std::string& text) {
+DiagonalSpec parse_diagonal_spec(const std::string& text) {
     std::string s;
     for (char c : text)
         if (c != ' ') s += c;
@@ -22,7 +22,7 @@ Spec parse_spec(const std::string& text) {
     };
     const std::size_t arrow = s.find("->");
     if (arrow == std::string::npos) throw bad("expected one '->'");
-    Spec spec{s.substr(0, arrow), s.substr(arrow + 2)};
+    DiagonalSpec spec{s.substr(0, arrow), s.substr(arrow + 2)};
     for (char c : spec.input + spec.output)
         if (c < 'a' || c > 'z')
             throw bad("labels are single lowercase letters, got '" + std::string(1, c) + "'");
@@ -39,7 +39,7 @@ Spec parse_spec(const std::string& text) {
     return spec;
 }
 
-Checked<Shape> diagonal_shape(const Spec& spec, const Shape& in) {
+Checked<Shape> diagonal_shape(const DiagonalSpec& spec, const Shape& in) {
     if (in.size() != spec.input.size())
         return Error("diagonal(" + spec.input + "->" + spec.output + "): the tile has shape " +
                      in.str() + " but '" + spec.input + "' names " +
@@ -70,7 +70,6 @@ void copy_diagonal(const T* in, T* out, const Shape& shape,
     const std::size_t last = shape.size() - 1;
     const std::int64_t row = shape[last], step = strides[last];
     const std::int64_t rows = shape.product() / row;
-    constexpr std::int64_t kGrainElements = 1 << 15;  // a fork costs microseconds
     parallel_for(rows, kGrainElements / row + 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t r = begin; r < end; ++r) {
             std::int64_t from = 0;  // r's offset: its index digits (all but the last) at strides
@@ -88,7 +87,7 @@ void copy_diagonal(const T* in, T* out, const Shape& shape,
 }  // namespace
 
 DiagonalLayout diagonal_layout(const KernelParams& params, const Shape& input) {
-    const Spec spec = parse_spec(params.spec);
+    const DiagonalSpec spec = parse_diagonal_spec(params.spec);
     DiagonalLayout l{diagonal_shape(spec, input).value(),
                      std::vector<std::int64_t>(spec.output.size(), 0)};
     std::int64_t stride = 1;
@@ -111,13 +110,13 @@ Kernel diagonal_kernel() {
         "the elements whose indices agree on each repeated label: "
         "{name: diagonal, spec: \"iij->ij\"} gives out[i, j] = in[i, i, j]";
     k.operand_count = [](const KernelParams& p) {
-        parse_spec(p.spec);
+        parse_diagonal_spec(p.spec);
         return 1;
     };
     k.describe = [](const KernelParams& p) { return "diagonal(" + p.spec + ")"; };
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) -> Checked<Shape> {
         if (auto problem = operand_count_problem("diagonal", ops.size(), 1)) return *problem;
-        return diagonal_shape(parse_spec(p.spec), ops[0]);
+        return diagonal_shape(parse_diagonal_spec(p.spec), ops[0]);
     };
     k.apply = [](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
         expect_operand_count("diagonal", ops.size(), 1);

@@ -10,7 +10,7 @@ namespace tra::kernels::cpu {
 namespace {
 
 // Elements gathered per evaluation: the operands' and the joined values' blocks stay in L1.
-constexpr std::int64_t kBlock = 512;
+constexpr std::int64_t kGatherBlock = 512;
 
 }  // namespace
 
@@ -25,16 +25,16 @@ void contract_expression(const Labels& l, const T* a, const std::vector<std::int
             l, a, sa, b, sb, out, so, [&](const Labels& part, const T* pa, const T* pb, T* po) {
                 // One buffer per thread's part: a's and b's gathered values and
                 // the joined ones.
-                std::vector<T> buffer(3 * kBlock);
+                std::vector<T> buffer(3 * kGatherBlock);
                 T* ga = buffer.data();
-                T* gb = ga + kBlock;
-                T* joined = gb + kBlock;
+                T* gb = ga + kGatherBlock;
+                T* joined = gb + kGatherBlock;
                 const T* gathered[2] = {ga, gb};
                 walk_rows(part, sa, sb, so,
                           [&](std::int64_t oa, std::int64_t ob, std::int64_t oo, std::int64_t ne,
                               std::int64_t ia, std::int64_t ib, std::int64_t io) {
-                              for (std::int64_t i0 = 0; i0 < ne; i0 += kBlock) {
-                                  const std::int64_t m = std::min(kBlock, ne - i0);
+                              for (std::int64_t i0 = 0; i0 < ne; i0 += kGatherBlock) {
+                                  const std::int64_t m = std::min(kGatherBlock, ne - i0);
                                   const T* ra = pa + oa + i0 * ia;
                                   const T* rb = pb + ob + i0 * ib;
                                   for (std::int64_t i = 0; i < m; ++i) {

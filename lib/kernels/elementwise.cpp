@@ -13,9 +13,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
-constexpr std::int64_t kGrainElements = 1 << 15;
-
 Checked<Shape> same_shape(const std::string& name, std::span<const Shape> ops) {
     if (auto problem = operand_count_problem(name, ops.size(), 2)) return *problem;
     if (ops[0] != ops[1])

@@ -12,7 +12,7 @@ namespace {
 
 // Elements per thread below which a call runs on one thread (a fork costs microseconds; an
 // expression costs at least an element-wise op per element, usually several).
-constexpr std::int64_t kGrainElements = 1 << 14;
+constexpr std::int64_t kExpressionGrainElements = 1 << 14;
 
 const expr::Program& compiled(const std::string& name, const KernelParams& p,
                               expr::Context context) {
@@ -66,11 +66,13 @@ Kernel make_expression_kernel(const std::string& name, expr::Context context,
             using T = decltype(t);
             const T* in[2] = {ops[0]->data<T>(), arity == 2 ? ops[1]->data<T>() : nullptr};
             T* c = out.data<T>();
-            parallel_for(out.elements(), kGrainElements, [&](std::int64_t begin, std::int64_t end) {
-                const T* chunk[2] = {in[0] + begin, arity == 2 ? in[1] + begin : nullptr};
-                expr::evaluate<T>(program, std::span<const T* const>(chunk, program.inputs),
-                                  c + begin, end - begin);
-            });
+            parallel_for(
+                out.elements(), kExpressionGrainElements,
+                [&](std::int64_t begin, std::int64_t end) {
+                    const T* chunk[2] = {in[0] + begin, arity == 2 ? in[1] + begin : nullptr};
+                    expr::evaluate<T>(program, std::span<const T* const>(chunk, program.inputs),
+                                      c + begin, end - begin);
+                });
         });
         return out;
     };

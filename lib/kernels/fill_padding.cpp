@@ -61,8 +61,7 @@ void fill_past(const T* in, T* out, const Shape& shape, std::size_t dim, std::in
     for (std::size_t d = 0; d < dim; ++d) outer *= shape[d];
     for (std::size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
     const std::int64_t along = shape[dim], kept = from * inner, block = along * inner;
-    if (outer == 0 || block == 0) return;             // an empty tile
-    constexpr std::int64_t kGrainElements = 1 << 15;  // a fork costs microseconds
+    if (outer == 0 || block == 0) return;  // an empty tile
     parallel_for(outer, kGrainElements / block + 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t o = begin; o < end; ++o) {
             std::copy(in + o * block, in + o * block + kept, out + o * block);

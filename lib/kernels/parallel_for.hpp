@@ -8,6 +8,9 @@
 
 namespace tra::kernels {
 
+// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
+inline constexpr std::int64_t kGrainElements = 1 << 15;
+
 // The threads a kernel may use: the last set_kernel_threads (set_blas_threads calls it, so per
 // rank the BLAS's count), else the BLAS's own count (OPENBLAS_NUM_THREADS), else 1.
 int kernel_threads();

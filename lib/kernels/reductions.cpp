@@ -13,9 +13,6 @@ namespace tra::kernels::cpu {
 
 namespace {
 
-// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
-constexpr std::int64_t kGrainElements = 1 << 15;
-
 // Rows per thread at least, for rows of `cols` elements.
 std::int64_t row_grain(std::int64_t cols) {
     return kGrainElements / std::max<std::int64_t>(cols, 1) + 1;

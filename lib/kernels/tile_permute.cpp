@@ -22,9 +22,6 @@ namespace tra::kernels {
 
 namespace {
 
-// Elements per thread below which a permute is not split: a fork costs microseconds.
-constexpr std::int64_t kGrainElements = 1 << 15;
-
 // Output bytes from which the block transpose writes with non-temporal stores. An output this
 // large leaves the caches before anything reads it (einsum's GEMM packs it block by block), so
 // the stores skip reading each line before overwriting it: a third of the permute's memory

@@ -18,9 +18,6 @@ using ia::Plan;
 
 namespace {
 
-const Node& tra_node(const Plan& plan, NodeId id) {
-    return plan.program().node(id);
-}
 const KeyPositions& group_by(const Plan& plan, NodeId id) {
     return std::get<AggregateOp>(tra_node(plan, id).op).by;
 }

@@ -72,4 +72,9 @@ ia::IaNodeId emit_table1(ia::Plan& plan, NodeId id);
 // The IA node holding TRA node `tra`'s relation; throws Error (Failed) when not yet emitted.
 ia::IaNodeId result_of(const ia::Plan& plan, NodeId tra);
 
+// TRA node `id` of the plan's program.
+inline const Node& tra_node(const ia::Plan& plan, NodeId id) {
+    return plan.program().node(id);
+}
+
 }  // namespace tra::optimizer

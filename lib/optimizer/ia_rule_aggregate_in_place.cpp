@@ -26,7 +26,7 @@ bool groups_whole(const ia::Placement& p, const KeyPositions& by) {
     });
 }
 
-std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
+std::vector<IaRewrite> try_drop_shuffle_before_aggregate(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& agg = plan.node(at);
     if (!is_local_aggregate(agg)) return {};
     const ia::IaNodeId shuffle = agg.inputs[0];
@@ -56,7 +56,8 @@ std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
 }  // namespace
 
 IaRule aggregate_in_place_rule() {
-    return {"R2-4", "no shuffle before an aggregate already partitioned on group keys", try_drop};
+    return {"R2-4", "no shuffle before an aggregate already partitioned on group keys",
+            try_drop_shuffle_before_aggregate};
 }
 
 }  // namespace tra::optimizer

@@ -13,7 +13,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
+std::vector<IaRewrite> try_filter_before_enforcer(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& filter = plan.node(at);
     if (!is_local_filter(filter) || !moves_tuples(plan, filter.inputs[0])) return {};
     const ia::IaNode& enforcer = plan.node(filter.inputs[0]);
@@ -35,7 +35,7 @@ std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
 }  // namespace
 
 IaRule filter_enforcer_rule() {
-    return {"R2-2", "filter before an enforcer", try_swap};
+    return {"R2-2", "filter before an enforcer", try_filter_before_enforcer};
 }
 
 }  // namespace tra::optimizer

@@ -17,7 +17,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
+std::vector<IaRewrite> try_drop_shuffle_after_join(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& shuffle = plan.node(at);
     if (!is_shuffle(shuffle) || !moves_tuples(plan, at)) return {};
     const ia::IaNode& join = plan.node(shuffle.inputs[0]);
@@ -36,7 +36,7 @@ std::vector<IaRewrite> try_drop(const ia::Plan& plan, ia::IaNodeId at) {
 }  // namespace
 
 IaRule join_shuffle_rule() {
-    return {"R2-7", "no shuffle after a co-partitioned join", try_drop};
+    return {"R2-7", "no shuffle after a co-partitioned join", try_drop_shuffle_after_join};
 }
 
 }  // namespace tra::optimizer

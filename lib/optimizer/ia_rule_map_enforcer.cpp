@@ -14,7 +14,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
+std::vector<IaRewrite> try_map_before_enforcer(const ia::Plan& plan, ia::IaNodeId at) {
     const ia::IaNode& map = plan.node(at);
     if (!is_map(map) || !moves_tuples(plan, map.inputs[0])) return {};
     const ia::IaNode& enforcer = plan.node(map.inputs[0]);
@@ -38,7 +38,7 @@ std::vector<IaRewrite> try_swap(const ia::Plan& plan, ia::IaNodeId at) {
 }  // namespace
 
 IaRule map_enforcer_rule() {
-    return {"R2-3", "map before an enforcer", try_swap};
+    return {"R2-3", "map before an enforcer", try_map_before_enforcer};
 }
 
 }  // namespace tra::optimizer

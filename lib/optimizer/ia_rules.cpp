@@ -11,7 +11,7 @@ namespace {
 
 // A guard like the logical rewrites': every accepted rewrite lowers (payload, total, nodes) in
 // the product order of non-negative integers, so this is never reached.
-constexpr std::size_t kMaxApplications = 10000;
+constexpr std::size_t kMaxIaApplications = 10000;
 
 struct Costed {
     ia::Plan plan;
@@ -64,7 +64,7 @@ std::optional<Costed> apply_once(const Costed& current, const IaRule& rule,
 }
 
 Costed fixpoint(Costed current, RewriteLog& log, const std::vector<IaRule>& rules) {
-    for (std::size_t applied = 0; applied < kMaxApplications; ++applied) {
+    for (std::size_t applied = 0; applied < kMaxIaApplications; ++applied) {
         std::optional<Costed> next;
         for (const IaRule& rule : rules)
             if ((next = apply_once(current, rule, rules, log))) break;

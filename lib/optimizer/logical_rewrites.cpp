@@ -8,7 +8,7 @@ namespace {
 // filter or a transform strictly closer to the inputs (the others; a transform never moves back
 // above a rekey, join or aggregate), so this is never reached on a terminating rule set; it
 // stops a faulty new rule from looping forever.
-constexpr std::size_t kMaxApplications = 10000;
+constexpr std::size_t kMaxLogicalApplications = 10000;
 
 }  // namespace
 
@@ -46,7 +46,7 @@ std::optional<NodeId> sole_use_operand(const Program& p, const Steps& steps, Nod
 
 RewriteResult apply_rewrites(const Program& program, const std::vector<RewriteRule>& rules) {
     RewriteResult r{program, {}};
-    for (std::size_t applied = 0; applied < kMaxApplications; ++applied) {
+    for (std::size_t applied = 0; applied < kMaxLogicalApplications; ++applied) {
         bool changed = false;
         for (const RewriteRule& rule : rules) {
             for (NodeId id = 0; id < r.program.nodes.size() && !changed; ++id) {

@@ -17,7 +17,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
+std::optional<RuleApplication> try_push_filter_below_aggregate(const Program& p, NodeId at) {
     const Node& filter = p.node(at);
     const auto* f = std::get_if<FilterOp>(&filter.op);
     if (!f) return std::nullopt;
@@ -54,7 +54,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
 }  // namespace
 
 RewriteRule filter_aggregate_pushdown_rule() {
-    return {"R1-5", "filter push-down below an aggregation", try_push};
+    return {"R1-5", "filter push-down below an aggregation", try_push_filter_below_aggregate};
 }
 
 }  // namespace tra::optimizer

@@ -28,7 +28,7 @@ namespace {
 
 using PositionMap = std::vector<std::optional<std::size_t>>;
 
-std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
+std::optional<RuleApplication> try_push_filter_through_join(const Program& p, NodeId at) {
     const Node& filter = p.node(at);
     const auto* f = std::get_if<FilterOp>(&filter.op);
     if (!f) return std::nullopt;
@@ -88,7 +88,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
 }  // namespace
 
 RewriteRule filter_join_pushdown_rule() {
-    return {"R1-6", "filter push-down through a join", try_push};
+    return {"R1-6", "filter push-down through a join", try_push_filter_through_join};
 }
 
 }  // namespace tra::optimizer

@@ -17,7 +17,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
+std::optional<RuleApplication> try_push_filter_below_map(const Program& p, NodeId at) {
     const Node& filter = p.node(at);
     const auto* f = std::get_if<FilterOp>(&filter.op);
     if (!f) return std::nullopt;
@@ -42,7 +42,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
 }  // namespace
 
 RewriteRule filter_map_pushdown_rule() {
-    return {"R1-3", "filter push-down below a map", try_push};
+    return {"R1-3", "filter push-down below a map", try_push_filter_below_map};
 }
 
 }  // namespace tra::optimizer

@@ -18,7 +18,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
+std::optional<RuleApplication> try_push_map_below_aggregate(const Program& p, NodeId at) {
     const auto match = distributing_transform<AggregateOp>(p, at);
     if (!match) return std::nullopt;
     const Node& map = match->map;
@@ -45,7 +45,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
 }  // namespace
 
 RewriteRule map_aggregate_pushdown_rule() {
-    return {"R1-4", "map push-down below an aggregation", try_push};
+    return {"R1-4", "map push-down below an aggregation", try_push_map_below_aggregate};
 }
 
 }  // namespace tra::optimizer

@@ -19,7 +19,7 @@ namespace tra::optimizer {
 
 namespace {
 
-std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
+std::optional<RuleApplication> try_push_map_through_join(const Program& p, NodeId at) {
     const auto match = distributing_transform<JoinOp>(p, at);
     if (!match) return std::nullopt;
     const Node& map = match->map;
@@ -56,7 +56,7 @@ std::optional<RuleApplication> try_push(const Program& p, NodeId at) {
 }  // namespace
 
 RewriteRule map_join_pushdown_rule() {
-    return {"R1-7", "map push-down through a join", try_push};
+    return {"R1-7", "map push-down through a join", try_push_map_through_join};
 }
 
 }  // namespace tra::optimizer

@@ -15,9 +15,6 @@ using ia::Plan;
 
 namespace {
 
-const Node& tra_node(const Plan& plan, NodeId id) {
-    return plan.program().node(id);
-}
 IaNodeId input(const Plan& plan, NodeId id, std::size_t i) {
     return result_of(plan, tra_node(plan, id).inputs.at(i));
 }

@@ -15,14 +15,6 @@ namespace {
 using ia::IaNode;
 using ia::Site;
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
-bool holds(std::span<const Site> sites, Site s) {
-    return std::find(sites.begin(), sites.end(), s) != sites.end();
-}
-
 // A reduce of partials: every holder of a group's partial but the home sends its own partial to
 // the home; the home keeps its own.
 ExchangeLists reduce_lists(const IaNode& n, const HeldTuples& in, const ia::SiteMap& from, Site me,
@@ -56,13 +48,13 @@ ExchangeLists move_lists(const ia::Placement& to, const HeldTuples& in, const ia
         for (Site r : to.sites(k, S)) {
             if (r == me) {
                 lists.keep.push_back(&k);
-            } else if (!holds(had, r) && ia::sender_for(had, r) == me) {
+            } else if (!ia::holds(had, r) && ia::sender_for(had, r) == me) {
                 lists.send[static_cast<std::size_t>(r)].emplace_back(&k, &t);
             }
         }
     }
     for (const auto& [k, had] : from)
-        if (!holds(had, me) && holds(to.sites(k, S), me))
+        if (!ia::holds(had, me) && ia::holds(to.sites(k, S), me))
             lists.expect[static_cast<std::size_t>(ia::sender_for(had, me))].push_back(k);
     return lists;
 }

@@ -10,10 +10,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 // Every piece of every receive request arrived, summing to what the plan says per source.
 void check_received(const std::vector<MPI_Status>& statuses,
                     const std::vector<std::size_t>& sources,

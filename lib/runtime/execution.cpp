@@ -17,14 +17,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
-bool holds(std::span<const ia::Site> sites, ia::Site s) {
-    return std::find(sites.begin(), sites.end(), s) != sites.end();
-}
-
 // The communicator's size, checked against the plan before any rank agrees on anything.
 int sites_of(const ia::Plan& plan, MPI_Comm comm) {
     int size = 0;
@@ -40,7 +32,7 @@ void check_holdings(const ia::Plan& plan, const ia::IaNode& n, const ia::SiteMap
                     ia::Site me, const HeldTuples& out) {
     std::size_t expected = 0;
     for (const auto& [k, s] : where)
-        if (holds(s, me)) ++expected;
+        if (ia::holds(s, me)) ++expected;
     const std::size_t have = plan.holds_partials(n.id) ? out.partials.size() : out.tuples.size();
     if (have != expected)
         fail("IA node #" + std::to_string(n.id) + " ('" + plan.origin(n.id).name + "') holds " +
@@ -166,7 +158,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         } else if (n.op == ia::IaOp::Input) {
             auto span = trace_.span("read");  // trace
             const ia::SiteMap& mine = where_[n.id];
-            auto is_mine = [&](const Key& k) { return holds(mine.at(k), me_); };
+            auto is_mine = [&](const Key& k) { return ia::holds(mine.at(k), me_); };
             const auto resumed = options_.input_sources.find(n.origin);
             if (resumed == options_.input_sources.end()) {
                 out.tuples = input_tuples(plan_.relation(n.id), is_mine, iteration_);

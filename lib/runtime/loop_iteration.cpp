@@ -15,10 +15,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 // Operator runs in one slot over iterations: seconds and bytes add up, the peak is the largest.
 // Mismatch lines are kept for the first few iterations only, so a long loop cannot grow them.
 void accumulate(OperatorRun& into, OperatorRun run) {

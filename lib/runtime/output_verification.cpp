@@ -15,10 +15,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 // The first element where the run's tile and the recomputed one differ beyond rounding. The
 // same code on the same operands: equal up to a threaded BLAS's summation order, so almost
 // always bit for bit: blocks equal bit for bit are skipped at memcmp's speed (this loop alone,

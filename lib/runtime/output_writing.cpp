@@ -17,10 +17,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 // The tuples of `held` that this rank is the lowest holder of (by `where`), in key order.
 std::vector<const Tuples::value_type*> lowest_held(const HeldTuples& held, const ia::SiteMap& where,
                                                    ia::Site me) {

@@ -9,10 +9,6 @@ namespace tra::runtime {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& message) {
-    throw Error(message, {}, ErrorKind::Failed);
-}
-
 void check_outgoing(const OutgoingTuple& tuple, const RelationType& type) {
     const auto& [key, tile] = tuple;
     if (key->size() != type.key_arity || tile->dtype() != type.dtype || tile->shape() != type.bound)
