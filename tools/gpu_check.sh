@@ -107,7 +107,7 @@ stage check 90 bash -c check_runs
 stage memcheck 90 bash -c memcheck_runs
 stage bench 100 /usr/bin/env python3 tools/bench/gpu.py --build "$work/build" --out "$work/bench-gpu" \
     --repeats 2
-stage ranks 160 /usr/bin/env python3 tools/bench/compare.py --build "$work/build" \
+stage ranks 330 /usr/bin/env python3 tools/bench/compare.py --build "$work/build" \
     --out "$work/ranks" --ranks 8,16 --top 3 --repeats 1 --tiles 1024 \
     --cases mm-square,mm-common-k,mm-two-large,ffnn-xml
 # Only the results come back (the benchmarks' folders hold their HDF5 inputs too).
