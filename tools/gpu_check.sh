@@ -10,6 +10,9 @@
 #             and --device gpu --verify
 #   memcheck  compute-sanitizer memcheck on GPU runs of expressions, block-sparse fills, a loop
 #   bench     tools/bench/gpu.py (tra on the GPU against cuBLAS alone): OUT_DIR/gpu.json
+#   pair      tools/bench/compare.py on two of the machine's cores (taskset), 1 rank x 2 BLAS
+#             threads and 2 ranks x 1, the paper's small-tile workflows, every cost model's plans:
+#             OUT_DIR/pair.json and OUT_DIR/pair-machine-{1,2}.yaml
 #   ranks     tools/bench/compare.py at 8 and 16 ranks on the machine's CPUs, with tra calibrate:
 #             OUT_DIR/bench.json and OUT_DIR/machine-{8,16}.yaml
 # Everything is logged to OUT_DIR/gpu_check.log; the exit status is the number of failed stages.
@@ -21,7 +24,7 @@ set -uo pipefail
 usage="usage: tools/gpu_check.sh BUNDLE OUT_DIR [STAGES]"
 bundle=$(cd "${1:?$usage}" && pwd)
 out=${2:?$usage}
-stages=${3:-kernels,examples,check,memcheck,bench,ranks}
+stages=${3:-kernels,examples,check,memcheck,bench,pair,ranks}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 log="$out/gpu_check.log"
@@ -97,7 +100,7 @@ export tra work
 {
     date -u
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
-    lscpu | grep -E 'Model name|^CPU\(s\)|Flags' | cut -c1-200
+    lscpu | grep -E 'Model name|^CPU\(s\)|cache|Flags' | cut -c1-200
     "$tra" --version
 } >> "$log" 2>&1
 
@@ -107,10 +110,14 @@ stage check 90 bash -c check_runs
 stage memcheck 90 bash -c memcheck_runs
 stage bench 100 /usr/bin/env python3 tools/bench/gpu.py --build "$work/build" --out "$work/bench-gpu" \
     --repeats 2
+stage pair 100 env OMPI_MCA_hwloc_base_binding_policy=none taskset -c 0,1 python3 tools/bench/compare.py --build "$work/build" \
+    --out "$work/pair" --ranks 1,2 --top 3 --all-models --repeats 3 --cases ffnn-xml,nn-large
 stage ranks 330 /usr/bin/env python3 tools/bench/compare.py --build "$work/build" \
     --out "$work/ranks" --ranks 8,16 --top 3 --repeats 1 --tiles 1024 \
     --cases mm-square,mm-common-k,mm-two-large,ffnn-xml
 # Only the results come back (the benchmarks' folders hold their HDF5 inputs too).
 cp "$work"/bench-gpu/gpu.json "$work"/ranks/bench.json "$work"/ranks/machine-*.yaml "$out"/ 2> /dev/null
+cp "$work"/pair/bench.json "$out"/pair.json 2> /dev/null
+for f in "$work"/pair/machine-*.yaml; do [ -f "$f" ] && cp "$f" "$out/pair-$(basename "$f")"; done
 say "=== done: $failed failed stage(s) $(date -u +%T)"
 exit $failed

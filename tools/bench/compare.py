@@ -278,6 +278,10 @@ def main():
                     help="force this OpenBLAS core (OPENBLAS_CORETYPE) for every program; by "
                          "default OpenBLAS picks its own, and Haswell is forced only where it "
                          "would fall back to Prescott (an inherited OPENBLAS_CORETYPE is dropped)")
+    ap.add_argument("--cores", type=int,
+                    help="cores shared out among the ranks as BLAS threads (cores / ranks each); "
+                         "default: the CPUs this process may run on, so under `taskset -c 0,1` "
+                         "two")
     ap.add_argument("--no-calibrate", action="store_true",
                     help="rank with tra's built-in machine profile instead of measuring one "
                          "with `tra calibrate` per rank count first")
@@ -287,7 +291,7 @@ def main():
     out = pathlib.Path(args.out or build / ("bench-quick" if args.quick else "bench")).resolve()
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
-    runner = Runner(build, os.cpu_count() or 1, args.cost)
+    runner = Runner(build, args.cores or len(os.sched_getaffinity(0)), args.cost)
     if args.coretype:
         runner.env["OPENBLAS_CORETYPE"] = args.coretype
     models = ["exact", "paper", "time"] if args.all_models else []
