@@ -168,6 +168,19 @@ KernelCalibrationSettings KernelCalibrationSettings::quick() {
     return {{64, 128, 256, 512}, 512, 32, std::int64_t{64} << 20, 32, 2048, 0.05, 3};
 }
 
+KernelCalibrationSettings KernelCalibrationSettings::beyond_cache(std::int64_t cache_bytes,
+                                                                  int ranks_on_host) const {
+    KernelCalibrationSettings s = *this;
+    const std::int64_t need = std::min(
+        kMaxStreamedBytes, 2 * std::max<std::int64_t>(cache_bytes, 0) / std::max(1, ranks_on_host));
+    s.thin_operand_bytes = std::max(s.thin_operand_bytes, need);
+    // Three f64 tiles of stream_extent^2 elements: the two operands of `add` and its output.
+    const auto side = static_cast<std::int64_t>(
+        std::ceil(std::sqrt(static_cast<double>(need) / (3.0 * sizeof(double)))));
+    s.stream_extent = std::max(s.stream_extent, side);
+    return s;
+}
+
 KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMeasurement& before) {
     KernelRates out;
     out.f64 = measure_dtype(DType::F64, s, before);

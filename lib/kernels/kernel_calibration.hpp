@@ -30,7 +30,17 @@ struct KernelCalibrationSettings {
     // `--quick`: sizes 64 to 512, thin as full(), a smaller loop, 0.05 s per figure (about a
     // second in all).
     static KernelCalibrationSettings quick();
+
+    // These settings with the working sets that must stream from memory (the thin products'
+    // operands, the element-wise pass's three tiles) grown where needed so that the
+    // `ranks_on_host` ranks, calibrating at once, stream at least twice the host's last-level
+    // cache (`cache_bytes`, cache_size.hpp; 0: unknown) between them: 64 MiB is more than the
+    // caches of a desktop but fits those of many servers. At most kMaxStreamedBytes per rank.
+    KernelCalibrationSettings beyond_cache(std::int64_t cache_bytes, int ranks_on_host) const;
 };
+
+// The most bytes one working set of beyond_cache takes per rank.
+inline constexpr std::int64_t kMaxStreamedBytes = std::int64_t{1} << 30;
 
 struct GemmPoint {
     std::int64_t size = 0;

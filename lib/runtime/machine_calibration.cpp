@@ -8,6 +8,7 @@
 #include "core/dtype.hpp"
 #include "core/host_mappings.hpp"
 #include "kernels/blas_threads.hpp"
+#include "kernels/cache_size.hpp"
 #include "kernels/kernel_calibration.hpp"
 #include "runtime/link_calibration.hpp"
 #include "runtime/polite_barrier.hpp"
@@ -101,8 +102,16 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     double touch = first_touch_rate(options.quick ? std::size_t{32} << 20 : std::size_t{256} << 20);
     MPI_Allreduce(MPI_IN_PLACE, &touch, 1, MPI_DOUBLE, MPI_MIN, comm);
 
-    const auto settings = options.quick ? kernels::KernelCalibrationSettings::quick()
-                                        : kernels::KernelCalibrationSettings::full();
+    const Host& host = layout.mine();
+    const std::int64_t cache =
+        kernels::host_last_level_cache_bytes(static_cast<unsigned>(host.cores));
+    const auto settings = (options.quick ? kernels::KernelCalibrationSettings::quick()
+                                         : kernels::KernelCalibrationSettings::full())
+                              .beyond_cache(cache, static_cast<int>(host.ranks.size()));
+    if (me == 0 && options.progress)  // printed after "measuring "
+        options.progress("streams of " + std::to_string(settings.thin_operand_bytes >> 20) +
+                         " MiB per rank, beyond the host's last-level cache (" +
+                         (cache > 0 ? std::to_string(cache >> 20) + " MiB" : "size unknown") + ")");
     const kernels::KernelRates mine =
         kernels::calibrate_kernels(settings, [&](const std::string& what) {
             polite_barrier(comm);  // every rank starts the figure together, so all are busy
