@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <fstream>
 #include <string>
+
+#include "core/checked_math.hpp"
 
 namespace tra::kernels {
 
@@ -20,17 +23,13 @@ std::string first_line(const std::filesystem::path& file) {
 
 std::optional<std::int64_t> parse_cache_size(std::string_view text) {
     std::int64_t value = 0;
-    std::size_t i = 0;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-        if (value > (std::int64_t{1} << 40)) return std::nullopt;  // no cache is a terabyte
-        value = value * 10 + (text[i] - '0');
-    }
-    if (i == 0) return std::nullopt;
-    const std::string_view unit = text.substr(i);
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end == text.data() || value < 0) return std::nullopt;
+    const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
     if (unit.empty()) return value;
-    if (unit == "K") return value << 10;
-    if (unit == "M") return value << 20;
-    if (unit == "G") return value << 30;
+    if (unit == "K") return checked_mul(value, std::int64_t{1} << 10);
+    if (unit == "M") return checked_mul(value, std::int64_t{1} << 20);
+    if (unit == "G") return checked_mul(value, std::int64_t{1} << 30);
     return std::nullopt;
 }
 
