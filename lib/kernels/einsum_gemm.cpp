@@ -5,10 +5,13 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "kernels/lanes_gemm.hpp"
 #include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
@@ -111,6 +114,80 @@ std::vector<std::string> orders(const std::string& run, std::initializer_list<st
             out.push_back(o);
     }
     return out;
+}
+
+// Lanes below which the lanes product leaves too much of a vector idle (8 fill one of f32,
+// two of f64) for it to beat permuting through memory for BLAS.
+constexpr std::int64_t kMinLanes = 8;
+
+// `labels` without extent-1 labels, which move no offset.
+std::string sized(const Layout& l, const std::string& labels) {
+    std::string kept;
+    for (char c : labels)
+        if (l.extent(c) != 1) kept += c;
+    return kept;
+}
+
+// The batch labels innermost in the output: its longest suffix of sized labels that holds batch
+// labels only.
+std::string lane_labels(const Layout& l, const std::string& o, const std::string& batch) {
+    const std::string so = sized(l, o);
+    std::size_t n = 0;
+    while (n < so.size() && has(batch, so[so.size() - 1 - n])) ++n;
+    return so.substr(so.size() - n);
+}
+
+// Operand `labels` as the lanes product reads it: in place where `lanes` are its innermost
+// sized labels, else permuted first to its other labels in their order, then the lanes.
+std::string lanes_layout(const Layout& l, const std::string& labels, const std::string& lanes,
+                         GemmView& v) {
+    const std::string s = sized(l, labels);
+    if (s.size() >= lanes.size() && s.substr(s.size() - lanes.size()) == lanes) return labels;
+    std::string layout;
+    for (char c : labels)
+        if (!has(lanes, c)) layout += c;
+    layout += lanes;
+    for (char c : layout) v.perm.push_back(labels.find(c));
+    for (char c : labels) v.from.push_back(l.extent(c));
+    return layout;
+}
+
+// The plan that computes the output's innermost batch labels side by side as lanes, permuting
+// only operands that do not hold them innermost too, if the M, N and K labels then each form a
+// run with one stride in the operands that hold them (any strides: the lanes product packs
+// its operands itself).
+std::optional<GemmPlan> lanes_plan(const Layout& l, const std::string& a, const std::string& b,
+                                   const std::string& o, const std::string& batch,
+                                   const std::string& m, const std::string& n,
+                                   const std::string& k) {
+    const std::string lanes = lane_labels(l, o, batch);
+    if (lanes.empty() || l.extent(lanes) < kMinLanes) return std::nullopt;
+    GemmPlan p;
+    p.lanes = l.extent(lanes);
+    const std::string la = lanes_layout(l, a, lanes, p.a), lb = lanes_layout(l, b, lanes, p.b);
+    for (char c : batch)
+        if (!has(lanes, c)) {
+            p.batch.push_back(l.extent(c));
+            p.a.batch_strides.push_back(l.stride(la, c));
+            p.b.batch_strides.push_back(l.stride(lb, c));
+            p.out.batch_strides.push_back(l.stride(o, c));
+        }
+    for (const std::string& mo : orders(m, {o, la}))
+        for (const std::string& no : orders(n, {o, lb}))
+            for (const std::string& ko : orders(k, {la, lb})) {
+                const std::int64_t strides[6] = {run_stride(l, la, mo), run_stride(l, la, ko),
+                                                 run_stride(l, lb, ko), run_stride(l, lb, no),
+                                                 run_stride(l, o, mo),  run_stride(l, o, no)};
+                if (std::any_of(std::begin(strides), std::end(strides),
+                                [](std::int64_t s) { return s < 0; }))
+                    continue;
+                p.m = l.extent(mo), p.n = l.extent(no), p.k = l.extent(ko);
+                p.a.rows_stride = strides[0], p.a.cols_stride = strides[1];
+                p.b.rows_stride = strides[2], p.b.cols_stride = strides[3];
+                p.out.rows_stride = strides[4], p.out.cols_stride = strides[5];
+                return p;
+            }
+    return std::nullopt;
 }
 
 blasint blas_int(std::int64_t x) {
@@ -218,12 +295,15 @@ GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string
                     const std::int64_t cost = p.permuted_elements();
                     if (best_cost < 0 || cost < best_cost) best = std::move(p), best_cost = cost;
                 }
+    if (best_cost > 0 && !canonical)
+        if (std::optional<GemmPlan> lanes = lanes_plan(l, a, b, o, batch, m, n, k))
+            if (lanes->permuted_elements() < best_cost) return *lanes;
     return best;
 }
 
 template <class T>
 void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accumulate) {
-    const std::int64_t total = p.batches() * p.m * p.n;
+    const std::int64_t total = p.batches() * p.m * p.n * p.lanes;
     if (total == 0) return;
     if (p.k == 0) {  // an empty sum
         if (!accumulate) std::fill(out, out + total, T(0));
@@ -234,14 +314,27 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
     const bool permute_out = !p.out.perm.empty();
     T* c = permute_out ? scratch<T>(2, total) : out;
     const bool beta_one = accumulate && !permute_out;
-    // One strided GEMM per batch index, the batch labels walked as an odometer.
+    const LanesGemm lanes{p.m,
+                          p.n,
+                          p.k,
+                          p.lanes,
+                          p.a.rows_stride,
+                          p.a.cols_stride,
+                          p.b.rows_stride,
+                          p.b.cols_stride,
+                          p.out.rows_stride,
+                          p.out.cols_stride};
+    // One product per batch index, the batch labels walked as an odometer.
     const std::size_t nb = p.batch.size();
     std::vector<std::int64_t> idx(nb, 0);
     std::int64_t oa = 0, ob = 0, oc = 0;
     for (;;) {
-        strided_gemm<T>(p.m, p.n, p.k, a + oa, p.a.rows_stride, p.a.cols_stride, b + ob,
-                        p.b.rows_stride, p.b.cols_stride, c + oc, p.out.rows_stride,
-                        p.out.cols_stride, beta_one);
+        if (p.lanes > 1)
+            lanes_gemm<T>(lanes, a + oa, b + ob, c + oc, beta_one);
+        else
+            strided_gemm<T>(p.m, p.n, p.k, a + oa, p.a.rows_stride, p.a.cols_stride, b + ob,
+                            p.b.rows_stride, p.b.cols_stride, c + oc, p.out.rows_stride,
+                            p.out.cols_stride, beta_one);
         std::size_t d = nb;
         for (; d-- > 0;) {
             oa += p.a.batch_strides[d], ob += p.b.batch_strides[d], oc += p.out.batch_strides[d];

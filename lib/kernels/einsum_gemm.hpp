@@ -5,7 +5,11 @@
 // M/N/K labels form runs that BLAS can read with one leading dimension is used in place (batch
 // labels may sit anywhere: each batch is one strided GEMM call); any other is permuted into
 // [batch][rows][cols] first, and the product permuted back (TTGT). The plan picks the run
-// orders that leave the fewest elements to permute.
+// orders that leave the fewest elements to permute. Where that would permute something and
+// batch labels are innermost in the output (where BLAS cannot read it), the plan may instead
+// compute those labels side by side as SIMD lanes (lanes_gemm.hpp), writing the output in place
+// and permuting only operands that do not hold them innermost too: it does when that permutes
+// fewer elements.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,7 +21,8 @@ namespace tra::kernels::cpu {
 // How one operand (or the output) is read as a batch of matrices.
 struct GemmView {
     // Non-empty: permute first. For an operand, its data into [batch][rows][cols] order
-    // (canonical) with perm[d] = the operand's dimension that becomes dimension d; for the
+    // (canonical; for the lanes product its other labels, then the lanes) with perm[d] = the
+    // operand's dimension that becomes dimension d; for the
     // output, the product computed in canonical order into the output, perm[d] = the canonical
     // dimension that becomes output dimension d. `from` is the permute's input shape.
     std::vector<std::size_t> perm;
@@ -28,7 +33,10 @@ struct GemmView {
 
 // A: rows M, cols K; B: rows K, cols N; out: rows M, cols N.
 struct GemmPlan {
-    std::vector<std::int64_t> batch;  // the batch labels' extents
+    std::vector<std::int64_t> batch;  // the batch labels' extents (but for the lanes)
+    // Elements of the innermost batch labels computed as lanes (lanes_gemm), 1 for BLAS. With
+    // lanes the output is in place and the strides are in elements of each (permuted) operand.
+    std::int64_t lanes = 1;
     std::int64_t m = 1, n = 1, k = 1;
     GemmView a, b, out;
     std::int64_t batches() const;

@@ -99,12 +99,18 @@ std::vector<std::string> orders_of(std::string labels) {
     return out;
 }
 
-// The GEMM plan of a spec: how many elements it permutes.
-std::int64_t permuted(const std::string& a, const std::string& b, const std::string& o,
-                      const std::map<char, std::int64_t>& extents) {
+// The GEMM plan of a spec (`canonical`: the GPU's).
+kernels::cpu::GemmPlan plan(const std::string& a, const std::string& b, const std::string& o,
+                            const std::map<char, std::int64_t>& extents, bool canonical = false) {
     std::vector<std::int64_t> e(26, 1);
     for (const auto& [c, x] : extents) e[static_cast<std::size_t>(c - 'a')] = x;
-    return kernels::cpu::plan_gemm(a, b, o, e).permuted_elements();
+    return kernels::cpu::plan_gemm(a, b, o, e, canonical);
+}
+
+// How many elements the GEMM plan of a spec permutes.
+std::int64_t permuted(const std::string& a, const std::string& b, const std::string& o,
+                      const std::map<char, std::int64_t>& extents) {
+    return plan(a, b, o, extents).permuted_elements();
 }
 
 }  // namespace
@@ -172,6 +178,39 @@ TEST_CASE("einsum: operands are used in place where BLAS can read them", "[einsu
     // a,b split by c in the first operand: it is permuted, and one of the second operand
     // (e,f) and the output (f,e) too, the smaller (the output: 2*3*6*7 < 4*5*6*7).
     CHECK(permuted("acbd", "dcef", "feab", f) == 2 * 3 * 4 * 5 + 2 * 3 * 6 * 7);
+}
+
+TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsum][gemm]") {
+    std::map<char, std::int64_t> e{{'a', 2}, {'b', 8}, {'c', 4}, {'i', 5}, {'j', 6},
+                                   {'k', 7}, {'s', 9}, {'t', 7}, {'d', 5}, {'h', 8}};
+    // BLAS reads none of these matrices: the lanes product computes b (or h) side by side.
+    CHECK(plan("ikb", "kjb", "ijb", e).lanes == 8);
+    CHECK(permuted("ikb", "kjb", "ijb", e) == 0);
+    CHECK(plan("dsh", "dth", "tsh", e).lanes == 8);
+    CHECK(plan("aikb", "akjb", "aijb", e).lanes == 8);     // a outer batch, b lanes
+    CHECK(plan("ikcb", "kjcb", "ijcb", e).lanes == 32);    // a run of two lane labels
+    CHECK(plan("ikb", "kjb", "ijb", e, true).lanes == 1);  // the GPU's plan permutes
+    // Heads innermost in the output only: with a short d, permuting both operands (9*2*8 +
+    // 7*2*8 elements) moves less than permuting the product (9*7*8) for BLAS; with d = 5 not.
+    const std::map<char, std::int64_t> short_d{{'s', 9}, {'t', 7}, {'d', 2}, {'h', 8}};
+    CHECK(plan("shd", "thd", "sth", short_d).lanes == 8);
+    CHECK(permuted("shd", "thd", "sth", short_d) == 9 * 2 * 8 + 7 * 2 * 8);
+    CHECK(plan("shd", "thd", "sth", e).lanes == 1);
+    CHECK(permuted("hsd", "tdh", "tsh", short_d) == 9 * 2 * 8);  // only A, to [s][d][h]
+    CHECK(plan("bik", "bkj", "ijb", e).lanes == 1);  // there permuting the product moves less
+    CHECK(plan("bik", "bkj", "bij", e).lanes == 1);  // BLAS reads these in place
+    CHECK(plan("ikb", "kjb", "ijb", {{'i', 5}, {'j', 6}, {'k', 7}, {'b', 4}}).lanes == 1);
+    check_spec("ikb", "kjb", "ijb", e);        // batch last everywhere
+    check_spec("kib", "jkb", "jib", e);        // and transposed
+    check_spec("dsh", "dth", "tsh", e);        // attention with the heads innermost
+    check_spec("aikb", "akjb", "iajb", e);     // an outer batch label, at other strides
+    check_spec("ikcb", "kjcb", "ijcb", e);     // two lane labels
+    check_spec("ib", "jb", "ijb", e);          // an outer product: no inner labels
+    check_spec("kb", "kb", "b", e);            // dot products, one per lane
+    check_spec("shd", "thd", "sth", short_d);  // both operands permuted to the lanes first
+    check_spec("hsd", "tdh", "tsh", short_d);  // one of them
+    std::map<char, std::int64_t> tail{{'b', 11}, {'i', 50}, {'j', 13}, {'k', 130}};
+    check_spec("ikb", "kjb", "ijb", tail);  // a lane tail, edge tiles, two inner blocks
 }
 
 TEST_CASE("einsum: every matrix product counts as GEMM calls, one per batch index",

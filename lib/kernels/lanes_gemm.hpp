@@ -1,0 +1,34 @@
+#pragma once
+// A batch of matrix products whose batch index is the innermost (unit-stride) dimension of both
+// operands and the product: C[i, j, l] (+)= sum_p A[i, p, l] B[p, j, l] for every lane l. BLAS
+// cannot read such matrices (neither of their dimensions has unit stride), so TTGT would permute
+// all three tensors through memory (einsum_gemm.hpp); this kernel instead computes the lanes
+// side by side as SIMD vectors, as a GotoBLAS-style GEMM whose "elements" are vectors of lanes:
+// operand blocks are packed into cache-sized panels and a register tile of mr x nr vectors
+// accumulates over the inner dimension (the compact-GEMM idea of Intel MKL and of
+// Dongarra et al., "Optimized batched linear algebra for modern architectures", 2017).
+#include <cstdint>
+
+namespace tra::kernels::cpu {
+
+// The geometry of one lanes product, in elements. `lanes` elements sit contiguously at every
+// (row, column) position of A (m x k), B (k x n) and C (m x n); the other strides are free.
+struct LanesGemm {
+    std::int64_t m = 1, n = 1, k = 1, lanes = 1;
+    std::int64_t a_rows = 0, a_cols = 0;  // A's strides along m and along k
+    std::int64_t b_rows = 0, b_cols = 0;  // B's along k and along n
+    std::int64_t c_rows = 0, c_cols = 0;  // C's along m and along n
+};
+
+// The instruction set the register tile runs on: the CPU's best (AVX2 with FMA where the CPU and
+// the build have it), or the portable loops, which tests also call to check the other.
+enum class LanesIsa { best, portable };
+
+// C (+= when `accumulate`) the product, on up to kernel_threads() threads; every element of C is
+// summed in the same order whatever the thread count or instruction set (over p in blocks, each
+// block added to C in turn), so results do not depend on either but for fused multiply-adds.
+template <class T>
+void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate,
+                LanesIsa isa = LanesIsa::best);
+
+}  // namespace tra::kernels::cpu
