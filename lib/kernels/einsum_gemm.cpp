@@ -128,66 +128,72 @@ std::string sized(const Layout& l, const std::string& labels) {
     return kept;
 }
 
-// The batch labels innermost in the output: its longest suffix of sized labels that holds batch
+// The batch labels innermost in `labels`: its longest suffix of sized labels that holds batch
 // labels only.
-std::string lane_labels(const Layout& l, const std::string& o, const std::string& batch) {
-    const std::string so = sized(l, o);
-    std::size_t n = 0;
-    while (n < so.size() && has(batch, so[so.size() - 1 - n])) ++n;
-    return so.substr(so.size() - n);
-}
-
-// Operand `labels` as the lanes product reads it: in place where `lanes` are its innermost
-// sized labels, else permuted first to its other labels in their order, then the lanes.
-std::string lanes_layout(const Layout& l, const std::string& labels, const std::string& lanes,
-                         GemmView& v) {
+std::string innermost_batch(const Layout& l, const std::string& labels, const std::string& batch) {
     const std::string s = sized(l, labels);
-    if (s.size() >= lanes.size() && s.substr(s.size() - lanes.size()) == lanes) return labels;
-    std::string layout;
-    for (char c : labels)
-        if (!has(lanes, c)) layout += c;
-    layout += lanes;
-    for (char c : layout) v.perm.push_back(labels.find(c));
-    for (char c : labels) v.from.push_back(l.extent(c));
-    return layout;
+    std::size_t n = 0;
+    while (n < s.size() && has(batch, s[s.size() - 1 - n])) ++n;
+    return s.substr(s.size() - n);
 }
 
-// The plan that computes the output's innermost batch labels side by side as lanes, permuting
-// only operands that do not hold them innermost too, if the M, N and K labels then each form a
-// run with one stride in the operands that hold them (any strides: the lanes product packs
-// its operands itself).
+// How the lanes product reads `labels` (an operand, or the output when `is_output`) as a
+// `rows` x `cols` matrix of `lanes`: in place where the lanes are its innermost sized labels
+// and rows and cols runs with one stride each (any strides: the lanes product packs its
+// operands itself), else permuted to [outer batch][rows][cols][lanes], as view_of does.
+GemmView lanes_view(const Layout& l, const std::string& labels, const std::string& outer,
+                    const std::string& rows, const std::string& cols, const std::string& lanes,
+                    bool is_output) {
+    GemmView v;
+    std::string layout = labels;
+    if (innermost_batch(l, labels, lanes) != lanes || run_stride(l, labels, rows) < 0 ||
+        run_stride(l, labels, cols) < 0) {
+        layout = outer + rows + cols + lanes;
+        for (char c : labels)
+            if (!has(layout, c)) layout += c;  // extent-1 labels
+        const std::string& from = is_output ? layout : labels;
+        const std::string& to = is_output ? labels : layout;
+        for (char c : to) v.perm.push_back(from.find(c));
+        for (char c : from) v.from.push_back(l.extent(c));
+    }
+    v.rows_stride = run_stride(l, layout, rows);
+    v.cols_stride = run_stride(l, layout, cols);
+    for (char c : outer) v.batch_strides.push_back(l.stride(layout, c));
+    return v;
+}
+
+// The cheapest plan (fewest elements permuted) that computes batch labels innermost in the
+// output or an operand side by side as lanes, permuting what does not hold them innermost.
 std::optional<GemmPlan> lanes_plan(const Layout& l, const std::string& a, const std::string& b,
                                    const std::string& o, const std::string& batch,
                                    const std::string& m, const std::string& n,
                                    const std::string& k) {
-    const std::string lanes = lane_labels(l, o, batch);
-    if (lanes.empty() || l.extent(lanes) < kMinLanes) return std::nullopt;
-    GemmPlan p;
-    p.lanes = l.extent(lanes);
-    const std::string la = lanes_layout(l, a, lanes, p.a), lb = lanes_layout(l, b, lanes, p.b);
-    for (char c : batch)
-        if (!has(lanes, c)) {
-            p.batch.push_back(l.extent(c));
-            p.a.batch_strides.push_back(l.stride(la, c));
-            p.b.batch_strides.push_back(l.stride(lb, c));
-            p.out.batch_strides.push_back(l.stride(o, c));
-        }
-    for (const std::string& mo : orders(m, {o, la}))
-        for (const std::string& no : orders(n, {o, lb}))
-            for (const std::string& ko : orders(k, {la, lb})) {
-                const std::int64_t strides[6] = {run_stride(l, la, mo), run_stride(l, la, ko),
-                                                 run_stride(l, lb, ko), run_stride(l, lb, no),
-                                                 run_stride(l, o, mo),  run_stride(l, o, no)};
-                if (std::any_of(std::begin(strides), std::end(strides),
-                                [](std::int64_t s) { return s < 0; }))
-                    continue;
-                p.m = l.extent(mo), p.n = l.extent(no), p.k = l.extent(ko);
-                p.a.rows_stride = strides[0], p.a.cols_stride = strides[1];
-                p.b.rows_stride = strides[2], p.b.cols_stride = strides[3];
-                p.out.rows_stride = strides[4], p.out.cols_stride = strides[5];
-                return p;
-            }
-    return std::nullopt;
+    std::optional<GemmPlan> best;
+    std::vector<std::string> tried;
+    for (const std::string* labels : {&o, &a, &b}) {
+        const std::string lanes = innermost_batch(l, *labels, batch);
+        if (l.extent(lanes) < kMinLanes ||
+            std::find(tried.begin(), tried.end(), lanes) != tried.end())
+            continue;
+        tried.push_back(lanes);
+        std::string outer;
+        for (char c : sized(l, o))
+            if (has(batch, c) && !has(lanes, c)) outer += c;
+        for (const std::string& mo : orders(m, {o, a}))
+            for (const std::string& no : orders(n, {o, b}))
+                for (const std::string& ko : orders(k, {a, b})) {
+                    GemmPlan p;
+                    p.lanes = l.extent(lanes);
+                    for (char c : outer) p.batch.push_back(l.extent(c));
+                    p.m = l.extent(mo), p.n = l.extent(no), p.k = l.extent(ko);
+                    p.a = lanes_view(l, a, outer, mo, ko, lanes, false);
+                    p.b = lanes_view(l, b, outer, ko, no, lanes, false);
+                    p.out = lanes_view(l, o, outer, mo, no, lanes, true);
+                    if (!best || p.permuted_elements() < best->permuted_elements())
+                        best = std::move(p);
+                }
+    }
+    return best;
 }
 
 blasint blas_int(std::int64_t x) {

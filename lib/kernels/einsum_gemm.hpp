@@ -6,10 +6,9 @@
 // labels may sit anywhere: each batch is one strided GEMM call); any other is permuted into
 // [batch][rows][cols] first, and the product permuted back (TTGT). The plan picks the run
 // orders that leave the fewest elements to permute. Where that would permute something and
-// batch labels are innermost in the output (where BLAS cannot read it), the plan may instead
-// compute those labels side by side as SIMD lanes (lanes_gemm.hpp), writing the output in place
-// and permuting only operands that do not hold them innermost too: it does when that permutes
-// fewer elements.
+// batch labels are innermost in the output or an operand (where BLAS cannot read it), the plan
+// may instead compute those labels side by side as SIMD lanes (lanes_gemm.hpp), permuting only
+// what does not hold them innermost: it does when that permutes fewer elements.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,7 +34,7 @@ struct GemmView {
 struct GemmPlan {
     std::vector<std::int64_t> batch;  // the batch labels' extents (but for the lanes)
     // Elements of the innermost batch labels computed as lanes (lanes_gemm), 1 for BLAS. With
-    // lanes the output is in place and the strides are in elements of each (permuted) operand.
+    // lanes the strides are in elements of each operand or output as the product reads it.
     std::int64_t lanes = 1;
     std::int64_t m = 1, n = 1, k = 1;
     GemmView a, b, out;

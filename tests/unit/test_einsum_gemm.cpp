@@ -197,6 +197,10 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     CHECK(permuted("shd", "thd", "sth", short_d) == 9 * 2 * 8 + 7 * 2 * 8);
     CHECK(plan("shd", "thd", "sth", e).lanes == 1);
     CHECK(permuted("hsd", "tdh", "tsh", short_d) == 9 * 2 * 8);  // only A, to [s][d][h]
+    // b innermost in both operands: the product is computed as [i][j][b] and permuted, not both
+    // operands for BLAS.
+    CHECK(plan("ikb", "kjb", "ibj", e).lanes == 8);
+    CHECK(permuted("ikb", "kjb", "ibj", e) == 5 * 6 * 8);
     CHECK(plan("bik", "bkj", "ijb", e).lanes == 1);  // there permuting the product moves less
     CHECK(plan("bik", "bkj", "bij", e).lanes == 1);  // BLAS reads these in place
     CHECK(plan("ikb", "kjb", "ijb", {{'i', 5}, {'j', 6}, {'k', 7}, {'b', 4}}).lanes == 1);
@@ -209,6 +213,8 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     check_spec("kb", "kb", "b", e);            // dot products, one per lane
     check_spec("shd", "thd", "sth", short_d);  // both operands permuted to the lanes first
     check_spec("hsd", "tdh", "tsh", short_d);  // one of them
+    check_spec("ikb", "kjb", "ibj", e);        // the product permuted after
+    check_spec("ikcb", "kjbc", "icjb", e);     // lanes of an operand, the others permuted
     std::map<char, std::int64_t> tail{{'b', 11}, {'i', 50}, {'j', 13}, {'k', 130}};
     check_spec("ikb", "kjb", "ijb", tail);  // a lane tail, edge tiles, two inner blocks
 }
