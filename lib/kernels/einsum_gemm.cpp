@@ -5,7 +5,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -241,6 +240,15 @@ void strided_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, st
                     ldb, accumulate ? 1.0 : 0.0, c, ldc);
 }
 
+// The lanes product's geometry of a plan with lanes.
+LanesGemm lanes_geometry(const GemmPlan& p) {
+    LanesGemm g{p.m, p.n, p.k, p.lanes};
+    g.a_rows = p.a.rows_stride, g.a_cols = p.a.cols_stride;
+    g.b_rows = p.b.rows_stride, g.b_cols = p.b.cols_stride;
+    g.c_rows = p.out.rows_stride, g.c_cols = p.out.cols_stride;
+    return g;
+}
+
 // Scratch memory for permuted operands and products, one buffer per use and thread, kept
 // between calls: fresh pages on every call (first-touch faults) cost more than the permutes.
 template <class T>
@@ -320,16 +328,7 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
     const bool permute_out = !p.out.perm.empty();
     T* c = permute_out ? scratch<T>(2, total) : out;
     const bool beta_one = accumulate && !permute_out;
-    const LanesGemm lanes{p.m,
-                          p.n,
-                          p.k,
-                          p.lanes,
-                          p.a.rows_stride,
-                          p.a.cols_stride,
-                          p.b.rows_stride,
-                          p.b.cols_stride,
-                          p.out.rows_stride,
-                          p.out.cols_stride};
+    const LanesGemm lanes = lanes_geometry(p);
     // One product per batch index, the batch labels walked as an odometer.
     const std::size_t nb = p.batch.size();
     std::vector<std::int64_t> idx(nb, 0);

@@ -20,10 +20,10 @@ namespace tra::kernels::cpu {
 // How one operand (or the output) is read as a batch of matrices.
 struct GemmView {
     // Non-empty: permute first. For an operand, its data into [batch][rows][cols] order
-    // (canonical; for the lanes product its other labels, then the lanes) with perm[d] = the
-    // operand's dimension that becomes dimension d; for the
-    // output, the product computed in canonical order into the output, perm[d] = the canonical
-    // dimension that becomes output dimension d. `from` is the permute's input shape.
+    // (canonical; [batch][rows][cols][lanes] for the lanes product) with perm[d] = the
+    // operand's dimension that becomes dimension d; for the output, the product computed in
+    // canonical order into the output, perm[d] = the canonical dimension that becomes output
+    // dimension d. `from` is the permute's input shape.
     std::vector<std::size_t> perm;
     Shape from;
     std::vector<std::int64_t> batch_strides;  // per batch label of the plan

@@ -9,6 +9,7 @@
 #include "kernels/lanes_gemm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -32,24 +33,6 @@ constexpr std::int64_t kBPanelBytes = std::int64_t{16} << 20;  // packed B per t
 template <class T>
 constexpr int kW = 32 / sizeof(T);  // lanes per vector: 256 bits
 constexpr int kG = 2;  // vectors of lanes per task: 64 bytes, one cache line of each position
-
-// A packed panel, 64-byte aligned (the register tile's loads are aligned), owned by one task loop.
-template <class T>
-class Panel {
-  public:
-    explicit Panel(std::int64_t elements)
-        : storage_(static_cast<std::size_t>(elements) + 64 / sizeof(T)) {
-        void* p = storage_.data();
-        std::size_t space = storage_.size() * sizeof(T);
-        data_ = static_cast<T*>(
-            std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
-    }
-    T* get() const { return data_; }
-
-  private:
-    std::vector<T> storage_;
-    T* data_;
-};
 
 // Copies `valid` lanes from src to a W-lane slot, zeros the rest.
 template <class T>
@@ -209,11 +192,33 @@ struct Panels {
         const std::int64_t fits =
             kBPanelBytes / (padded(g.n) * kG * kW<T> * std::int64_t{sizeof(T)});
         depth = std::min(g.k, std::max<std::int64_t>(1, fits / kKc) * kKc);
-        a = rows * std::min(kKc, g.k) * kW<T>;
-        b = padded(cols) * depth * kW<T>;
-        c = rows * padded(cols) * kG * kW<T>;
+        a = lines(rows * std::min(kKc, g.k) * kW<T>);
+        b = lines(padded(cols) * depth * kW<T>);
+        c = lines(rows * padded(cols) * kG * kW<T>);
+    }
+    // Elements of one task loop's panels: kG vectors of A's and of B's, and the sums.
+    std::int64_t per_loop() const { return kG * (a + b) + c; }
+
+  private:
+    static std::int64_t lines(std::int64_t n) {  // whole cache lines: panels stay aligned
+        constexpr std::int64_t line = 64 / sizeof(T);
+        return (n + line - 1) / line * line;
     }
 };
+
+// Scratch for the panels of `loops` task loops, 64-byte aligned (the register tile's loads are
+// aligned), kept between calls on the calling thread: fresh pages on every call (first-touch
+// faults of up to kBPanelBytes per loop) would cost more than packing.
+template <class T>
+T* panel_scratch(std::int64_t elements) {
+    thread_local std::vector<T> buffer;
+    const auto need = static_cast<std::size_t>(elements) + 64 / sizeof(T);
+    if (buffer.size() < need) buffer.resize(need);
+    void* p = buffer.data();
+    std::size_t space = buffer.size() * sizeof(T);
+    return static_cast<T*>(
+        std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
+}
 
 // C's part of one task: lanes [l0, l0 + kG * W) (or to the last) of columns [j0, j1), with
 // scratch for kG vectors of each of the panels `sizes`.
@@ -275,13 +280,18 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
     const std::int64_t flops_per_task = 2 * g.m * span * g.k * kG * W;
     const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
     const Panels<T> sizes(g, span);
+    const std::int64_t loops = std::min(groups * splits, threads);  // parallel_for's chunks
+    T* scratch = panel_scratch<T>(loops * sizes.per_loop());
+    std::atomic<std::int64_t> next_loop{0};
     parallel_for(groups * splits, grain, [&](std::int64_t begin, std::int64_t end) {
-        Panel<T> ap(kG * sizes.a), bp(kG * sizes.b), cp(sizes.c);
+        T* ap = scratch + next_loop++ * sizes.per_loop();
+        T* bp = ap + kG * sizes.a;
+        T* cp = bp + kG * sizes.b;
         for (std::int64_t t = begin; t < end; ++t) {
             const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
             if (j0 < j1)
-                run_task(g, a, b, c, accumulate, tile, (t / splits) * kG * W, j0, j1, sizes,
-                         ap.get(), bp.get(), cp.get());
+                run_task(g, a, b, c, accumulate, tile, (t / splits) * kG * W, j0, j1, sizes, ap, bp,
+                         cp);
         }
     });
 }
