@@ -27,7 +27,8 @@ enum class LanesIsa { best, portable };
 // C (+= when `accumulate`) the product, on up to kernel_threads() threads; every element of C is
 // summed in the same order whatever the thread count or instruction set (over p in blocks, each
 // block added to C in turn), so results do not depend on either but for fused multiply-adds.
-// Packed panels take at most about 17 MiB per thread, kept by the calling thread between calls.
+// Packed panels take per thread up to 16 MiB of B, under 1 MiB of A and the partial sums of 48 of
+// C's rows (for a task's lanes); the calling thread keeps them between calls.
 template <class T>
 void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate,
                 LanesIsa isa = LanesIsa::best);
