@@ -70,15 +70,27 @@ std::string canonical(const std::string& labels, const std::string& batch, const
     return order;
 }
 
+// `labels` without extent-1 labels, which move no offset.
+std::string sized(const Layout& l, const std::string& labels) {
+    std::string kept;
+    for (char c : labels)
+        if (l.extent(c) != 1) kept += c;
+    return kept;
+}
+
 // Whether `labels` are in canonical order but for extent-1 labels, which move no offset.
 bool is_canonical(const Layout& l, const std::string& labels, const std::string& order) {
-    auto sized = [&](const std::string& s) {
-        std::string kept;
-        for (char c : s)
-            if (l.extent(c) != 1) kept += c;
-        return kept;
-    };
-    return sized(labels) == sized(order);
+    return sized(l, labels) == sized(l, order);
+}
+
+// Sets v to permute `labels` into `layout` first (an operand), or the product computed in
+// `layout` into `labels` after (the output).
+void set_permute(const Layout& l, const std::string& labels, const std::string& layout,
+                 bool is_output, GemmView& v) {
+    const std::string& from = is_output ? layout : labels;
+    const std::string& to = is_output ? labels : layout;
+    for (char c : to) v.perm.push_back(from.find(c));
+    for (char c : from) v.from.push_back(l.extent(c));
 }
 
 GemmView view_of(const Layout& l, const std::string& labels, const std::string& batch,
@@ -93,10 +105,7 @@ GemmView view_of(const Layout& l, const std::string& labels, const std::string& 
     if (!usable) {
         layout = canonical(labels, batch, rows, cols);
         in_place(l, layout, rows, cols, v);  // always readable: [rows][cols] contiguous
-        const std::string& from = is_output ? layout : labels;
-        const std::string& to = is_output ? labels : layout;
-        for (char c : to) v.perm.push_back(from.find(c));
-        for (char c : from) v.from.push_back(l.extent(c));
+        set_permute(l, labels, layout, is_output, v);
     }
     for (char c : batch) v.batch_strides.push_back(l.stride(layout, c));
     return v;
@@ -119,14 +128,6 @@ std::vector<std::string> orders(const std::string& run, std::initializer_list<st
 // two of f64) for it to beat permuting through memory for BLAS.
 constexpr std::int64_t kMinLanes = 8;
 
-// `labels` without extent-1 labels, which move no offset.
-std::string sized(const Layout& l, const std::string& labels) {
-    std::string kept;
-    for (char c : labels)
-        if (l.extent(c) != 1) kept += c;
-    return kept;
-}
-
 // The batch labels innermost in `labels`: its longest suffix of sized labels that holds batch
 // labels only.
 std::string innermost_batch(const Layout& l, const std::string& labels, const std::string& batch) {
@@ -147,13 +148,8 @@ GemmView lanes_view(const Layout& l, const std::string& labels, const std::strin
     std::string layout = labels;
     if (innermost_batch(l, labels, lanes) != lanes || run_stride(l, labels, rows) < 0 ||
         run_stride(l, labels, cols) < 0) {
-        layout = outer + rows + cols + lanes;
-        for (char c : labels)
-            if (!has(layout, c)) layout += c;  // extent-1 labels
-        const std::string& from = is_output ? layout : labels;
-        const std::string& to = is_output ? labels : layout;
-        for (char c : to) v.perm.push_back(from.find(c));
-        for (char c : from) v.from.push_back(l.extent(c));
+        layout = canonical(labels, outer, rows, cols + lanes);
+        set_permute(l, labels, layout, is_output, v);
     }
     v.rows_stride = run_stride(l, layout, rows);
     v.cols_stride = run_stride(l, layout, cols);
