@@ -23,7 +23,7 @@ ln -s orterun "$stage/usr/bin/mpiexec"
 ln -s orterun "$stage/usr/bin/mpirun"
 for program in apps/tra tests/gpu_kernels tests/unit_gpu_geometry tests/unit_residence \
                tools/bench/bench_gpu_ceiling tools/bench/bench_ceiling tools/bench/bench_summa \
-               tools/bench/bench_pdgemm; do
+               tools/bench/bench_pdgemm tools/bench/bench_einsum_layouts; do
     [ -x "$build/$program" ] && cp "$build/$program" "$dest/bin/"
 done
 strip "$dest"/bin/*
