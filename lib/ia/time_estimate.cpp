@@ -69,10 +69,12 @@ class NodeWork {
           call_seconds_(profile.kernel_call_seconds),
           memory_rate_(profile.memory_bytes_per_second) {}
 
-    // Passes: the bytes held of the input and of the output, each read or written once.
-    NodeWork& passes(const PerSite* in, const PerSite* out) {
+    // Passes: the bytes held of the input (the share `in_read` of them, for a kernel that reads
+    // less than its operands) and of the output, each read or written once.
+    NodeWork& passes(const PerSite* in, const PerSite* out, double in_read = 1) {
         pass_in_ = in;
         pass_out_ = out;
+        in_read_ = in_read;
         return *this;
     }
     // ElementwiseJoin: both operand tiles and the output tile, per call.
@@ -96,7 +98,7 @@ class NodeWork {
         w.compute = calls * call_seconds_;
         switch (kind_) {
             case Kind::Passes:
-                w.memory = pass(held(pass_in_, s) + held(pass_out_, s));
+                w.memory = pass(held(pass_in_, s) * in_read_ + held(pass_out_, s));
                 break;
             case Kind::ElementwiseJoin:
                 w.memory = pass(calls * call_bytes_);
@@ -115,7 +117,7 @@ class NodeWork {
     // The first site whose work is greatest, as an operator's busiest site. The beam asks it of
     // one costed node in every partial plan that places it alike (per_site_memo.hpp).
     OperatorTime busiest(std::size_t sites) const {
-        thread_local PerSiteMemo<3, 9, OperatorTime> memo;
+        thread_local PerSiteMemo<3, 10, OperatorTime> memo;
         const decltype(memo)::ArrayRefs arrays = {calls_of_, pass_in_, pass_out_};
         const decltype(memo)::ScalarValues scalars = {static_cast<double>(kind_),
                                                       calls_tile_,
@@ -125,6 +127,7 @@ class NodeWork {
                                                       product_seconds_,
                                                       permuted_bytes_,
                                                       pass_out_ == calls_of_ ? 1.0 : 0.0,
+                                                      in_read_,
                                                       static_cast<double>(sites)};
         if (const OperatorTime* known = memo.find(arrays, scalars)) return *known;
         const OperatorTime result = work_out_busiest(sites);
@@ -179,7 +182,7 @@ class NodeWork {
     double calls_tile_ = 0;
     double call_seconds_ = 0, memory_rate_ = 1;
     const PerSite *pass_in_ = nullptr, *pass_out_ = nullptr;
-    double call_bytes_ = 0, product_seconds_ = 0, permuted_bytes_ = 0;
+    double call_bytes_ = 0, product_seconds_ = 0, permuted_bytes_ = 0, in_read_ = 1;
 };
 
 // The work of every kind of node but enforcers.
@@ -205,10 +208,20 @@ class LocalWork {
         if (!transform && !std::holds_alternative<TileOp>(*n.logical) &&
             !std::holds_alternative<FillOp>(*n.logical))
             return {};
-        // A transform, a cut or a fill reads its input tiles and writes its output tiles.
-        return NodeWork(Kind::Passes, &resident(n.inputs[0]), tile_bytes_of(plan_, n.inputs[0]),
-                        profile_)
-            .passes(&resident(n.inputs[0]), &n.cost.resident);
+        // A transform, a cut or a fill reads its input tiles (a transform's kernel may read
+        // less: Kernel::bytes_read) and writes its output tiles.
+        const double in_tile = tile_bytes_of(plan_, n.inputs[0]);
+        double in_read = 1;
+        if (transform && in_tile > 0) {
+            const RelationType& in = plan_.relation(n.inputs[0]).type;
+            const Shape shapes[] = {in.bound};
+            const auto element = static_cast<std::int64_t>(size_of(in.dtype));
+            const kernels::KernelCall& kernel = std::get<TransformOp>(*n.logical).kernel;
+            if (const auto bytes = kernel.bytes_read(shapes, element))
+                in_read = std::min(1.0, static_cast<double>(*bytes) / in_tile);
+        }
+        return NodeWork(Kind::Passes, &resident(n.inputs[0]), in_tile, profile_)
+            .passes(&resident(n.inputs[0]), &n.cost.resident, in_read);
     }
 
   private:

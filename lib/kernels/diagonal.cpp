@@ -2,6 +2,8 @@
 // "iij->ij" gives out[i, j] = in[i, i, j] and "iii->i" the main diagonal of a cube. The einsum
 // lowering takes it on the tiles a key filter kept (tra/einsum_diagonal.hpp). The output may
 // order the labels freely but keeps each of them: summing is left to einsum and aggregate.
+#include <algorithm>
+
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/parallel_for.hpp"
 
@@ -117,6 +119,16 @@ Kernel diagonal_kernel() {
     k.output_shape = [](std::span<const Shape> ops, const KernelParams& p) -> Checked<Shape> {
         if (auto problem = operand_count_problem("diagonal", ops.size(), 1)) return *problem;
         return diagonal_shape(parse_diagonal_spec(p.spec), ops[0]);
+    };
+    k.bytes_read = [](std::span<const Shape> ops, const KernelParams& p,
+                      std::int64_t element_bytes) -> std::int64_t {
+        // Each output element reads one input element; where the output's last dimension steps
+        // through the input by more than one element, each such read costs a line of its own
+        // (up to 64 bytes: the elements between two reads).
+        const DiagonalLayout l = diagonal_layout(p, ops[0]);
+        const std::int64_t step =
+            l.strides.empty() ? 1 : std::max<std::int64_t>(1, l.strides.back());
+        return l.shape.product() * std::min<std::int64_t>(64, step * element_bytes);
     };
     k.apply = [](std::span<const Tile* const> ops, const KernelParams& p, const TilePosition&) {
         expect_operand_count("diagonal", ops.size(), 1);

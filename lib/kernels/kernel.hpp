@@ -114,6 +114,13 @@ struct Kernel {
     // call by (gemm rates, or the loop rate). Empty for kernels that never run as gemm.
     std::function<std::optional<GemmCalls>(std::span<const Shape> operands, const KernelParams&)>
         gemm_calls;
+    // The bytes of memory one call on operands of these shapes (elements of `element_bytes`)
+    // reads, for a kernel that reads less than all of its operands: a diagonal reads one element
+    // of each of its input's lines, or whole rows where the diagonal's rows are contiguous. The
+    // time model charges a transform's pass over its input by it. Empty: all of them.
+    std::function<std::int64_t(std::span<const Shape> operands, const KernelParams&,
+                               std::int64_t element_bytes)>
+        bytes_read;
 
     // Output bound for operands of these bounds, or the problem (an Error without location)
     // when the operands do not fit the kernel.
@@ -161,6 +168,10 @@ class KernelCall {
     std::int64_t flops(std::span<const Shape> operands) const;
     // Kernel::gemm_calls for operands of these shapes; nullopt where the kernel declares none.
     std::optional<GemmCalls> gemm_calls(std::span<const Shape> operands) const;
+    // Kernel::bytes_read for operands of these shapes; nullopt where the kernel declares none
+    // (it reads all of its operands).
+    std::optional<std::int64_t> bytes_read(std::span<const Shape> operands,
+                                           std::int64_t element_bytes) const;
     // Whether a join with this call followed by an aggregation with `aggregate` can keep one
     // accumulator per group (accumulate below): this kernel accumulates, with `aggregate`'s
     // kernel. Says nothing about particular operands, which accumulate may still decline.

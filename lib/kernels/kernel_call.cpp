@@ -81,6 +81,13 @@ std::optional<GemmCalls> KernelCall::gemm_calls(std::span<const Shape> operands)
     return k.gemm_calls(operands, params_);
 }
 
+std::optional<std::int64_t> KernelCall::bytes_read(std::span<const Shape> operands,
+                                                   std::int64_t element_bytes) const {
+    const Kernel& k = checked(kernel_);
+    if (!k.bytes_read) return std::nullopt;
+    return k.bytes_read(operands, params_, element_bytes);
+}
+
 bool KernelCall::can_accumulate_into(const KernelCall& aggregate) const {
     const Kernel& k = checked(kernel_);
     return k.accumulate && !properties_.accumulates_with.empty() &&

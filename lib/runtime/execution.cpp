@@ -175,7 +175,7 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
             // The consumer of a fused join takes the join's tuples over (compute_locally).
             if (fused_[n.inputs.at(0)]) resident_ -= held_[n.inputs[0]].bytes;
             auto span = trace_.span("compute");  // trace
-            compute_locally(plan_, n, held_, me_, fused_, out);
+            compute_locally(plan_, n, held_, me_, fused_, out, last_use_[n.inputs.at(0)] == n.id);
             // A fill on a rank that held none of its input makes its tiles of zeros on the host.
             if (options_.memory.tiles == Residence::Device)
                 for (auto& [k, t] : out.tuples)

@@ -25,8 +25,14 @@ Tuples input_tuples(const Node& node, const std::function<bool(const Key&)>& min
 Tuples join_tuples(const Node& node, const JoinOp& op, const Tuples& left, const Tuples& right,
                    std::size_t right_arity);
 
+// Each operator that passes some of its input's tiles on unchanged (a group's first tile, a
+// fill's present tiles, a rekey's and a filter's tiles) has a second form for a caller that gives
+// its input up (its last reader): that one moves those tiles instead of copying them, and leaves
+// `in` holding moved-from tiles.
+
 // Folds each group (key projected on op.by) in key order: acc = t0; acc = op(acc, t_i).
 Tuples aggregate_tuples(const Node& node, const AggregateOp& op, const Tuples& in);
+Tuples aggregate_tuples(const Node& node, const AggregateOp& op, Tuples&& in);
 
 // Groups on every position but key_dim and concatenates each group's tiles in key_dim order.
 Tuples concat_tuples(const ConcatOp& op, const Tuples& in);
@@ -36,11 +42,15 @@ Tuples concat_tuples(const ConcatOp& op, const Tuples& in);
 // run (ia::fill_sites).
 Tuples fill_tuples(const Node& node, const Tuples& in, const std::function<bool(const Key&)>& mine,
                    Residence residence = Residence::Host);
+Tuples fill_tuples(const Node& node, Tuples&& in, const std::function<bool(const Key&)>& mine,
+                   Residence residence = Residence::Host);
 
 // Tuple-wise operators (rekey, filter, transform, tile; fill of every key). `input_frontier` is the
 // frontier of the whole input relation (a transform's kernel may depend on it), not of the local
 // part.
 Tuples map_tuples(const Node& node, const Operator& op, const Tuples& in,
+                  const Frontier& input_frontier);
+Tuples map_tuples(const Node& node, const Operator& op, Tuples&& in,
                   const Frontier& input_frontier);
 
 }  // namespace tra::runtime

@@ -26,9 +26,11 @@ struct LocalStep {
     std::vector<HeldTuples>& held;
     Site me;
     const std::vector<std::optional<ia::IaNodeId>>& fused;
+    bool input_spent;  // nothing reads input 0 after this operator: its tiles may be taken
 
     const Node& origin() const { return plan.origin(n.id); }
     const Tuples& input(std::size_t i) const { return held.at(n.inputs.at(i)).tuples; }
+    Tuples& spent_input() const { return held.at(n.inputs.at(0)).tuples; }
 };
 
 // Per-site results of an operator that makes partials: one per (group, this site).
@@ -53,7 +55,8 @@ void run_join(const LocalStep& s, HeldTuples& out) {
 Tuples aggregated(const LocalStep& s) {
     const Operator& op = s.plan.logical(s.n.id);
     if (const auto* agg = std::get_if<AggregateOp>(&op))
-        return aggregate_tuples(s.origin(), *agg, s.input(0));
+        return s.input_spent ? aggregate_tuples(s.origin(), *agg, std::move(s.spent_input()))
+                             : aggregate_tuples(s.origin(), *agg, s.input(0));
     if (const auto* concat = std::get_if<ConcatOp>(&op)) return concat_tuples(*concat, s.input(0));
     throw Error("IA node #" + std::to_string(s.n.id) + " aggregates with a non-aggregate operator",
                 {}, ErrorKind::Failed);
@@ -87,18 +90,19 @@ void run_tuple_wise(const LocalStep& s, HeldTuples& out) {  // local_filter, map
         const ia::Placement& from = s.plan.node(s.n.inputs.at(0)).placement;
         const Tuples& in = s.input(0);
         const Residence where = in.empty() ? Residence::Host : in.begin()->second.residence();
-        out.tuples = fill_tuples(
-            s.origin(), in,
-            [&](const Key& k) {
-                const auto sites = ia::fill_sites(from, k, s.plan.sites());
-                return std::find(sites.begin(), sites.end(), s.me) != sites.end();
-            },
-            where);
+        const auto mine = [&](const Key& k) {
+            const auto sites = ia::fill_sites(from, k, s.plan.sites());
+            return std::find(sites.begin(), sites.end(), s.me) != sites.end();
+        };
+        out.tuples = s.input_spent
+                         ? fill_tuples(s.origin(), std::move(s.spent_input()), mine, where)
+                         : fill_tuples(s.origin(), in, mine, where);
         return;
     }
-    const Node& input = s.plan.origin(s.n.inputs.at(0));
-    out.tuples = map_tuples(s.origin(), s.plan.logical(s.n.id), s.input(0),
-                            input.frontier);
+    const Operator& op = s.plan.logical(s.n.id);
+    const Frontier& frontier = s.plan.origin(s.n.inputs.at(0)).frontier;
+    out.tuples = s.input_spent ? map_tuples(s.origin(), op, std::move(s.spent_input()), frontier)
+                               : map_tuples(s.origin(), op, s.input(0), frontier);
 }
 
 // The execution half of each local IA operator's spec (ia/operator_spec.hpp): lib/ia cannot
@@ -124,7 +128,8 @@ LocalRun local_run(IaOp op) {
 }  // namespace
 
 void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<HeldTuples>& held, Site me,
-                     const std::vector<std::optional<ia::IaNodeId>>& fused, HeldTuples& out) {
+                     const std::vector<std::optional<ia::IaNodeId>>& fused, HeldTuples& out,
+                     bool input_spent) {
     if (n.replicated) {  // a replication map (RMM's A*)
         out.tuples = replicate_tuples(n.replicated->spec, held.at(n.inputs.at(0)).tuples);
     } else if (fused[n.inputs.at(0)]) {
@@ -136,7 +141,7 @@ void compute_locally(const ia::Plan& plan, const IaNode& n, std::vector<HeldTupl
             out.tuples = std::move(in.tuples);
         in.clear();
     } else if (const LocalRun run = local_run(n.op)) {
-        run(LocalStep{plan, n, held, me, fused}, out);
+        run(LocalStep{plan, n, held, me, fused, input_spent && n.inputs.size() == 1}, out);
     } else {
         throw Error("IA operator " + ia::op_name(n.op) + " has no local execution", {},
                     ErrorKind::Failed);

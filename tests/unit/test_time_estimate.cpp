@@ -327,3 +327,27 @@ TEST_CASE("estimated seconds: a TTGT contraction pays a pass over what it permut
     CHECK(in_place.memory == Approx(64));
     CHECK(permuted.memory == Approx(64 + 128));
 }
+
+TEST_CASE("estimated seconds: a diagonal pays for what it reads of its tile, not all of it",
+          "[time]") {
+    const ia::TimeModel memory_only = model(kInstant, kInstant, 1);
+    auto seconds = [&](const char* spec, const Shape& shape) {
+        ProgramBuilder b("d", DType::F64);
+        b.add_input("A", shape, shape, DType::F64, generated(), at("A"));
+        kernels::KernelParams params;
+        params.spec = spec;
+        b.add_transform("D", "A", KernelCall("diagonal", params), at("D"));
+        b.add_output("D", "out.h5", "/D", at("out"));
+        const auto plans = optimizer::search_plans(b.finish(), 1, {});
+        REQUIRE_FALSE(plans.empty());
+        return ia::estimated_seconds(plans.front().plan, memory_only);
+    };
+    // iij->ij of 4 x 4 x 5: rows of 5 contiguous elements, 4 x 5 read (160 bytes), 160 written.
+    CHECK(seconds("iij->ij", Shape{4, 4, 5}) == Approx(160 + 160));
+    // jkk->jk of 2 x 16 x 16 (4096 bytes): k steps 17 elements through the tile, so each of the
+    // 32 elements read costs a line (64 bytes): 2048 read, 256 written.
+    CHECK(seconds("jkk->jk", Shape{2, 16, 16}) == Approx(2048 + 256));
+    // jkk->jk of 4 x 5 x 5: steps of 6 elements (48 bytes) for 20 elements, 960 bytes, more than
+    // the tile's 800: the tile, once.
+    CHECK(seconds("jkk->jk", Shape{4, 5, 5}) == Approx(800 + 160));
+}
