@@ -338,7 +338,8 @@ TEST_CASE("estimated seconds: a diagonal pays for what it reads of its tile, not
         params.spec = spec;
         b.add_transform("D", "A", KernelCall("diagonal", params), at("D"));
         b.add_output("D", "out.h5", "/D", at("out"));
-        const auto plans = optimizer::search_plans(b.finish(), 1, {});
+        const Program p = b.finish();  // the plans refer to it
+        const auto plans = optimizer::search_plans(p, 1, {});
         REQUIRE_FALSE(plans.empty());
         return ia::estimated_seconds(plans.front().plan, memory_only);
     };
