@@ -67,16 +67,23 @@ void run_aggregate(const LocalStep& s, HeldTuples& out) {
         out.tuples = aggregated(s);
         return;
     }
-    // Combine: fold each group's partials in ascending order of the site computing them.
+    // Combine: fold each group's partials in ascending order of the site computing them. The
+    // first partial is read in place; a group of one passes it on (moved at its last use).
     const auto& agg = std::get<AggregateOp>(s.plan.logical(s.n.id));
-    for (const auto& [g, by] : s.held.at(s.n.inputs[0]).partials) {
+    for (auto& [g, by] : s.held.at(s.n.inputs[0]).partials) {
         auto it = by.begin();
-        Tile acc = it->second;
+        Tile& first = it->second;
+        const Tile* so_far = &first;
+        Tile acc;
         for (++it; it != by.end(); ++it) {
-            const Tile* args[] = {&acc, &it->second};
+            const Tile* args[] = {so_far, &it->second};
             acc = agg.kernel.apply(args, {g, s.origin().frontier});
+            so_far = &acc;
         }
-        out.tuples.emplace(g, std::move(acc));
+        if (so_far == &acc)
+            out.tuples.emplace(g, std::move(acc));
+        else
+            out.tuples.emplace(g, s.input_spent ? std::move(first) : Tile(first));
     }
 }
 

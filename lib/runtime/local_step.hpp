@@ -14,7 +14,8 @@ namespace tra::runtime {
 // as ia::fused_joins says: a fused join computes its aggregate's tuples, which the aggregate
 // then takes over from `held` (emptying that entry). `input_spent`: no operator reads the
 // input of a one-input `n` after it (ia::last_uses), so the tiles it passes on unchanged (a
-// rekey's, a filter's, a fill's, a group's only tile) are moved out of `held`, not copied.
+// rekey's, a filter's, a fill's, a group's only tile or partial) are moved out of `held`, not
+// copied.
 void compute_locally(const ia::Plan& plan, const ia::IaNode& n, std::vector<HeldTuples>& held,
                      ia::Site me, const std::vector<std::optional<ia::IaNodeId>>& fused,
                      HeldTuples& out, bool input_spent = false);
