@@ -15,6 +15,7 @@
 #include "ia/time_estimate.hpp"
 #include "optimizer/logical_rewrites.hpp"
 #include "optimizer/tiling_merge.hpp"
+#include "optimizer/tiling_moves.hpp"
 
 namespace tra::optimizer {
 
@@ -59,19 +60,22 @@ class TilingSearch {
         apply_pins();
     }
 
+    // First with the classes of each group cut alike (no re-tiling inside an einsum), then,
+    // where groups hold several classes, on from the best with each class moving alone: a
+    // re-tiling is placed where cutting apart improves the first plan.
     RankedPlans run(std::size_t exhaustive_limit) {
-        std::size_t combinations = 1;
-        for (const auto& s : sizes_)
-            combinations = std::min<std::size_t>(combinations * s.size(), 1u << 20);
-        if (combinations <= exhaustive_limit)
-            exhaustive();
+        const TilingMoves grouped(space_, sizes_, true), apart(space_, sizes_, false);
+        const TilingMoves& alike = grouped.empty() ? apart : grouped;  // pins cut a group apart
+        if (alike.combinations() <= exhaustive_limit)
+            exhaustive(alike);
         else
-            descend();
+            descend(alike);
+        if (alike.linked() && best_choice_) descend_from(*best_choice_, apart);
         return merged();
     }
 
   private:
-    using Choice = std::vector<std::size_t>;  // index into sizes_[class]
+    using Choice = TilingChoice;
 
     // A tiling's first plan, as the rank order reads it.
     struct Lead {
@@ -207,7 +211,7 @@ class TilingSearch {
         }
         const Outcome& kept = planned_.emplace(choice, std::move(o)).first->second;
         const Lead* lead = kept.lead ? &*kept.lead : nullptr;
-        if (better(lead, best_)) best_ = lead;
+        if (better(lead, best_)) best_ = lead, best_choice_ = choice;
         if (lead) release_beyond_top();
     }
 
@@ -257,104 +261,16 @@ class TilingSearch {
                        b->name);
     }
 
-    void exhaustive() {
-        Choice choice(sizes_.size(), 0);
-        if (std::any_of(sizes_.begin(), sizes_.end(), [](const auto& s) { return s.empty(); }))
-            return;
+    void exhaustive(const TilingMoves& moves) {
+        if (moves.empty()) return;
+        std::vector<std::size_t> unit_index(moves.units(), 0);
         std::vector<Choice> batch;
-        while (true) {
+        do {
+            const Choice choice = moves.choice(unit_index);
             if (allowed(choice)) batch.push_back(choice);
             if (batch.size() == kTilingBatch) plan(batch), batch.clear();
-            std::size_t c = 0;
-            while (c < choice.size() && ++choice[c] == sizes_[c].size()) choice[c++] = 0;
-            if (c == choice.size()) break;
-        }
+        } while (moves.next(unit_index));
         plan(batch);
-    }
-
-    // The index of the size whose tile count is nearest `factor` times that of sizes_[c][i]
-    // (i itself when no other is nearer).
-    std::size_t scaled(std::size_t c, std::size_t i, double factor) const {
-        const auto& sizes = sizes_[c];
-        const double extent = static_cast<double>(space_.classes[c].extent);
-        const double target = factor * extent / static_cast<double>(sizes[i]);
-        std::size_t nearest = i;
-        for (std::size_t j = 0; j < sizes.size(); ++j)
-            if (std::abs(extent / static_cast<double>(sizes[j]) - target) <
-                std::abs(extent / static_cast<double>(sizes[nearest]) - target))
-                nearest = j;
-        return nearest;
-    }
-
-    // The first moves from `at`: every class twice and half as finely cut, then one class
-    // twice and half.
-    std::vector<Choice> scalings(const Choice& at) const {
-        std::vector<Choice> out;
-        const auto add = [&](const Choice& n) {
-            if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-        };
-        for (double factor : {2.0, 0.5}) {
-            Choice n = at;
-            for (std::size_t c = 0; c < at.size(); ++c) n[c] = scaled(c, at[c], factor);
-            add(n);
-        }
-        for (std::size_t c = 0; c < at.size(); ++c)
-            for (double factor : {2.0, 0.5}) {
-                Choice n = at;
-                n[c] = scaled(c, at[c], factor);
-                add(n);
-            }
-        return out;
-    }
-
-    // Where no scaling improves: one class to the next count up or down (where the extent has
-    // many divisors, a count between two doublings).
-    std::vector<Choice> neighbours(const Choice& at) const {
-        std::vector<Choice> out;
-        for (std::size_t c = 0; c < at.size(); ++c) {
-            Choice n = at;
-            if (at[c] + 1 < sizes_[c].size()) n[c] = at[c] + 1, out.push_back(n);
-            if (at[c] > 0) n[c] = at[c] - 1, out.push_back(n);
-        }
-        return out;
-    }
-
-    // Where the moves above are stuck: each class alone four times and a quarter as finely
-    // cut. A class whose best cut is a whole tile per site (a contraction split into exactly
-    // `sites` pieces, each product local) can lie two doublings away behind a worse one. And a
-    // padded class to the nearest tile counts that divide its extent, coarser and finer: its
-    // padding costs about the same at every count (a softmax's masks pass over the whole
-    // relation), so an unpadded count can beat every padded one around it (GPT-2's vocabulary,
-    // 50257 = 29 x 1733: whole or in 29 tiles, where the doublings reach 2, 4, 8, ...).
-    std::vector<Choice> jumps(const Choice& at) const {
-        std::vector<Choice> out;
-        const auto add = [&](const Choice& n) {
-            if (n != at && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-        };
-        for (std::size_t c = 0; c < at.size(); ++c)
-            for (double factor : {4.0, 0.25}) {
-                Choice n = at;
-                n[c] = scaled(c, at[c], factor);
-                add(n);
-            }
-        for (std::size_t c = 0; c < at.size(); ++c) {
-            const auto& sizes = sizes_[c];
-            const std::int64_t extent = space_.classes[c].extent;
-            if (extent % sizes[at[c]] == 0) continue;
-            const auto divides = [&](std::size_t i) { return extent % sizes[i] == 0; };
-            Choice n = at;
-            for (std::size_t i = at[c]; i-- > 0;)  // coarser (sizes_ is coarsest first)
-                if (divides(i)) {
-                    n[c] = i, add(n);
-                    break;
-                }
-            for (std::size_t i = at[c] + 1; i < sizes.size(); ++i)
-                if (divides(i)) {
-                    n[c] = i, add(n);
-                    break;
-                }
-        }
-        return out;
     }
 
     // The best of `batch` (planned) when better than `best`, which it then becomes.
@@ -365,26 +281,24 @@ class TilingSearch {
         return move;
     }
 
-    void descend() {
+    void descend(const TilingMoves& moves) {
+        if (moves.empty()) return;
         // Start near sqrt(sites) tiles per dimension: sites tiles for a matrix.
-        const double target = std::sqrt(static_cast<double>(request_.sites));
-        Choice at(sizes_.size(), 0);
-        for (std::size_t c = 0; c < sizes_.size(); ++c) {
-            if (sizes_[c].empty()) return;
-            double best = 1e300;
-            for (std::size_t i = 0; i < sizes_[c].size(); ++i) {
-                const double count = static_cast<double>(space_.classes[c].extent / sizes_[c][i]);
-                const double off = std::abs(std::log2(count) - std::log2(target));
-                if (off < best) best = off, at[c] = i;
-            }
-        }
+        Choice at = moves.nearest(std::sqrt(static_cast<double>(request_.sites)));
         while (!allowed(at)) {  // coarser until within the per-input limit
-            bool moved = false;
-            for (std::size_t c = 0; c < at.size(); ++c)
-                if (at[c] > 0) --at[c], moved = true;
-            if (!moved) return;
+            const auto coarser = moves.coarser(at);
+            if (!coarser) return;
+            at = *coarser;
         }
         plan({at});
+        descend_from(at, moves);
+    }
+
+    // Moves from `at` (planned) to the best of its moves while that improves the best first
+    // plan. The likeliest moves first: a step plans neighbours only where no scaling improves,
+    // and jumps only where neither does. Most steps of a descent are doublings or halvings, and
+    // at 1024 sites each tiling planned takes a tenth of a second or more.
+    void descend_from(Choice at, const TilingMoves& moves) {
         const Lead* best = lead_of(at);
         const auto try_moves = [&](const std::vector<Choice>& candidates) {
             std::vector<Choice> batch;
@@ -393,13 +307,10 @@ class TilingSearch {
             plan(batch);
             return best_of(batch, best);
         };
-        // The likeliest moves first: a step plans neighbours only where no scaling improves, and
-        // jumps only where neither does. Most steps of a descent are doublings or halvings, and
-        // at 1024 sites each tiling planned takes a tenth of a second or more.
         for (int step = 0; step < 64; ++step) {
-            std::optional<Choice> move = try_moves(scalings(at));
-            if (!move) move = try_moves(neighbours(at));
-            if (!move) move = try_moves(jumps(at));
+            std::optional<Choice> move = try_moves(moves.scalings(at));
+            if (!move) move = try_moves(moves.neighbours(at));
+            if (!move) move = try_moves(moves.jumps(at));
             if (!move) break;
             at = *move;
         }
@@ -430,6 +341,7 @@ class TilingSearch {
     std::vector<bool> pinned_;                      // per class: a pin has set its size
     std::map<Choice, Outcome> planned_;             // map nodes stay put: leads are pointed at
     const Lead* best_ = nullptr;                    // the best first plan planned so far
+    std::optional<Choice> best_choice_;             // its tiling
     // Moves costed for one tiling's plans, reused by the others' (most relations are cut alike).
     std::shared_ptr<ia::SharedCosts> shared_costs_ = std::make_shared<ia::SharedCosts>();
     std::optional<Error> error_;

@@ -14,7 +14,11 @@
 //             count finer and coarser; where none of those improves, each class alone four
 //             times and a quarter as finely cut, and each padded class to the nearest counts
 //             that divide its extent; and moves to the best while that improves the first
-//             plan (under the request's cost model). Each tiling is planned once; one whose
+//             plan (under the request's cost model). Classes of one group (TileClass::group:
+//             an einsum re-tiles one into the other) move together, cut alike; where groups
+//             hold several classes the descent then goes on from the best with each class
+//             moving alone, so a re-tiling is placed where cutting apart improves the first
+//             plan (tiling_moves.hpp). Each tiling is planned once; one whose
 //             program cannot be built (the tuple cap, a refused re-tiling) is skipped, and
 //             under the time model so is one whose compute alone (ia::compute_lower_bound)
 //             cannot beat the best first plan found before its batch.

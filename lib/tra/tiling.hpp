@@ -37,6 +37,11 @@ struct TileClass {
     // Where it is not: the first step (in program order) that makes padding inexact, and why,
     // for the messages that refuse or skip a padded tile. Empty for a fixed class.
     std::string unpadded_by;
+    // Classes of one group are cut alike unless the search finds it pays to cut them apart:
+    // an einsum re-tiles an operand computed by a step (a class of its producer's) to the cut
+    // of an input operand (another class) where the two differ (tiling_classes.hpp). Equal to
+    // the class's own index where it is linked to none.
+    std::size_t group = 0;
 };
 
 inline constexpr std::int64_t kMinUsefulTile = 8;

@@ -21,6 +21,10 @@ int TilingClasses::find(int s) const {
     return s;
 }
 
+void TilingClasses::link(int a, int b) {
+    if (a >= 0 && b >= 0) links_.emplace_back(a, b);
+}
+
 void TilingClasses::unite(int a, int b) {
     if (a < 0 || b < 0) return;
     a = find(a);
@@ -102,6 +106,7 @@ void TilingClasses::add_input(const std::string& name, const Shape& shape,
         keys.push_back(
             fresh({shape[d], d < tile.size() ? tile[d] : shape[d], inputs_.size(), d, true}));
     inputs_.push_back({name, shape, tile});
+    input_names_.insert(name);
     zeros_[name] = std::vector<bool>(keys.size(), true);
     finite_[name] = true;
     ranks_[name] = shape.size();
@@ -159,6 +164,16 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
         bool finite = step.join_expr.empty() && step.join_op != "div";
         for (const std::string& labels : spec->operands)
             for (const char c : labels) everywhere[c] = true;
+        // A label some input operand carries is cut as those inputs are; an operand computed by
+        // an earlier step keeps its producer's cut there (it is not tied), and the lowering
+        // re-tiles it where the two differ (einsum_retile.hpp): the search may cut each einsum
+        // apart from the steps feeding it, as EinDecomp repartitions between vertices. A label
+        // only computed operands carry ties them as it ties inputs.
+        std::set<char> anchored;
+        std::vector<std::pair<char, int>> loose;  // computed operands' slots of anchored labels
+        for (std::size_t i = 0; i < operands.size(); ++i)
+            if (is_input(operands[i]) && keys_of(operands[i]).size() == spec->operands[i].size())
+                anchored.insert(spec->operands[i].begin(), spec->operands[i].end());
         for (std::size_t i = 0; i < operands.size(); ++i) {
             const std::vector<int> keys = keys_of(operands[i]);
             const std::vector<bool> zeros = zeros_of(operands[i]);
@@ -172,6 +187,10 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
                 carriers[c].push_back(keys[p]);
                 zero_seen[c] = zero_seen[c] || zeros[p];
                 everywhere[c] = everywhere[c] && zeros[p];
+                if (anchored.count(c) && !is_input(operands[i])) {  // re-tiled if cut apart
+                    loose.emplace_back(c, keys[p]);
+                    continue;
+                }
                 const auto [it, first] = label.emplace(c, keys[p]);
                 if (!first) {
                     if (it->second < 0) it->second = keys[p];
@@ -179,6 +198,7 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
                 }
             }
         }
+        for (const auto& [c, slot] : loose) link(label.at(c), slot);
         auto padding_zero = [&](char c) {
             return (join_preserves(step) && everywhere[c]) ||
                    (join_annihilates(step) && zero_seen[c] && finite);

@@ -3,7 +3,9 @@
 // loader reports each step as it adds it; a union-find over input dimensions follows every key
 // position of every relation back to the input dimension it tiles:
 //
-//   einsum     positions with one label are one class (operands, repeated labels, output)
+//   einsum     positions with one label are one class (operands, repeated labels, output),
+//              except that an operand computed by a step is not tied where an input operand
+//              carries the label: it is re-tiled when cut differently (einsum_retile.hpp)
 //   join       the `on` positions are one class each; output key = left ++ right without `on`
 //   aggregate  output key = the `by` positions
 //   transform, softmax   the key is the operand's
@@ -37,13 +39,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "kernels/kernel.hpp"
-#include "tra/program.hpp"
 #include "tra/padding_fill_steps.hpp"
+#include "tra/program.hpp"
 #include "tra/program_builder.hpp"
 #include "tra/tiling.hpp"
 
@@ -123,6 +126,9 @@ class TilingClasses {
     int fresh(Slot s);
     int find(int s) const;
     void unite(int a, int b);
+    // Slots an einsum re-tiles into each other when cut apart (add_einsum): not one class, but
+    // one group of classes (TileClass::group) that the search first cuts alike.
+    void link(int a, int b);
     std::vector<int> keys_of(const std::string& relation) const;
     // The first operand of a product (an einsum joining by mul, summing) that carries `label`
     // and is a tensor while every other operand is finite: filling its padding along `label`
@@ -135,6 +141,8 @@ class TilingClasses {
     std::optional<std::size_t> rank_of(const std::string& relation) const;  // nullopt: unknown
     // Key position d cuts tile dimension d, for every d of its tiles.
     bool is_tensor(const std::string& relation) const;
+    // An input of the program (not a step's result).
+    bool is_input(const std::string& relation) const { return input_names_.count(relation) > 0; }
     // A join whose kernel is a sum of products (`spec`, KernelProperties::sum_of_products):
     // records the output's padding and tile dimensions and the fills its sums need (a factor's
     // padding set to 0), marks summed classes where no fill makes the products zero. False when
@@ -173,6 +181,8 @@ class TilingClasses {
     int refused_ = 0;                           // refusals recorded, for Refusal::order
     std::map<std::string, std::vector<FoldFill>> fills_;  // step -> fills_before
     std::vector<AutoInput> inputs_;
+    std::set<std::string> input_names_;
+    std::vector<std::pair<int, int>> links_;
     std::vector<Dependent> dependents_;
 };
 

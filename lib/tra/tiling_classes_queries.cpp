@@ -58,7 +58,43 @@ TilingSpace TilingClasses::space() const {
             c.fixed = c.fixed ? std::min(*c.fixed, slot.tile) : slot.tile;
         }
     }
-    for (TileClass& c : space.classes) {
+    // Groups of classes linked by re-tilings. A link to dimensions that are not auto ties as a
+    // class would: the auto classes of the group take their finest explicit tile.
+    std::vector<std::size_t> group(space.classes.size());
+    for (std::size_t c = 0; c < group.size(); ++c) group[c] = c;
+    const auto group_of = [&](std::size_t c) {
+        while (group[c] != c) c = group[c] = group[group[c]];
+        return c;
+    };
+    std::map<int, std::int64_t> explicit_tile;  // root without auto dims -> its finest tile
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+        const int root = find(static_cast<int>(s));
+        if (!slots_[s].from_input || auto_slot.count(root) || slots_[s].tile == 0) continue;
+        auto [it, added] = explicit_tile.emplace(root, slots_[s].tile);
+        if (!added) it->second = std::min(it->second, slots_[s].tile);
+    }
+    std::map<std::size_t, std::int64_t> fixed_group;  // group -> explicit tile linked to it
+    for (const auto& [a, b] : links_) {
+        const int ra = find(a), rb = find(b);
+        const auto ca = class_of.find(ra), cb = class_of.find(rb);
+        if (ca != class_of.end() && cb != class_of.end()) {
+            const std::size_t ga = group_of(ca->second), gb = group_of(cb->second);
+            group[std::max(ga, gb)] = std::min(ga, gb);
+        }
+    }
+    for (const auto& [a, b] : links_)
+        for (const auto& [auto_root, other] : {std::pair{find(a), find(b)}, {find(b), find(a)}}) {
+            const auto c = class_of.find(auto_root);
+            const auto t = explicit_tile.find(other);
+            if (c == class_of.end() || t == explicit_tile.end()) continue;
+            auto [it, added] = fixed_group.emplace(group_of(c->second), t->second);
+            if (!added) it->second = std::min(it->second, t->second);
+        }
+    for (std::size_t i = 0; i < space.classes.size(); ++i) {
+        TileClass& c = space.classes[i];
+        c.group = group_of(i);
+        if (const auto f = fixed_group.find(c.group); f != fixed_group.end())
+            c.fixed = c.fixed ? std::min(*c.fixed, f->second) : f->second;
         c.paddable = c.paddable && !c.fixed;
         if (c.fixed) c.unpadded_by.clear();
     }

@@ -49,6 +49,13 @@ for shape in square skewed; do
     run_every_plan "chain-$shape" "chain-$shape.yaml" "chain-$shape.ref"
     rm -rf "chain-$shape".p*/
 done
+# Cut apart (docs/cost-model.md, "Choosing the tiling"): C's j in two tiles where M2's rows (D's)
+# are whole, so M3 re-tiles M2 first (M3.retile2), as the search places re-tilings.
+run_plan chain-apart chain-skewed.yaml --plan 'C@80x4,D@8x800'
+"$TRA" explain chain-skewed.yaml --sites "$RANKS" --plan 'C@80x4,D@8x800' | grep -q ' M3.retile2 ' ||
+    fail "chain-apart: the plan does not re-tile M2"
+check_outputs chain-apart chain-skewed.ref
+rm -rf chain-apart/
 for wf in auto-mm-*.yaml; do
     name=$(basename "$wf" .yaml)
     check_reference "$name" "$wf"
