@@ -1,5 +1,6 @@
 #include "tra/einsum_retile.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <vector>
@@ -61,35 +62,53 @@ EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, con
     const std::optional<EinsumSpec> parsed = operand_spec(step);
     if (!parsed) return step;  // the lowering reports it, located at `einsum`
     const EinsumSpec& spec = *parsed;
+    const auto follows = [&](std::size_t operand) {
+        return std::find(step.followers.begin(), step.followers.end(), operand) !=
+               step.followers.end();
+    };
     std::vector<std::optional<std::vector<LabelTiling>>> operands;
-    std::map<char, LabelTiling> finest;  // the most tiles; the first written among equals
-    for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+    // Per label, the cut every operand takes: the most tiles among the operands that lead (not
+    // followers) where one carries the label, else among all; the first written among equals.
+    std::map<char, LabelTiling> finest;
+    for (std::size_t i = 0; i < spec.operands.size(); ++i)
         operands.push_back(tilings(builder, step.inputs[i], spec.operands[i], i));
-        if (!operands.back()) continue;
-        for (const LabelTiling& t : *operands.back()) {
-            auto [it, fresh] = finest.emplace(spec.operands[i][t.dim], t);
-            if (!fresh && t.count > it->second.count) it->second = t;
+    for (const bool leaders : {true, false})
+        for (const auto& tiles : operands) {
+            if (!tiles) continue;
+            for (const LabelTiling& t : *tiles) {
+                if (leaders && follows(t.operand)) continue;
+                const char label = spec.operands[t.operand][t.dim];
+                auto [it, fresh] = finest.emplace(label, t);
+                if (!fresh && t.count > it->second.count &&
+                    (leaders || follows(it->second.operand)))
+                    it->second = t;
+            }
         }
-    }
     // Every dimension is checked before any step is added, so a refused einsum adds nothing.
     for (const auto& tiles : operands) {
         if (!tiles) continue;
         for (const LabelTiling& t : *tiles) {
             const char label = spec.operands[t.operand][t.dim];
             const LabelTiling& f = finest.at(label);
-            if (t.extent() == f.extent() && f.count % t.count == 0) continue;
+            const bool divides =
+                f.count % t.count == 0 || (follows(t.operand) && t.count % f.count == 0);
+            if (t.extent() == f.extent() && divides) continue;
             const bool t_first =
                 std::make_pair(t.operand, t.dim) < std::make_pair(f.operand, f.dim);
             throw mismatch(label, t_first ? t : f, t_first ? f : t, step.inputs, src.at("inputs"));
         }
     }
     EinsumStep out = step;
+    out.followers.clear();
     for (std::size_t i = 0; i < operands.size(); ++i) {
         if (!operands[i]) continue;
         const std::string& labels = spec.operands[i];
         const std::string retiled = name + ".retile" + std::to_string(i + 1);
         std::string relation = step.inputs[i];
-        std::string key;  // "(k0 * 2 + k2, k1)": each split folded back into its dimension
+        // "(k0 * 2 + k2, k1 / 2, k1 % 2)": each split folded back into its dimension, each
+        // merged dimension's piece appended (merges: its position and tile dimension).
+        std::string key, pieces;
+        std::vector<std::pair<std::size_t, std::size_t>> merges;
         std::size_t appended = labels.size();  // the key position the next tile appends
         for (const LabelTiling& t : *operands[i]) {
             const LabelTiling& f = finest.at(labels[t.dim]);
@@ -97,19 +116,37 @@ EinsumStep retile_operands(ProgramBuilder& builder, const std::string& name, con
             key += key.empty() ? "(" : ", ";
             if (t.count == f.count) {
                 key += k;
-                continue;
+            } else if (t.count > f.count) {  // a follower cut more finely: merged
+                const std::string m = std::to_string(t.count / f.count);
+                key += k + " / " + m;
+                pieces += ", " + k + " % " + m;
+                merges.emplace_back(labels.size() + merges.size(), t.dim);
+            } else {
+                const std::string split = retiled + ".tile" + std::to_string(t.dim);
+                builder.set_lowered_from(builder.add_tile(split, relation, t.dim, f.size, src),
+                                         name);
+                relation = split;
+                key += k + " * " + std::to_string(f.count / t.count) + " + k" +
+                       std::to_string(appended++);
             }
-            const std::string split = retiled + ".tile" + std::to_string(t.dim);
-            builder.set_lowered_from(builder.add_tile(split, relation, t.dim, f.size, src), name);
-            relation = split;
-            key +=
-                k + " * " + std::to_string(f.count / t.count) + " + k" + std::to_string(appended++);
         }
-        if (relation == step.inputs[i]) continue;  // tiled like the finest already
-        builder.set_lowered_from(builder.add_rekey(retiled, relation, key + ")", src), name);
+        if (relation == step.inputs[i] && merges.empty()) continue;  // tiled like the finest
+        const std::string rekeyed = merges.empty() ? retiled : retiled + ".group";
+        builder.set_lowered_from(builder.add_rekey(rekeyed, relation, key + pieces + ")", src),
+                                 name);
         // A sparse operand's fill (made by the rekey, sparse_rules.hpp) is part of it too.
-        if (auto fill = builder.lookup_optional(retiled + ".fill"))
+        if (auto fill = builder.lookup_optional(rekeyed + ".fill"))
             builder.set_lowered_from(*fill, name);
+        relation = rekeyed;
+        // The last piece position first, so the positions before it stay where they are.
+        for (auto it = merges.rbegin(); it != merges.rend(); ++it) {
+            const std::string merged = std::next(it) == merges.rend()
+                                           ? retiled
+                                           : retiled + ".concat" + std::to_string(it->second);
+            builder.set_lowered_from(
+                builder.add_concat(merged, relation, it->first, it->second, src), name);
+            relation = merged;
+        }
         out.inputs[i] = retiled;
     }
     return out;

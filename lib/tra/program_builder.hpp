@@ -31,6 +31,10 @@ struct EinsumStep {
     std::string join_op = "mul";
     std::string agg_op = "add";
     std::string join_expr = {};  // {expr: "..."} in place of join_op (variables a, b) if set
+    // Operands (indices) that take the cut of the others where they share a label, refined or
+    // merged (einsum_retile.hpp); elsewhere the coarser operand is refined to the finest. Set by
+    // the workflow loader under `tile: auto` for operands computed by a step (tiling_classes.hpp).
+    std::vector<std::size_t> followers = {};
 };
 
 // Each add_* has a try_add_* twin that returns the problem (an Error located at the field that

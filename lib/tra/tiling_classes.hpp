@@ -106,6 +106,10 @@ class TilingClasses {
     // The fills step `name` needs before it folds padded dimensions, in operand order (what the
     // tracker made its classes paddable on); empty for most steps.
     std::vector<FoldFill> fills_before(const std::string& name) const;
+    // The operands of einsum `name` that keep their producer's cut where an input operand
+    // carries the same label (add_einsum): the lowering re-cuts them to the inputs' tiling
+    // (EinsumStep::followers). Empty for other steps.
+    std::vector<std::size_t> followers(const std::string& name) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
     void crop_outputs(Program& program) const;
@@ -183,6 +187,7 @@ class TilingClasses {
     std::vector<AutoInput> inputs_;
     std::set<std::string> input_names_;
     std::vector<std::pair<int, int>> links_;
+    std::map<std::string, std::vector<std::size_t>> followers_;  // einsum -> followers()
     std::vector<Dependent> dependents_;
 };
 

@@ -14,6 +14,11 @@ std::vector<FoldFill> TilingClasses::fills_before(const std::string& name) const
     return it == fills_.end() ? std::vector<FoldFill>{} : it->second;
 }
 
+std::vector<std::size_t> TilingClasses::followers(const std::string& name) const {
+    const auto it = followers_.find(name);
+    return it == followers_.end() ? std::vector<std::size_t>{} : it->second;
+}
+
 TilingSpace TilingClasses::space() const {
     // Class root -> the auto dimension that makes it auto (the first), if any.
     std::map<int, int> auto_slot;

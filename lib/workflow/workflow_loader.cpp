@@ -300,6 +300,7 @@ public:
             }
             if (body.has("agg")) step.agg_op = body.at("agg").as_string();
             if (probe_) return classes_.add_einsum(name, step);
+            step.followers = classes_.followers(name);
             step.inputs = filled_operands(b, classes_, name, step.inputs, src);
             b.add_einsum(name, step, src);
         }

@@ -49,13 +49,19 @@ for shape in square skewed; do
     run_every_plan "chain-$shape" "chain-$shape.yaml" "chain-$shape.ref"
     rm -rf "chain-$shape".p*/
 done
-# Cut apart (docs/cost-model.md, "Choosing the tiling"): C's j in two tiles where M2's rows (D's)
-# are whole, so M3 re-tiles M2 first (M3.retile2), as the search places re-tilings.
-run_plan chain-apart chain-skewed.yaml --plan 'C@80x4,D@8x800'
-"$TRA" explain chain-skewed.yaml --sites "$RANKS" --plan 'C@80x4,D@8x800' | grep -q ' M3.retile2 ' ||
-    fail "chain-apart: the plan does not re-tile M2"
-check_outputs chain-apart chain-skewed.ref
-rm -rf chain-apart/
+# Cut apart (docs/cost-model.md, "Re-tilings between steps"), as the search places re-tilings:
+# M3 re-cuts M2 (M3.retile2) to C's j, split where C's j is in two tiles and M2's rows (D's)
+# whole, merged (a rekey, an exchange and a concat) where it is the other way round.
+for cut in split:C@80x4,D@8x800 merge:C@80x8,D@4x800; do
+    name=chain-${cut%%:*} pins=${cut#*:}
+    run_plan "$name" chain-skewed.yaml --plan "$pins"
+    "$TRA" explain chain-skewed.yaml --sites "$RANKS" --plan "$pins" > "$name.explain"
+    grep -q ' M3.retile2 ' "$name.explain" || fail "$name: the plan does not re-tile M2"
+    [ "$name" = chain-split ] || grep -q ' M3.retile2.group ' "$name.explain" ||
+        fail "$name: M2 is not merged"
+    check_outputs "$name" chain-skewed.ref
+    rm -rf "${name:?}/"
+done
 for wf in auto-mm-*.yaml; do
     name=$(basename "$wf" .yaml)
     check_reference "$name" "$wf"

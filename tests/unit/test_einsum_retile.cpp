@@ -1,5 +1,6 @@
 // Einsum operands that tile a label differently (tra/einsum_retile.hpp): the `tile` and `rekey`
-// steps the lowering adds to re-cut the coarser dimension to the finer tiling, their types and
+// steps the lowering adds to re-cut the coarser dimension to the finer tiling (and the `concat`
+// that merges a finer follower to its leaders' cut), their types and
 // key sets, the refusals (counts that do not divide each other, different extents), block-sparse
 // operands, and the numbers of the ReferenceEvaluator against a naive sum over every assignment
 // of the labels.
@@ -45,7 +46,8 @@ std::vector<double> naive(const std::vector<Operand>& ops,
 // evaluates it and compares with the naive sum over the operands as evaluated (so absent tiles
 // of a sparse operand count as zeros). Returns the program for further checks.
 Program check_numbers(const std::string& spec, const std::vector<Operand>& ops,
-                      const Extents& extent, double density = 1.0) {
+                      const Extents& extent, double density = 1.0,
+                      const std::vector<std::size_t>& followers = {}) {
     INFO(spec);
     const EinsumSpec s = EinsumSpec::parse(spec);
     ProgramBuilder b("p", DType::F64);
@@ -59,7 +61,9 @@ Program check_numbers(const std::string& spec, const std::vector<Operand>& ops,
         b.add_input(inputs.back(), shape, ops[i].tile, DType::F64,
                     small_integers_input(11 + i, i == 0 ? density : 1.0), einsum_at(inputs.back()));
     }
-    b.add_einsum("E", EinsumStep{spec, inputs}, einsum_at("E"));
+    EinsumStep step{spec, inputs};
+    step.followers = followers;
+    b.add_einsum("E", step, einsum_at("E"));
     Program p = b.finish();
     runtime::ReferenceEvaluator ev(p);
     std::vector<std::vector<double>> values;
@@ -153,6 +157,55 @@ TEST_CASE("einsum retile: the numbers equal a naive einsum", "[einsum][retile][n
                   {{'i', 4}, {'j', 6}, {'k', 8}, {'l', 3}});
     // A label kept by both operands and summed at the end: "i,i->i" with 1 vs 3 tiles.
     check_numbers("i,i->i", {{"i", {6}}, {"i", {2}}}, {{'i', 6}});
+}
+
+TEST_CASE("einsum retile: a follower takes the leaders' cut, merged where it is finer",
+          "[einsum][retile][lowering]") {
+    // B follows (a step's result under tile: auto): its j (6 tiles) is merged to A's 2 and its
+    // k (1 tile) split to C's 2, in one rekey that appends j's piece and one concat of it.
+    ProgramBuilder b("p", DType::F64);
+    b.add_input("A", Shape{4, 12}, Shape{4, 6}, DType::F64, small_integers_input(1),
+                einsum_at("A"));
+    b.add_input("B", Shape{12, 8}, Shape{2, 8}, DType::F64, small_integers_input(2),
+                einsum_at("B"));
+    b.add_input("C", Shape{8, 3}, Shape{4, 3}, DType::F64, small_integers_input(3), einsum_at("C"));
+    EinsumStep step{"ij,jk,kl->il", {"A", "B", "C"}};
+    step.followers = {1};
+    b.add_einsum("E", step, einsum_at("E"));
+    Program p = b.finish();
+    const Strings ops = node_ops(p);
+    const Strings retiles(ops.begin(), ops.begin() + 3);
+    CHECK(retiles == Strings{"E.retile2.tile1:tile", "E.retile2.group:rekey", "E.retile2:concat"});
+    CHECK(std::get<RekeyOp>(p.node(*p.find("E.retile2.group")).op).key.text() ==
+          "(k0 / 3, k1 * 2 + k2, k0 % 3)");
+    const Node& merged = p.node(*p.find("E.retile2"));
+    CHECK(std::get<ConcatOp>(merged.op).key_dim == 2);
+    CHECK(std::get<ConcatOp>(merged.op).array_dim == 0);
+    CHECK(merged.frontier == Frontier{2, 2});
+    CHECK(merged.type.bound == Shape{6, 4});
+    CHECK_FALSE(p.find("E.retile1").has_value());  // the leaders keep their cut
+    // Counts a follower's cut and the leaders' do not divide either way: refused.
+    ProgramBuilder odd("q", DType::F64);
+    odd.add_input("A", Shape{4, 12}, Shape{4, 4}, DType::F64, small_integers_input(1),
+                  einsum_at("A"));
+    odd.add_input("B", Shape{12, 8}, Shape{6, 8}, DType::F64, small_integers_input(2),
+                  einsum_at("B"));
+    EinsumStep two{"ij,jk->ik", {"A", "B"}};
+    two.followers = {1};
+    CHECK_THROWS_WITH(odd.add_einsum("E", two, einsum_at("E")),
+                      Catch::Contains("label 'j' is tiled as 3 x 4 in A but as 2 x 6 in B"));
+}
+
+TEST_CASE("einsum retile: merged followers give a naive einsum's numbers",
+          "[einsum][retile][numbers]") {
+    const Extents e{{'i', 4}, {'j', 12}, {'k', 8}};  // every label of the expression, no more
+    check_numbers("ij,jk->ik", {{"ij", {4, 6}}, {"jk", {2, 4}}}, e, 1.0, {1});
+    check_numbers("ij,jk->ik", {{"ij", {2, 6}}, {"jk", {2, 4}}}, e, 1.0, {0});
+    check_numbers("ij,jk,kl->il", {{"ij", {4, 6}}, {"jk", {2, 8}}, {"kl", {4, 3}}},
+                  {{'i', 4}, {'j', 12}, {'k', 8}, {'l', 3}}, 1.0, {1});
+    // Both dimensions merged, element-wise; and a sparse follower (filled by its rekey).
+    check_numbers("ij,ij->ij", {{"ij", {4, 12}}, {"ij", {1, 2}}}, {{'i', 4}, {'j', 12}}, 1.0, {1});
+    check_numbers("jk,ij->ik", {{"jk", {2, 2}}, {"ij", {2, 12}}}, e, 0.5, {0});
 }
 
 TEST_CASE("einsum retile: a repeated label tiled differently within one operand",
