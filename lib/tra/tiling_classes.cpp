@@ -189,8 +189,7 @@ void TilingClasses::add_einsum(const std::string& name, const EinsumStep& step) 
                 everywhere[c] = everywhere[c] && zeros[p];
                 if (anchored.count(c) && !is_input(operands[i])) {  // re-tiled if cut apart
                     loose.emplace_back(c, keys[p]);
-                    std::vector<std::size_t>& f = followers_[name];
-                    if (f.empty() || f.back() != i) f.push_back(i);
+                    followers_[name].emplace_back(i, keys[p]);
                     continue;
                 }
                 const auto [it, first] = label.emplace(c, keys[p]);

@@ -107,8 +107,9 @@ class TilingClasses {
     // tracker made its classes paddable on); empty for most steps.
     std::vector<FoldFill> fills_before(const std::string& name) const;
     // The operands of einsum `name` that keep their producer's cut where an input operand
-    // carries the same label (add_einsum): the lowering re-cuts them to the inputs' tiling
-    // (EinsumStep::followers). Empty for other steps.
+    // carries the same label (add_einsum) and that cut is auto: the lowering re-cuts them to
+    // the inputs' tiling (EinsumStep::followers). Empty for other steps; explicitly tiled
+    // operands keep the rule of hand-tiled workflows (the coarser refined to the finest).
     std::vector<std::size_t> followers(const std::string& name) const;
     // Sets Output::shape of each output whose relation has padded dimensions (its frontier *
     // bound exceeds its classes' extents): the padding is cropped when it is written.
@@ -187,7 +188,8 @@ class TilingClasses {
     std::vector<AutoInput> inputs_;
     std::set<std::string> input_names_;
     std::vector<std::pair<int, int>> links_;
-    std::map<std::string, std::vector<std::size_t>> followers_;  // einsum -> followers()
+    // einsum -> (operand, slot) of each position add_einsum left untied, for followers()
+    std::map<std::string, std::vector<std::pair<std::size_t, int>>> followers_;
     std::vector<Dependent> dependents_;
 };
 

@@ -15,8 +15,17 @@ std::vector<FoldFill> TilingClasses::fills_before(const std::string& name) const
 }
 
 std::vector<std::size_t> TilingClasses::followers(const std::string& name) const {
+    std::vector<std::size_t> out;
     const auto it = followers_.find(name);
-    return it == followers_.end() ? std::vector<std::size_t>{} : it->second;
+    if (it == followers_.end()) return out;
+    for (const auto& [operand, slot] : it->second) {
+        const bool automatic = std::any_of(slots_.begin(), slots_.end(), [&](const Slot& s) {
+            return s.from_input && s.tile == 0 &&
+                   find(static_cast<int>(&s - slots_.data())) == find(slot);
+        });
+        if (automatic && (out.empty() || out.back() != operand)) out.push_back(operand);
+    }
+    return out;
 }
 
 TilingSpace TilingClasses::space() const {

@@ -98,6 +98,17 @@ TEST_CASE("tiling classes: an einsum ties each label's dimensions", "[tiling]") 
     CHECK(group_names(s) ==
           std::vector<std::vector<std::string>>{{"A0"}, {"A1", "B0"}, {"B1", "x0"}});
     for (const TileClass& k : s.classes) CHECK_FALSE(k.fixed);
+    // C follows x's cut in y's lowering (EinsumStep::followers); C is no operand of itself.
+    CHECK(c.followers("y") == std::vector<std::size_t>{0});
+    CHECK(c.followers("C").empty());
+    // Where C's j is cut by hand, y keeps the rule of hand-tiled workflows.
+    TilingClasses by_hand;
+    by_hand.add_input("A", Shape{64, 32}, {0, 0});
+    by_hand.add_input("B", Shape{32, 16}, {0, 8});
+    by_hand.add_input("x", Shape{16}, {0});
+    by_hand.add_einsum("C", EinsumStep{"ik,kj->ij", {"A", "B"}});
+    by_hand.add_einsum("y", EinsumStep{"ij,j->i", {"C", "x"}});
+    CHECK(by_hand.followers("y").empty());
 }
 
 TEST_CASE("tiling classes: computed operands alone tie a label, an explicit tile fixes a group",
