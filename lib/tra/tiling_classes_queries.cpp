@@ -19,9 +19,10 @@ std::vector<std::size_t> TilingClasses::followers(const std::string& name) const
     const auto it = followers_.find(name);
     if (it == followers_.end()) return out;
     for (const auto& [operand, slot] : it->second) {
+        const int root = find(slot);  // (clang 14 cannot capture a binding)
         const bool automatic = std::any_of(slots_.begin(), slots_.end(), [&](const Slot& s) {
             return s.from_input && s.tile == 0 &&
-                   find(static_cast<int>(&s - slots_.data())) == find(slot);
+                   find(static_cast<int>(&s - slots_.data())) == root;
         });
         if (automatic && (out.empty() || out.back() != operand)) out.push_back(operand);
     }
