@@ -62,6 +62,7 @@ void print_summary(const ia::MachineProfile& p) {
                   << engineering(rates->gemm_operand_excess_bytes_per_second, "B/s") << ", result "
                   << engineering(rates->gemm_result_excess_bytes_per_second, "B/s")
                   << ", einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s")
+                  << ", lanes product " << engineering(rates->lanes_flops_per_second, "FLOP/s")
                   << "\n";
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", kernel call "

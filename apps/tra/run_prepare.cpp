@@ -6,12 +6,15 @@
 
 #include "core/content_hash.hpp"
 #include "ia/fused_joins.hpp"
+#include "ia/gemm_pricing.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/verification_plan.hpp"
 #include "kernels/blas_threads.hpp"
+#include "kernels/gemm_pricing.hpp"
 #include "optimizer/tiling_search.hpp"
 #include "plan_request.hpp"
 #include "runtime/broadcast_text.hpp"
+#include "workflow/machine_profile_file.hpp"
 #include "workflow/plan_file.hpp"
 #include "workflow/workflow_loader.hpp"
 
@@ -147,6 +150,14 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     });
     // Every rank's per-operator limit (--operator-timeout-factor) needs rank 0's prediction.
     runtime::broadcast_numbers(prep.predicted_seconds, comm);
+    // Every rank's einsum kernels choose their GEMM plans (lanes or BLAS) by the profile that
+    // priced the plan (ia/gemm_pricing.hpp): rank 0's, as text, which every rank reads back.
+    std::string profile_text = rank == 0 ? workflow::machine_profile_yaml(prep.profile) : "";
+    runtime::broadcast_text(profile_text, comm);
+    agree.step([&] {
+        kernels::cpu::use_gemm_pricing(ia::ProfileGemmPricing::holding(
+            workflow::read_machine_profile_text(profile_text, "rank 0's machine profile")));
+    });
     return prep;
 }
 

@@ -23,6 +23,10 @@ struct GemmRate {
 struct DtypeRates {
     std::vector<GemmRate> gemm;        // ascending, distinct sizes; at least one
     double loop_flops_per_second = 0;  // contractions that do not run as gemm (einsum's loop)
+    // Products whose batch labels run as SIMD lanes (kernels/lanes_gemm.hpp), measured on 16
+    // lanes; 0: not measured (profiles before it, the built-in default), such products are
+    // priced as the BLAS calls of the same geometry, and plans choose by fewest elements permuted.
+    double lanes_flops_per_second = 0;
     // What makes a thin or flat product slower than a square one of the same flops: the elements
     // it has beyond a square call's (gemm_excess below) cost time on top of its flops, those of
     // its operands (packed and streamed by BLAS, each reused fewer times) at the first rate and

@@ -11,7 +11,7 @@
 #include "core/dtype.hpp"
 #include "ia/exchange_time.hpp"
 #include "ia/fused_joins.hpp"
-#include "ia/gemm_permutes.hpp"
+#include "ia/gemm_pricing.hpp"
 #include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/per_site_memo.hpp"
@@ -30,22 +30,23 @@ struct SiteWork {
 };
 
 // One call of a join kernel that does flops, without its call overhead: the flops at the rate of
-// its kernel class (a gemm rate by call size, or the loop rate), and for gemm calls what thin or
-// flat ones move beyond square ones (DtypeRates::gemm_excess_seconds); or -- a roofline --
-// reading its operands and writing its result where that takes longer: a matrix-vector or
-// outer product is bound by its bytes.
+// its kernel class (an einsum's GEMM plan as the pricing prices its products, BLAS calls at the
+// gemm rate of their size, or the loop rate), and for gemm calls what thin or flat ones move
+// beyond square ones (DtypeRates::gemm_excess_seconds); or -- a roofline -- reading its operands
+// and writing its result where that takes longer: a matrix-vector or outer product is bound by
+// its bytes. `plan`: the einsum's GEMM plan (einsum_gemm_plan), if it runs one.
 double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[2], DType dtype,
-                       double operand_bytes, const MachineProfile& profile) {
+                       double operand_bytes, const ProfileGemmPricing& pricing,
+                       const MachineProfile& profile,
+                       const std::optional<kernels::cpu::GemmPlan>& plan) {
     const double flops = static_cast<double>(kernel.flops(shapes));
     const DtypeRates& rates = profile.rates(dtype);
-    const std::optional<kernels::GemmCalls> gemms = kernel.gemm_calls(shapes);
     double seconds = flops / rates.loop_flops_per_second;
-    if (gemms && gemms->count > 0) {
-        const auto count = static_cast<double>(gemms->count);
-        seconds = flops / rates.gemm_flops_per_second(flops / count) +
-                  count * rates.gemm_excess_seconds(gemms->m, gemms->n, gemms->k,
-                                                    static_cast<double>(size_of(dtype)));
-    }
+    if (plan)
+        seconds = pricing.product_seconds(*plan, dtype, flops);
+    else if (const std::optional<kernels::GemmCalls> gemms = kernel.gemm_calls(shapes);
+             gemms && gemms->count > 0)
+        seconds = blas_seconds(rates, flops, *gemms, static_cast<double>(size_of(dtype)));
     return std::max(seconds, operand_bytes / profile.memory_bytes_per_second);
 }
 
@@ -191,7 +192,10 @@ class LocalWork {
     // The nodes from `first` on: a join's fusion with its reader and an aggregate's with its
     // join are all of fused_joins they ask.
     LocalWork(const Plan& plan, const TimeModel& model, IaNodeId first)
-        : plan_(plan), profile_(model.profile), fused_(fused_joins(plan, first)) {}
+        : plan_(plan),
+          profile_(model.profile),
+          pricing_(model.profile),
+          fused_(fused_joins(plan, first)) {}
 
     NodeWork of(const IaNode& n) const {
         using Kind = NodeWork::Kind;
@@ -240,13 +244,15 @@ class LocalWork {
             return NodeWork(Kind::ElementwiseJoin, &n.cost.resident, tile, profile_)
                 .call_bytes(operand_bytes);
         const DType dtype = plan_.relation(n.id).type.dtype;
-        // TTGT: each operand or result the kernel's GEMM plan permutes is read and written once
-        // more (gemm_permutes.hpp asks the kernel's own planner which).
-        const double permuted = 2.0 *
-                                static_cast<double>(gemm_permuted_elements(op->kernel, shapes)) *
-                                static_cast<double>(size_of(dtype));
+        // The kernel's own GEMM plan (gemm_pricing.hpp): lanes or BLAS, and for TTGT each
+        // operand or result it permutes read and written once more.
+        const std::optional<kernels::cpu::GemmPlan> gemm =
+            einsum_gemm_plan(op->kernel, shapes, pricing_, dtype);
+        const double permuted = gemm ? pricing_.permuted_bytes(*gemm, dtype) : 0.0;
         return NodeWork(Kind::Product, &n.cost.resident, tile, profile_)
-            .product(product_seconds(op->kernel, shapes, dtype, operand_bytes, profile_), permuted,
+            .product(product_seconds(op->kernel, shapes, dtype, operand_bytes, pricing_, profile_,
+                                     gemm),
+                     permuted,
                      fused_[n.id] ? nullptr : &n.cost.resident);  // the products written
     }
 
@@ -262,6 +268,7 @@ class LocalWork {
 
     const Plan& plan_;
     const MachineProfile& profile_;
+    const ProfileGemmPricing pricing_;
     std::vector<std::optional<IaNodeId>> fused_;
 };
 
@@ -316,10 +323,12 @@ double compute_lower_bound(const Program& program, const TimeModel& model, int s
                 return static_cast<double>(r.type.bound.product()) *
                        static_cast<double>(size_of(r.type.dtype));
             };
+            const ProfileGemmPricing pricing(model.profile);
             per_call += product_seconds(
                 op->kernel, shapes, n.type.dtype,
                 bytes(program.node(n.inputs[0])) + bytes(program.node(n.inputs[1])) + bytes(n),
-                model.profile);
+                pricing, model.profile,
+                einsum_gemm_plan(op->kernel, shapes, pricing, n.type.dtype));
         }
         total += calls * per_call;
     }

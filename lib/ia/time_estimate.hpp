@@ -9,7 +9,8 @@
 //
 //   compute(s)        a local join: per output copy s holds (one kernel call per meeting pair),
 //                     the call's flops at the rate of its kernel class (a gemm rate by call size
-//                     and dtype, or the loop rate; Kernel::gemm_calls says which), plus for
+//                     and dtype, the lanes rate for batch labels run as SIMD lanes, or the loop
+//                     rate; the einsum's GEMM plan or Kernel::gemm_calls says which), plus for
 //                     a thin or flat gemm the bytes it moves beyond a square one of the same
 //                     flops (DtypeRates::gemm_excess_seconds), plus the
 //                     profile's kernel_call_seconds; every other local operator: the call
@@ -31,7 +32,7 @@
 //                     with its join reads its input and writes its output; a transform or a tile
 //                     reads and writes its tiles, a replication map its input tiles and
 //                     every copy (each copy owns its tile); a matrix-product einsum whose GEMM plan
-//                     permutes an operand or its result (TTGT, ia/gemm_permutes.hpp) reads and
+//                     permutes an operand or its result (TTGT, ia/gemm_pricing.hpp) reads and
 //                     writes what it permutes. Filters, rekeys and enforcers' local copies
 //                     make no pass. Why the fused pair matters: on one rank, 1024 x 65536 x 1024
 //                     with 2048 tiles took 1.81 s fused and 2.02 s with the products written and

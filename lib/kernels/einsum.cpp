@@ -5,6 +5,7 @@
 // smallest strides.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "kernels/cpu_kernels.hpp"
@@ -177,7 +178,11 @@ void multiply(const Spec& spec, std::span<const Tile* const> ops, Tile& out, boo
         in[i] = without(in[i], solo);
     }
     const Labels l = label_extents(spec, shapes_of(ops)).value();
-    const GemmPlan plan = plan_gemm(in[0], in[1], spec.output, extent_of_letter(l));
+    // Lanes or BLAS as this process's pricing says (gemm_pricing.hpp), else fewest permuted.
+    const std::shared_ptr<const GemmPricing> pricing = gemm_pricing();
+    const GemmPlan plan =
+        pricing ? plan_gemm(in[0], in[1], spec.output, extent_of_letter(l), *pricing, out.dtype())
+                : plan_gemm(in[0], in[1], spec.output, extent_of_letter(l));
     visit_dtype(out.dtype(), [&](auto t) {
         using T = decltype(t);
         run_gemm_plan<T>(plan, use[0]->data<T>(), use[1]->data<T>(), out.data<T>(), accumulate);

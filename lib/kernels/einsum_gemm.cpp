@@ -277,8 +277,18 @@ std::int64_t GemmPlan::permuted_elements() const {
     return n;
 }
 
-GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
-                   const std::vector<std::int64_t>& extent_of_letter, bool canonical) {
+namespace {
+
+// The BLAS plan that permutes fewest elements, and the lanes plan if there is one worth weighing
+// (one exists and the BLAS plan permutes something).
+struct GemmCandidates {
+    GemmPlan blas;
+    std::optional<GemmPlan> lanes;
+};
+
+GemmCandidates gemm_candidates(const std::string& a, const std::string& b, const std::string& o,
+                               const std::vector<std::int64_t>& extent_of_letter,
+                               bool canonical) {
     const Layout l{extent_of_letter};
     std::string batch, m, n, k;  // extent-1 labels in none
     for (char c : a + b) {
@@ -290,7 +300,7 @@ GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string
         else
             (has(a, c) ? m : n) += c;
     }
-    GemmPlan best;
+    GemmCandidates out;
     std::int64_t best_cost = -1;
     for (const std::string& bo : orders(batch, {o, a, b}))
         for (const std::string& mo : orders(m, {o, a}))
@@ -303,12 +313,28 @@ GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string
                     p.b = view_of(l, b, bo, ko, no, false, canonical);
                     p.out = view_of(l, o, bo, mo, no, true, canonical);
                     const std::int64_t cost = p.permuted_elements();
-                    if (best_cost < 0 || cost < best_cost) best = std::move(p), best_cost = cost;
+                    if (best_cost < 0 || cost < best_cost) out.blas = std::move(p), best_cost = cost;
                 }
-    if (best_cost > 0 && !canonical)
-        if (std::optional<GemmPlan> lanes = lanes_plan(l, a, b, o, batch, m, n, k))
-            if (lanes->permuted_elements() < best_cost) return *lanes;
-    return best;
+    if (best_cost > 0 && !canonical) out.lanes = lanes_plan(l, a, b, o, batch, m, n, k);
+    return out;
+}
+
+}  // namespace
+
+GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
+                   const std::vector<std::int64_t>& extent_of_letter, bool canonical) {
+    GemmCandidates c = gemm_candidates(a, b, o, extent_of_letter, canonical);
+    if (c.lanes && c.lanes->permuted_elements() < c.blas.permuted_elements()) return *c.lanes;
+    return c.blas;
+}
+
+GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
+                   const std::vector<std::int64_t>& extent_of_letter, const GemmPricing& pricing,
+                   DType dtype) {
+    GemmCandidates c = gemm_candidates(a, b, o, extent_of_letter, false);
+    if (c.lanes && pricing.seconds(*c.lanes, dtype) < pricing.seconds(c.blas, dtype))
+        return *c.lanes;
+    return c.blas;
 }
 
 template <class T>

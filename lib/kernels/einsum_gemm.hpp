@@ -8,12 +8,15 @@
 // orders that leave the fewest elements to permute. Where that would permute something and
 // batch labels are innermost in the output or an operand (where BLAS cannot read it), the plan
 // may instead compute those labels side by side as SIMD lanes (lanes_gemm.hpp), permuting only
-// what does not hold them innermost: it does when that permutes fewer elements.
+// what does not hold them innermost: it does when that permutes fewer elements or, given a
+// pricing of the machine (gemm_pricing.hpp), when that is priced faster.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/tile.hpp"
+#include "kernels/gemm_pricing.hpp"
 
 namespace tra::kernels::cpu {
 
@@ -48,6 +51,11 @@ struct GemmPlan {
 // and untransposed), for a strided-batched GEMM call (cuBLAS).
 GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
                    const std::vector<std::int64_t>& extent_of_letter, bool canonical = false);
+// The same, but where both a BLAS plan and a lanes plan are possible the one `pricing` prices
+// faster on elements of `dtype` (the BLAS plan on a tie) rather than the one permuting fewer.
+GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
+                   const std::vector<std::int64_t>& extent_of_letter, const GemmPricing& pricing,
+                   DType dtype);
 
 // out = (or += when `accumulate`) the plan's product on host memory.
 template <class T>

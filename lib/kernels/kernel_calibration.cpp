@@ -155,17 +155,32 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     if (before) before(loop.str() + " " + name_of(dtype) + " " + std::to_string(e));
     const Tile a = filled(dtype, Shape{e, e, 4}), b = filled(dtype, Shape{e, e, 4});
     out.loop_flops_per_second = flops_per_second(loop, {{&a, &b}}, s);
+
+    // The same product with join mul and agg add: its batch b is innermost everywhere, so BLAS
+    // would need all three permuted and the plan computes b as lanes instead (einsum_gemm.hpp;
+    // calibrate installs no pricing, so the plan permuting nothing is taken).
+    KernelParams lanes_params;
+    lanes_params.spec = "ikb,kjb->ijb";
+    lanes_params.join_op = "mul";
+    lanes_params.agg_op = "add";
+    const KernelCall lanes("einsum", lanes_params);
+    const std::int64_t n = s.lanes_extent;
+    if (before) before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n));
+    const Tile x = filled(dtype, Shape{n, n, kCalibrationLanes}),
+               y = filled(dtype, Shape{n, n, kCalibrationLanes});
+    out.lanes_flops_per_second = flops_per_second(lanes, {{&x, &y}}, s);
     return out;
 }
 
 }  // namespace
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
-    return {{64, 128, 256, 512, 1024, 2048}, 512, 32, std::int64_t{64} << 20, 96, 2048, 0.3, 3};
+    return {{64, 128, 256, 512, 1024, 2048}, 512, 32, std::int64_t{64} << 20, 96, 256, 2048,
+            0.3, 3};
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::quick() {
-    return {{64, 128, 256, 512}, 512, 32, std::int64_t{64} << 20, 32, 2048, 0.05, 3};
+    return {{64, 128, 256, 512}, 512, 32, std::int64_t{64} << 20, 32, 128, 2048, 0.05, 3};
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::beyond_cache(std::int64_t cache_bytes,

@@ -1,7 +1,8 @@
 #pragma once
 // Measures tra's own kernels, called through the registry (KernelCall) exactly as the runtime
 // calls them, for `tra calibrate` (docs/machine-profile.md): matmul on square tiles and on thin
-// and flat ones, einsum's loop path, an element-wise pass and the fixed cost of one call. The
+// and flat ones, einsum's loop path and its lanes product, an element-wise pass and the fixed
+// cost of one call. The
 // runtime runs these on every rank at once, so each figure is what one rank gets while the others
 // work alike.
 #include <cstdint>
@@ -19,16 +20,18 @@ struct KernelCalibrationSettings {
     // operands in cache make thin products look several times cheaper than they run.
     std::int64_t thin_long = 0, thin_short = 0, thin_operand_bytes = 0;
     std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
+    std::int64_t lanes_extent = 0;         // "ikb,kjb->ijb" products: i = j = k = this,
+                                           // b = kCalibrationLanes (the lanes product)
     std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
     double min_seconds = 0;                // each figure is timed for at least this long
     int min_samples = 0;                   // and over at least this many timed batches (odd,
                                            // so the median is one of them)
 
-    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, 0.3 s
-    // per figure.
+    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, lanes
+    // products of 256^3, 0.3 s per figure.
     static KernelCalibrationSettings full();
-    // `--quick`: sizes 64 to 512, thin as full(), a smaller loop, 0.05 s per figure (about a
-    // second in all).
+    // `--quick`: sizes 64 to 512, thin as full(), a smaller loop and lanes products of 128^3,
+    // 0.05 s per figure (about a second in all).
     static KernelCalibrationSettings quick();
 
     // These settings with the working sets that must stream from memory (the thin products'
@@ -38,6 +41,10 @@ struct KernelCalibrationSettings {
     // caches of a desktop but fits those of many servers. At most kMaxStreamedBytes per rank.
     KernelCalibrationSettings beyond_cache(std::int64_t cache_bytes, int ranks_on_host) const;
 };
+
+// The lanes the lanes-product figure is measured on: 16 fill two AVX2 vectors of f32 and four
+// of f64, between the 8 where it starts to pay and the 64 of wide batches.
+inline constexpr std::int64_t kCalibrationLanes = 16;
 
 // The most bytes one working set of beyond_cache takes per rank.
 inline constexpr std::int64_t kMaxStreamedBytes = std::int64_t{1} << 30;
@@ -59,6 +66,7 @@ struct DtypeKernelRates {
     std::vector<GemmPoint> gemm;  // one per KernelCalibrationSettings::gemm_sizes
     std::vector<ThinGemmPoint> thin_gemm;  // m, n, k short in turn
     double loop_flops_per_second = 0;
+    double lanes_flops_per_second = 0;  // batch labels innermost: the lanes product
 };
 
 struct KernelRates {

@@ -30,6 +30,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
         for (const kernels::GemmPoint& g : d->gemm) v.push_back(g.flops_per_second);
         for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(-g.excess_seconds);
         v.push_back(d->loop_flops_per_second);
+        v.push_back(d->lanes_flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
     v.push_back(-r.kernel_call_seconds);
@@ -54,6 +55,7 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         to->gemm_operand_excess_bytes_per_second = positive(excess.operand_bytes_per_second);
         to->gemm_result_excess_bytes_per_second = positive(excess.result_bytes_per_second);
         to->loop_flops_per_second = positive(v[i++]);
+        to->lanes_flops_per_second = positive(v[i++]);
     }
     profile.memory_bytes_per_second = positive(v[i++]);
     profile.kernel_call_seconds = positive(-v[i++]);

@@ -56,7 +56,8 @@ std::vector<ia::GemmRate> read_gemm(const Field& f) {
 ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
     f.allow_only({"gemm", "gemm_operand_excess_bytes_per_second",
-                  "gemm_result_excess_bytes_per_second", "loop_flops_per_second"});
+                  "gemm_result_excess_bytes_per_second", "loop_flops_per_second",
+                  "lanes_flops_per_second"});
     ia::DtypeRates r;
     r.gemm = read_gemm(f.at("gemm"));
     auto optional_rate = [&](const char* name, double absent) {
@@ -67,6 +68,8 @@ ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     r.gemm_result_excess_bytes_per_second = optional_rate(
         "gemm_result_excess_bytes_per_second", fallback.gemm_result_excess_bytes_per_second);
     r.loop_flops_per_second = positive(f.at("loop_flops_per_second"));
+    // Absent: not measured (0), whatever the built-in has.
+    r.lanes_flops_per_second = optional_rate("lanes_flops_per_second", 0);
     return r;
 }
 

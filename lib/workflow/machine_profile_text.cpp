@@ -40,7 +40,11 @@ std::string dtype_text(const ia::DtypeRates& r) {
          number(r.gemm_operand_excess_bytes_per_second);
     s += "\n    gemm_result_excess_bytes_per_second: " +
          number(r.gemm_result_excess_bytes_per_second);
-    return s + "\n    loop_flops_per_second: " + number(r.loop_flops_per_second);
+    s += "\n    loop_flops_per_second: " + number(r.loop_flops_per_second);
+    // Only where measured: profiles without it (the built-in's text, and so its hash) unchanged.
+    if (r.lanes_flops_per_second > 0)
+        s += "\n    lanes_flops_per_second: " + number(r.lanes_flops_per_second);
+    return s;
 }
 
 std::string link_text(const ia::LinkRates& l) {

@@ -18,6 +18,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
     s.thin_short = 2;
     s.thin_operand_bytes = 4096;  // a few operand sets, taken in turn
     s.loop_extent = 4;
+    s.lanes_extent = 3;
     s.stream_extent = 32;
     s.min_seconds = 0.001;
     s.min_samples = 3;
@@ -31,6 +32,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "matmul f64 16 x 16 by 16 x 2 beside 8",
                                                "matmul f64 16 x 2 by 2 x 16 beside 8",
                                                "einsum(ikb,kjb->ijb; join=add, agg=max) f64 4",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 3",
                                                "matmul f32 4",
                                                "matmul f32 8",
                                                "matmul f32 16",
@@ -38,6 +40,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "matmul f32 16 x 16 by 16 x 2 beside 8",
                                                "matmul f32 16 x 2 by 2 x 16 beside 8",
                                                "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3",
                                                "add f64 32 x 32",
                                                "add f64 1 x 1 (the fixed cost of a call)"};
     CHECK(seen == expected);
@@ -58,6 +61,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
             CHECK(std::isfinite(g.excess_seconds));
         }
         CHECK(good(d->loop_flops_per_second));
+        CHECK(good(d->lanes_flops_per_second));
     }
     CHECK(good(r.memory_bytes_per_second));
     CHECK(good(r.kernel_call_seconds));

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ia/gemm_permutes.hpp"
+#include "ia/gemm_pricing.hpp"
 #include "ia/time_estimate.hpp"
 #include "kernels/kernel.hpp"
 #include "optimizer/search.hpp"
@@ -289,18 +289,23 @@ Program one_tile_einsum(const std::string& spec, std::size_t k_key) {
 
 TEST_CASE("gemm permutes: the elements the kernel's GEMM plan moves outside GEMM", "[time]") {
     const Shape a[] = {Shape{2, 2, 2}, Shape{2, 2}};
+    const ia::ProfileGemmPricing pricing(ia::default_machine_profile());
+    const auto permuted = [&](const KernelCall& call, std::span<const Shape> shapes) {
+        const auto plan = ia::einsum_gemm_plan(call, shapes, pricing, DType::F64);
+        return plan ? plan->permuted_elements() : std::int64_t{-1};
+    };
     // abk,kc->abc: A's rows (a, b) and its k are runs BLAS reads in place; so is the result.
-    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("abk,kc->abc")), a) == 0);
+    CHECK(permuted(KernelCall("einsum", einsum_params("abk,kc->abc")), a) == 0);
     // akb,kc->abc: k splits A's rows (a, b), so A (8 elements) is permuted first.
-    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("akb,kc->abc")), a) == 8);
+    CHECK(permuted(KernelCall("einsum", einsum_params("akb,kc->abc")), a) == 8);
     // abk,kc->acb: c splits the result's rows (a, b), so the product (8) is permuted into it.
-    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", einsum_params("abk,kc->acb")), a) == 8);
-    // No GEMM plan: matmul reads in place, and an einsum with agg max runs the loop.
+    CHECK(permuted(KernelCall("einsum", einsum_params("abk,kc->acb")), a) == 8);
+    // No GEMM plan (-1): an einsum with agg max runs the loop, and matmul is no einsum.
     kernels::KernelParams loop = einsum_params("akb,kc->abc");
     loop.agg_op = "max";
-    CHECK(ia::gemm_permuted_elements(KernelCall("einsum", loop), a) == 0);
+    CHECK(permuted(KernelCall("einsum", loop), a) == -1);
     const Shape m[] = {Shape{2, 2}, Shape{2, 2}};
-    CHECK(ia::gemm_permuted_elements(KernelCall("matmul"), m) == 0);
+    CHECK(permuted(KernelCall("matmul"), m) == -1);
 }
 
 TEST_CASE("estimated seconds: a TTGT contraction pays a pass over what it permutes", "[time]") {

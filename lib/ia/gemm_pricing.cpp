@@ -1,0 +1,90 @@
+#include "ia/gemm_pricing.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tra::ia {
+
+namespace {
+
+bool lowercase(const std::string& labels) {
+    for (char c : labels)
+        if (c < 'a' || c > 'z') return false;
+    return true;
+}
+
+// `labels` without those in neither `other` nor `out` (summed inside this operand alone).
+std::string shared_labels(const std::string& labels, const std::string& other,
+                          const std::string& out) {
+    std::string kept;
+    for (char c : labels)
+        if (other.find(c) != std::string::npos || out.find(c) != std::string::npos) kept += c;
+    return kept;
+}
+
+double plan_flops(const kernels::cpu::GemmPlan& plan) {
+    return 2.0 * static_cast<double>(plan.batches()) * static_cast<double>(plan.lanes) *
+           static_cast<double>(plan.m) * static_cast<double>(plan.n) * static_cast<double>(plan.k);
+}
+
+}  // namespace
+
+double blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
+                    double element_bytes) {
+    const auto count = static_cast<double>(calls.count);
+    return flops / rates.gemm_flops_per_second(flops / count) +
+           count * rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
+}
+
+std::shared_ptr<const ProfileGemmPricing> ProfileGemmPricing::holding(MachineProfile profile) {
+    auto held = std::make_shared<const MachineProfile>(std::move(profile));
+    auto pricing = std::make_shared<ProfileGemmPricing>(*held);
+    pricing->held_ = std::move(held);
+    return pricing;
+}
+
+double ProfileGemmPricing::product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype,
+                                           double flops) const {
+    const DtypeRates& rates = profile_->rates(dtype);
+    if (plan.lanes > 1 && rates.lanes_flops_per_second > 0)
+        return flops / rates.lanes_flops_per_second;
+    const kernels::GemmCalls calls{plan.batches() * plan.lanes, plan.m, plan.n, plan.k};
+    if (calls.count <= 0) return 0;
+    return blas_seconds(rates, flops, calls, static_cast<double>(size_of(dtype)));
+}
+
+double ProfileGemmPricing::permuted_bytes(const kernels::cpu::GemmPlan& plan, DType dtype) const {
+    return 2.0 * static_cast<double>(plan.permuted_elements()) *
+           static_cast<double>(size_of(dtype));
+}
+
+double ProfileGemmPricing::seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const {
+    return product_seconds(plan, dtype, plan_flops(plan)) +
+           permuted_bytes(plan, dtype) / profile_->memory_bytes_per_second;
+}
+
+std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
+                                                       std::span<const Shape> operands,
+                                                       const kernels::cpu::GemmPricing& pricing,
+                                                       DType dtype) {
+    const kernels::KernelParams& p = call.params();
+    if (call.name() != "einsum" || p.join_op != "mul" || p.agg_op != "add" || operands.size() != 2)
+        return std::nullopt;
+    const auto comma = p.spec.find(','), arrow = p.spec.find("->");
+    if (comma == std::string::npos || arrow == std::string::npos || comma > arrow)
+        return std::nullopt;
+    const std::string a = p.spec.substr(0, comma), b = p.spec.substr(comma + 1, arrow - comma - 1),
+                      o = p.spec.substr(arrow + 2);
+    if (!lowercase(a + b + o) || a.size() != operands[0].size() || b.size() != operands[1].size())
+        return std::nullopt;
+    std::vector<std::int64_t> extent_of_letter(26, 1);
+    for (std::size_t d = 0; d < a.size(); ++d)
+        extent_of_letter[static_cast<std::size_t>(a[d] - 'a')] = operands[0][d];
+    for (std::size_t d = 0; d < b.size(); ++d)
+        extent_of_letter[static_cast<std::size_t>(b[d] - 'a')] = operands[1][d];
+    // The CPU kernel's plan (not canonical: that one is the GPU's single cuBLAS call).
+    return kernels::cpu::plan_gemm(shared_labels(a, b, o), shared_labels(b, a, o), o,
+                                   extent_of_letter, pricing, dtype);
+}
+
+}  // namespace tra::ia

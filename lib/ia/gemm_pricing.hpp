@@ -1,0 +1,59 @@
+#pragma once
+// How the time model prices a matrix product: BLAS calls by their size and shape, the lanes
+// product (kernels/lanes_gemm.hpp) at its own rate, and the permutes of a TTGT plan as passes
+// over memory. The CPU einsum kernel runs a matrix-product call by kernels::cpu::plan_gemm
+// (kernels/einsum_gemm.hpp), which weighs a lanes plan against a BLAS plan by a pricing:
+// ProfileGemmPricing is that pricing for a machine profile, used by the model to predict and
+// installed by `tra run` for its kernels to choose (kernels/gemm_pricing.hpp), so the kernel runs
+// the plan the model priced.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "core/dtype.hpp"
+#include "core/tile.hpp"
+#include "ia/machine_profile.hpp"
+#include "kernels/einsum_gemm.hpp"
+#include "kernels/gemm_pricing.hpp"
+#include "kernels/kernel.hpp"
+
+namespace tra::ia {
+
+// Seconds of `calls` BLAS gemm calls doing `flops` in all: the flops at the rate of the calls'
+// size, plus what thin or flat calls move beyond square ones (DtypeRates::gemm_excess_seconds).
+double blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
+                    double element_bytes);
+
+class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
+  public:
+    // Prices by `profile`, which must outlive this.
+    explicit ProfileGemmPricing(const MachineProfile& profile) : profile_(&profile) {}
+    // A pricing that holds its own copy of `profile` (what `tra run` installs).
+    static std::shared_ptr<const ProfileGemmPricing> holding(MachineProfile profile);
+
+    // Seconds of the products of one call of `plan` doing `flops` flops (the kernel's count: it
+    // includes labels summed inside one operand before the product): a BLAS plan as its
+    // batches of m x k by k x n calls (blas_seconds); a lanes plan at the lanes rate, or where
+    // the profile has none as the BLAS calls of its geometry.
+    double product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype, double flops) const;
+    // Bytes the plan's permutes read and write: each permuted element once each way.
+    double permuted_bytes(const kernels::cpu::GemmPlan& plan, DType dtype) const;
+    // product_seconds of the plan's own flops plus its permuted bytes at the memory rate.
+    double seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const override;
+
+  private:
+    const MachineProfile* profile_;
+    std::shared_ptr<const MachineProfile> held_;
+};
+
+// The GEMM plan the CPU kernel runs for one call of `call` on operands of these shapes, chosen
+// as the kernel chooses under `pricing`; nullopt for a call that is no two-operand einsum with
+// join mul and agg add (it runs no GEMM plan). Like the kernel, a label summed inside one
+// operand alone is summed first and plays no part in the plan.
+std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
+                                                       std::span<const Shape> operands,
+                                                       const kernels::cpu::GemmPricing& pricing,
+                                                       DType dtype);
+
+}  // namespace tra::ia
