@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/lanes_gemm.hpp"
@@ -324,8 +325,9 @@ GemmCandidates gemm_candidates(const std::string& a, const std::string& b, const
 GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
                    const std::vector<std::int64_t>& extent_of_letter, bool canonical) {
     GemmCandidates c = gemm_candidates(a, b, o, extent_of_letter, canonical);
-    if (c.lanes && c.lanes->permuted_elements() < c.blas.permuted_elements()) return *c.lanes;
-    return c.blas;
+    if (c.lanes && c.lanes->permuted_elements() < c.blas.permuted_elements())
+        return std::move(*c.lanes);
+    return std::move(c.blas);
 }
 
 GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string& o,
@@ -333,8 +335,8 @@ GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string
                    DType dtype) {
     GemmCandidates c = gemm_candidates(a, b, o, extent_of_letter, false);
     if (c.lanes && pricing.seconds(*c.lanes, dtype) < pricing.seconds(c.blas, dtype))
-        return *c.lanes;
-    return c.blas;
+        return std::move(*c.lanes);
+    return std::move(c.blas);
 }
 
 template <class T>

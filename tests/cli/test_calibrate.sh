@@ -39,6 +39,7 @@ for dtype, d in p["dtypes"].items():
     for g in d["gemm"]:
         rate(g["flops_per_second"], f"{dtype} gemm {g['size']}")
     rate(d["loop_flops_per_second"], f"{dtype} loop")
+    rate(d["lanes_flops_per_second"], f"{dtype} lanes product")
 rate(p["memory_bytes_per_second"], "memory")
 rate(p["first_touch_bytes_per_second"], "first touch")
 rate(p["kernel_call_seconds"], "kernel call")

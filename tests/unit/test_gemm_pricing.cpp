@@ -4,6 +4,7 @@
 // Every expected value is computed by hand in the comments.
 #include <catch2/catch.hpp>
 
+#include "ia/gemm_pricing.hpp"
 #include "ia/machine_profile.hpp"
 #include "kernels/kernel.hpp"
 
@@ -85,4 +86,47 @@ TEST_CASE("gemm excess: thin and flat products pay for the bytes a square one do
     // No sample with result excess: that rate is unmeasured, so nothing is charged.
     const ia::GemmSample thin_only[] = {{8, 64, 64, 1}};
     CHECK(ia::fitted_gemm_excess_rates(thin_only, 8).result_bytes_per_second == ia::kNoGemmExcess);
+}
+
+TEST_CASE("gemm pricing: a profile prices lanes products at their rate and permutes as passes",
+          "[time]") {
+    // f64, BLAS at 1e10 flop/s whatever the size, no excess charged, memory at 1e9 B/s.
+    ia::MachineProfile p = ia::default_machine_profile();
+    p.f64.gemm = {{64, 1e10}};
+    p.f64.gemm_operand_excess_bytes_per_second = p.f64.gemm_result_excess_bytes_per_second = 0;
+    p.f64.lanes_flops_per_second = 5e9;
+    p.memory_bytes_per_second = 1e9;
+    const ia::ProfileGemmPricing pricing(p);
+    kernels::KernelParams params;
+    params.spec = "ikb,kjb->ijb";  // b innermost everywhere: lanes permute nothing
+    const KernelCall call("einsum", params);
+    const Shape shapes[] = {Shape{4, 4, 8}, Shape{4, 4, 8}};
+    // 2 * 4^3 * 8 = 1024 flops. Lanes: 1024 / 5e9 = 2.048e-7 s. BLAS: 1024 / 1e10 = 1.024e-7 s
+    // plus A, B and C permuted, 3 * 128 elements of 8 bytes read and written: 6144 bytes,
+    // 6.144e-6 s. Lanes are cheaper.
+    const auto lanes = ia::einsum_gemm_plan(call, shapes, pricing, DType::F64);
+    REQUIRE(lanes);
+    CHECK(lanes->lanes == 8);
+    CHECK(pricing.seconds(*lanes, DType::F64) == Approx(2.048e-7));
+    CHECK(pricing.product_seconds(*lanes, DType::F64, 1024) == Approx(2.048e-7));
+    CHECK(pricing.permuted_bytes(*lanes, DType::F64) == 0);
+    // Lanes at 1e8 flop/s: 1.024e-5 s, more than BLAS's 1.024e-7 + 6.144e-6 s.
+    p.f64.lanes_flops_per_second = 1e8;
+    const auto blas = ia::einsum_gemm_plan(call, shapes, pricing, DType::F64);
+    REQUIRE(blas);
+    CHECK(blas->lanes == 1);
+    CHECK(pricing.permuted_bytes(*blas, DType::F64) == 6144);
+    CHECK(pricing.seconds(*blas, DType::F64) == Approx(1.024e-7 + 6.144e-6));
+    // Unmeasured (0): a lanes plan is priced as the BLAS calls of its geometry (8 calls of
+    // 4 x 4 x 4), so the plan permuting fewer elements wins: lanes, as without a pricing.
+    p.f64.lanes_flops_per_second = 0;
+    const auto unmeasured = ia::einsum_gemm_plan(call, shapes, pricing, DType::F64);
+    REQUIRE(unmeasured);
+    CHECK(unmeasured->lanes == 8);
+    CHECK(pricing.seconds(*unmeasured, DType::F64) == Approx(1.024e-7));
+    // And the lanes rate of one dtype leaves the other's alone.
+    p.f64.lanes_flops_per_second = 1e8;
+    const auto f32 = ia::einsum_gemm_plan(call, shapes, pricing, DType::F32);
+    REQUIRE(f32);
+    CHECK(f32->lanes == 8);
 }

@@ -81,6 +81,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
             near(x->gemm_operand_excess_bytes_per_second, y->gemm_operand_excess_bytes_per_second));
         CHECK(near(x->gemm_result_excess_bytes_per_second, y->gemm_result_excess_bytes_per_second));
         CHECK(near(x->loop_flops_per_second, y->loop_flops_per_second));
+        CHECK(near(x->lanes_flops_per_second, y->lanes_flops_per_second));
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
     CHECK(near(a.kernel_call_seconds, b.kernel_call_seconds));
@@ -110,6 +111,9 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     REQUIRE(p.f32.gemm.size() == 1);
     CHECK(p.f32.gemm[0].size == 128);
     CHECK(p.f32.loop_flops_per_second == 7.5e8);
+    // Absent: not measured, so lanes products are priced as BLAS calls.
+    CHECK(p.f64.lanes_flops_per_second == 0);
+    CHECK(p.f32.lanes_flops_per_second == 0);
     // Absent (a profile written before the field existed): the built-in default's.
     CHECK(p.f64.gemm_operand_excess_bytes_per_second ==
           ia::default_machine_profile().f64.gemm_operand_excess_bytes_per_second);
@@ -171,6 +175,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.ranks = 2;
         p.f64.gemm = {{64, 1.23456789e10}, {2048, 4.87654321e10}};
         p.f64.loop_flops_per_second = 6.54321e8;
+        p.f64.lanes_flops_per_second = 3.45678912e10;  // f32's stays unmeasured: not written
         p.f64.gemm_operand_excess_bytes_per_second = 9.87654321e9;
         p.f64.gemm_result_excess_bytes_per_second = 2.3456789e10;
         p.f32.gemm = {{1, 3.0}, {3, 1e300}};
@@ -186,6 +191,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         const std::string path = dir.write("p.yaml", text);
         const ia::MachineProfile back = load_machine_profile(path);
         check_same(back, p, 5e-6);  // half a unit in the 6th digit
+        CHECK_THAT(text, Catch::Contains("    lanes_flops_per_second: 3.45679e+10\n  f32:"));
         // Printed, read and printed again: the same text, so the same content hash.
         CHECK(machine_profile_yaml(back) == text);
         CHECK(back.content_hash == content_hash(text));
@@ -221,6 +227,9 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
                      "expected a number, got 'fast'");
         expect_error(edited("threads: 2", "threads: 0"), 4, "blas.threads", "from 1");
         expect_error(edited("ranks: 3", "ranks: 1.5"), 5, "ranks", "expected an integer");
+        expect_error(edited("    loop_flops_per_second: 6.0e8\n",
+                            "    loop_flops_per_second: 6.0e8\n    lanes_flops_per_second: 0\n"),
+                     12, "dtypes.f64.lanes_flops_per_second", "positive finite number");
     }
     SECTION("gemm sizes ascending and distinct, at least one") {
         expect_error(edited("size: 512", "size: 32"), 10, "dtypes.f64.gemm[1].size",

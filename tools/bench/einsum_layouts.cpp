@@ -3,7 +3,9 @@
 // dgemm of the contraction's M x N x K on contiguous row-major matrices (batched contractions:
 // one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
 // The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp).
-// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time]
+// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time] [--machine FILE]
+// --machine FILE: the kernel chooses lanes or BLAS by that machine profile's rates, as `tra run
+// --machine FILE` does (kernels/gemm_pricing.hpp); without it, by fewest elements permuted.
 // --cpu-time: the process's CPU seconds instead of wall seconds, which other programs on the
 // cores inflate less (for 1 thread; with more it sums the threads' seconds).
 // --every: the batched and 4-D contractions in every label order of each operand and the output
@@ -17,12 +19,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "core/tile.hpp"
+#include "ia/gemm_pricing.hpp"
+#include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
+#include "workflow/machine_profile_file.hpp"
 
 namespace {
 
@@ -103,6 +109,18 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         every = every || std::string(argv[i]) == "--every";
         cpu_time = cpu_time || std::string(argv[i]) == "--cpu-time";
+        if (std::string(argv[i]) == "--machine" && i + 1 < argc) {
+            tra::ia::MachineProfile profile;
+            try {
+                profile = tra::workflow::load_machine_profile(argv[++i]);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "bench_einsum_layouts: %s\n", e.what());
+                return 2;
+            }
+            std::printf("lanes or BLAS by machine profile %s (%s)\n", profile.name.c_str(),
+                        profile.source.c_str());
+            tra::kernels::cpu::use_gemm_pricing(tra::ia::ProfileGemmPricing::holding(profile));
+        }
     }
     std::vector<Group> groups = {
         // Attention scores (issue 19): s = t = 512, h = 8, d = 128.
