@@ -65,7 +65,8 @@ void print_summary(const ia::MachineProfile& p) {
                   << ", lanes product " << engineering(rates->lanes_flops_per_second, "FLOP/s")
                   << "\n";
     }
-    std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", kernel call "
+    std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", permute "
+              << engineering(p.permute_bytes_per_second, "B/s") << ", kernel call "
               << micro(p.kernel_call_seconds) << ", first touch "
               << engineering(p.first_touch_bytes_per_second, "B/s") << "\n"
               << "same host: " << link_line(p.same_host) << "\n"

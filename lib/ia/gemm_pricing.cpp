@@ -58,9 +58,13 @@ double ProfileGemmPricing::permuted_bytes(const kernels::cpu::GemmPlan& plan, DT
            static_cast<double>(size_of(dtype));
 }
 
+double ProfileGemmPricing::permute_seconds(const kernels::cpu::GemmPlan& plan,
+                                           DType dtype) const {
+    return permuted_bytes(plan, dtype) / profile_->permute_rate();
+}
+
 double ProfileGemmPricing::seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const {
-    return product_seconds(plan, dtype, plan_flops(plan)) +
-           permuted_bytes(plan, dtype) / profile_->memory_bytes_per_second;
+    return product_seconds(plan, dtype, plan_flops(plan)) + permute_seconds(plan, dtype);
 }
 
 std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,

@@ -39,7 +39,9 @@ class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
     double product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype, double flops) const;
     // Bytes the plan's permutes read and write: each permuted element once each way.
     double permuted_bytes(const kernels::cpu::GemmPlan& plan, DType dtype) const;
-    // product_seconds of the plan's own flops plus its permuted bytes at the memory rate.
+    // Those bytes at the profile's permute rate (MachineProfile::permute_rate).
+    double permute_seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const;
+    // product_seconds of the plan's own flops plus its permute_seconds.
     double seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const override;
 
   private:

@@ -87,6 +87,10 @@ struct MachineProfile {
     int ranks = 1;          // ranks that ran at once while measuring
     DtypeRates f32, f64;
     double memory_bytes_per_second = 0;  // bytes read plus written by element-wise passes
+    // Bytes read plus written by a permute moving a batch label from innermost to outermost (the
+    // einsum's TTGT permutes): strided, so slower than a pass. 0: not measured (profiles before
+    // it, the built-in default): memory_bytes_per_second.
+    double permute_bytes_per_second = 0;
     double kernel_call_seconds = 0;      // fixed cost of one kernel call on one tile
     // Fresh memory taken and touched (the run's tile reservation before its first operator,
     // runtime/tile_reservation.hpp): on a VM the hypervisor backs each page on first touch.
@@ -100,6 +104,9 @@ struct MachineProfile {
     std::string content_hash;
 
     const DtypeRates& rates(DType dtype) const { return dtype == DType::F32 ? f32 : f64; }
+    double permute_rate() const {
+        return permute_bytes_per_second > 0 ? permute_bytes_per_second : memory_bytes_per_second;
+    }
     // across_hosts when measured, otherwise the built-in default's across-host rates.
     const LinkRates& across_hosts_or_default() const;
 };

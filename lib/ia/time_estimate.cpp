@@ -83,11 +83,11 @@ class NodeWork {
         call_bytes_ = bytes;
         return *this;
     }
-    // Product: one product's seconds, and the permutes' bytes, per call; the products written
+    // Product: one product's seconds, and its permutes' seconds, per call; the products written
     // (out, unless fused with their aggregate).
-    NodeWork& product(double seconds, double permuted_bytes, const PerSite* out) {
+    NodeWork& product(double seconds, double permute_seconds, const PerSite* out) {
         product_seconds_ = seconds;
-        permuted_bytes_ = permuted_bytes;
+        permute_seconds_ = permute_seconds;
         pass_out_ = out;
         return *this;
     }
@@ -107,7 +107,7 @@ class NodeWork {
             case Kind::Product:
                 w.compute += calls * product_seconds_;
                 if (pass_out_) w.memory = pass(held(pass_out_, s));
-                w.memory += calls * pass(permuted_bytes_);
+                w.memory += calls * permute_seconds_;
                 break;
             case Kind::None:
                 break;
@@ -126,7 +126,7 @@ class NodeWork {
                                                       memory_rate_,
                                                       call_bytes_,
                                                       product_seconds_,
-                                                      permuted_bytes_,
+                                                      permute_seconds_,
                                                       pass_out_ == calls_of_ ? 1.0 : 0.0,
                                                       in_read_,
                                                       static_cast<double>(sites)};
@@ -166,7 +166,7 @@ class NodeWork {
     // every rate is non-negative.
     const PerSite* grows_with() const {
         const bool nonnegative = calls_tile_ > 0 && call_seconds_ >= 0 && memory_rate_ > 0 &&
-                                 call_bytes_ >= 0 && product_seconds_ >= 0 && permuted_bytes_ >= 0;
+                                 call_bytes_ >= 0 && product_seconds_ >= 0 && permute_seconds_ >= 0;
         if (!calls_of_ || !nonnegative) return nullptr;
         if (kind_ == Kind::ElementwiseJoin) return calls_of_;
         if (kind_ == Kind::Product && (!pass_out_ || pass_out_ == calls_of_)) return calls_of_;
@@ -183,7 +183,7 @@ class NodeWork {
     double calls_tile_ = 0;
     double call_seconds_ = 0, memory_rate_ = 1;
     const PerSite *pass_in_ = nullptr, *pass_out_ = nullptr;
-    double call_bytes_ = 0, product_seconds_ = 0, permuted_bytes_ = 0, in_read_ = 1;
+    double call_bytes_ = 0, product_seconds_ = 0, permute_seconds_ = 0, in_read_ = 1;
 };
 
 // The work of every kind of node but enforcers.
@@ -248,11 +248,11 @@ class LocalWork {
         // operand or result it permutes read and written once more.
         const std::optional<kernels::cpu::GemmPlan> gemm =
             einsum_gemm_plan(op->kernel, shapes, pricing_, dtype);
-        const double permuted = gemm ? pricing_.permuted_bytes(*gemm, dtype) : 0.0;
+        const double permutes = gemm ? pricing_.permute_seconds(*gemm, dtype) : 0.0;
         return NodeWork(Kind::Product, &n.cost.resident, tile, profile_)
             .product(product_seconds(op->kernel, shapes, dtype, operand_bytes, pricing_, profile_,
                                      gemm),
-                     permuted,
+                     permutes,
                      fused_[n.id] ? nullptr : &n.cost.resident);  // the products written
     }
 

@@ -209,6 +209,36 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
     out.memory_bytes_per_second =
         3.0 * static_cast<double>(a.bytes()) / seconds_per_call(add, {{&a, &b}}, s);
 
+    // A batch label moved from innermost to outermost and back, as TTGT moves it for BLAS and
+    // the product back (einsum's unary spec without sums is a permute; writing the lanes
+    // innermost ran 1.5x slower than reading them there on one core here), on tiles taken in
+    // turn, as many as the thin products stream: a join's permutes find their tiles out of
+    // the caches. The figure is both directions' bytes over both directions' seconds.
+    const std::int64_t e = s.lanes_extent, lanes = kCalibrationLanes;
+    const Shape inner{e, e, lanes}, outer{lanes, e, e};
+    const std::int64_t tile_bytes = inner.product() * static_cast<std::int64_t>(sizeof(double));
+    const std::int64_t count =
+        std::max<std::int64_t>(1, (s.thin_operand_bytes + tile_bytes - 1) / tile_bytes);
+    double permute_seconds = 0;
+    for (const auto& [spec, shape] : {std::pair{"ijb->bij", inner}, {"bij->ijb", outer}}) {
+        KernelParams p;
+        p.spec = spec;
+        const KernelCall permute("einsum", p);
+        if (before)
+            before(permute.str() + " f64 " + std::to_string(shape[0]) + " x " +
+                   std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + ", " +
+                   std::to_string(count) + " tiles in turn");
+        std::vector<Tile> tiles;
+        tiles.reserve(static_cast<std::size_t>(count));
+        OperandSets sets;
+        for (std::int64_t i = 0; i < count; ++i) {
+            tiles.push_back(filled(DType::F64, shape));
+            sets.push_back({&tiles.back()});
+        }
+        permute_seconds += seconds_per_call(permute, sets, s);
+    }
+    out.permute_bytes_per_second = 4.0 * static_cast<double>(tile_bytes) / permute_seconds;
+
     if (before) before("add f64 1 x 1 (the fixed cost of a call)");
     const Tile x = filled(DType::F64, Shape{1, 1}), y = filled(DType::F64, Shape{1, 1});
     out.kernel_call_seconds = seconds_per_call(add, {{&x, &y}}, s);

@@ -21,7 +21,9 @@ struct KernelCalibrationSettings {
     std::int64_t thin_long = 0, thin_short = 0, thin_operand_bytes = 0;
     std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
     std::int64_t lanes_extent = 0;         // "ikb,kjb->ijb" products: i = j = k = this,
-                                           // b = kCalibrationLanes (the lanes product)
+                                           // b = kCalibrationLanes (the lanes product); and
+                                           // the permute's tiles, [this, this, b], streamed
+                                           // as the thin products' operands are
     std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
     double min_seconds = 0;                // each figure is timed for at least this long
     int min_samples = 0;                   // and over at least this many timed batches (odd,
@@ -72,6 +74,10 @@ struct DtypeKernelRates {
 struct KernelRates {
     DtypeKernelRates f32, f64;
     double memory_bytes_per_second = 0;  // (2 reads + 1 write) x tile bytes / seconds of `add`
+    // Bytes read plus written per second by einsum's permutes of [n, n, 16] f64 tiles to
+    // [16, n, n] and back (n = lanes_extent): what TTGT pays to move a batch label out of the
+    // way of BLAS and back into the product
+    double permute_bytes_per_second = 0;
     double kernel_call_seconds = 0;      // one `add` call on 1 x 1 tiles
 };
 

@@ -33,6 +33,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
         v.push_back(d->lanes_flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
+    v.push_back(r.permute_bytes_per_second);
     v.push_back(-r.kernel_call_seconds);
     return v;
 }
@@ -58,6 +59,7 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         to->lanes_flops_per_second = positive(v[i++]);
     }
     profile.memory_bytes_per_second = positive(v[i++]);
+    profile.permute_bytes_per_second = positive(v[i++]);
     profile.kernel_call_seconds = positive(-v[i++]);
 }
 

@@ -94,7 +94,8 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
         root.fail("a machine profile is a map starting with 'format: " +
                   std::string(kMachineProfileFormat) + "'");
     root.allow_only({"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
-                     "kernel_call_seconds", "first_touch_bytes_per_second", "links"});
+                     "kernel_call_seconds", "first_touch_bytes_per_second", "links",
+                     "permute_bytes_per_second"});
     const Field format = root.at("format");
     if (format.as_string() != kMachineProfileFormat)
         format.fail("unsupported format '" + format.as_string() + "' (expected " +
@@ -119,6 +120,9 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
     p.memory_bytes_per_second = positive(root.at("memory_bytes_per_second"));
     p.kernel_call_seconds = positive(root.at("kernel_call_seconds"));
     // Added after the first profiles were written: optional, the built-in's where absent.
+    p.permute_bytes_per_second = root.has("permute_bytes_per_second")
+                                     ? positive(root.at("permute_bytes_per_second"))
+                                     : 0;  // not measured: the memory rate
     p.first_touch_bytes_per_second = root.has("first_touch_bytes_per_second")
                                          ? positive(root.at("first_touch_bytes_per_second"))
                                          : builtin.first_touch_bytes_per_second;

@@ -67,8 +67,11 @@ std::string machine_profile_yaml(const ia::MachineProfile& p) {
         << "dtypes:\n"
         << "  f64:" << dtype_text(p.f64) << "\n"
         << "  f32:" << dtype_text(p.f32) << "\n"
-        << "memory_bytes_per_second: " << number(p.memory_bytes_per_second) << "\n"
-        << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n"
+        << "memory_bytes_per_second: " << number(p.memory_bytes_per_second) << "\n";
+    // Only where measured, as the lanes rate.
+    if (p.permute_bytes_per_second > 0)
+        out << "permute_bytes_per_second: " << number(p.permute_bytes_per_second) << "\n";
+    out << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n"
         << "first_touch_bytes_per_second: " << number(p.first_touch_bytes_per_second) << "\n"
         << "links:\n"
         << "  same_host: " << link_text(p.same_host) << "\n"

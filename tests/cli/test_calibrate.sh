@@ -23,7 +23,8 @@ text = open(path).read()
 assert text.startswith("#") and "tra calibrate" in text.split("format:")[0], "no header comment"
 p = yaml.safe_load(text)
 assert set(p) == {"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
-                  "kernel_call_seconds", "first_touch_bytes_per_second", "links"}, sorted(p)
+                  "permute_bytes_per_second", "kernel_call_seconds",
+                  "first_touch_bytes_per_second", "links"}, sorted(p)
 def rate(v, what):
     assert isinstance(v, (int, float)) and not isinstance(v, bool), (what, v)
     assert math.isfinite(v) and v > 0, (what, v)
@@ -41,6 +42,7 @@ for dtype, d in p["dtypes"].items():
     rate(d["loop_flops_per_second"], f"{dtype} loop")
     rate(d["lanes_flops_per_second"], f"{dtype} lanes product")
 rate(p["memory_bytes_per_second"], "memory")
+rate(p["permute_bytes_per_second"], "permute")
 rate(p["first_touch_bytes_per_second"], "first touch")
 rate(p["kernel_call_seconds"], "kernel call")
 assert p["kernel_call_seconds"] < 1e-3, p["kernel_call_seconds"]

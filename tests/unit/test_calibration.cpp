@@ -42,6 +42,10 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
                                                "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3",
                                                "add f64 32 x 32",
+                                               "einsum(ijb->bij; join=mul, agg=add) f64 3 x 3 x "
+                                               "16, 4 tiles in turn",
+                                               "einsum(bij->ijb; join=mul, agg=add) f64 16 x 3 x "
+                                               "3, 4 tiles in turn",
                                                "add f64 1 x 1 (the fixed cost of a call)"};
     CHECK(seen == expected);
     auto good = [](double v) { return std::isfinite(v) && v > 0; };
@@ -64,6 +68,7 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
         CHECK(good(d->lanes_flops_per_second));
     }
     CHECK(good(r.memory_bytes_per_second));
+    CHECK(good(r.permute_bytes_per_second));
     CHECK(good(r.kernel_call_seconds));
     // A call on 1 x 1 tiles takes well under a millisecond anywhere.
     CHECK(r.kernel_call_seconds < 1e-3);

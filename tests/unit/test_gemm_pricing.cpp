@@ -124,6 +124,12 @@ TEST_CASE("gemm pricing: a profile prices lanes products at their rate and permu
     REQUIRE(unmeasured);
     CHECK(unmeasured->lanes == 8);
     CHECK(pricing.seconds(*unmeasured, DType::F64) == Approx(1.024e-7));
+    // A measured permute rate prices the permutes instead of the memory rate: at 5e8 B/s the
+    // BLAS plan's 6144 bytes take 1.2288e-5 s.
+    p.permute_bytes_per_second = 5e8;
+    CHECK(pricing.permute_seconds(*blas, DType::F64) == Approx(1.2288e-5));
+    CHECK(pricing.seconds(*blas, DType::F64) == Approx(1.024e-7 + 1.2288e-5));
+    p.permute_bytes_per_second = 0;
     // And the lanes rate of one dtype leaves the other's alone.
     p.f64.lanes_flops_per_second = 1e8;
     const auto f32 = ia::einsum_gemm_plan(call, shapes, pricing, DType::F32);
