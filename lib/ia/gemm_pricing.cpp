@@ -58,8 +58,7 @@ double ProfileGemmPricing::permuted_bytes(const kernels::cpu::GemmPlan& plan, DT
            static_cast<double>(size_of(dtype));
 }
 
-double ProfileGemmPricing::permute_seconds(const kernels::cpu::GemmPlan& plan,
-                                           DType dtype) const {
+double ProfileGemmPricing::permute_seconds(const kernels::cpu::GemmPlan& plan, DType dtype) const {
     return permuted_bytes(plan, dtype) / profile_->permute_rate();
 }
 

@@ -91,12 +91,12 @@ struct MachineProfile {
     // einsum's TTGT permutes): strided, so slower than a pass. 0: not measured (profiles before
     // it, the built-in default): memory_bytes_per_second.
     double permute_bytes_per_second = 0;
-    double kernel_call_seconds = 0;      // fixed cost of one kernel call on one tile
+    double kernel_call_seconds = 0;  // fixed cost of one kernel call on one tile
     // Fresh memory taken and touched (the run's tile reservation before its first operator,
     // runtime/tile_reservation.hpp): on a VM the hypervisor backs each page on first touch.
     double first_touch_bytes_per_second = 0;
-    LinkRates same_host;                 // between ranks on one host (shared memory)
-    LinkRates across_hosts;              // between ranks on different hosts (the network)
+    LinkRates same_host;     // between ranks on one host (shared memory)
+    LinkRates across_hosts;  // between ranks on different hosts (the network)
 
     // Where it came from: a file's path, or "built-in"; and the content hash of that file
     // (core/content_hash.hpp), or of the built-in's canonical text. Plan files record both.

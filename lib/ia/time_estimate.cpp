@@ -250,10 +250,10 @@ class LocalWork {
             einsum_gemm_plan(op->kernel, shapes, pricing_, dtype);
         const double permutes = gemm ? pricing_.permute_seconds(*gemm, dtype) : 0.0;
         return NodeWork(Kind::Product, &n.cost.resident, tile, profile_)
-            .product(product_seconds(op->kernel, shapes, dtype, operand_bytes, pricing_, profile_,
-                                     gemm),
-                     permutes,
-                     fused_[n.id] ? nullptr : &n.cost.resident);  // the products written
+            .product(
+                product_seconds(op->kernel, shapes, dtype, operand_bytes, pricing_, profile_, gemm),
+                permutes,
+                fused_[n.id] ? nullptr : &n.cost.resident);  // the products written
     }
 
     NodeWork aggregate(const IaNode& n) const {

@@ -288,8 +288,7 @@ struct GemmCandidates {
 };
 
 GemmCandidates gemm_candidates(const std::string& a, const std::string& b, const std::string& o,
-                               const std::vector<std::int64_t>& extent_of_letter,
-                               bool canonical) {
+                               const std::vector<std::int64_t>& extent_of_letter, bool canonical) {
     const Layout l{extent_of_letter};
     std::string batch, m, n, k;  // extent-1 labels in none
     for (char c : a + b) {
@@ -314,7 +313,8 @@ GemmCandidates gemm_candidates(const std::string& a, const std::string& b, const
                     p.b = view_of(l, b, bo, ko, no, false, canonical);
                     p.out = view_of(l, o, bo, mo, no, true, canonical);
                     const std::int64_t cost = p.permuted_elements();
-                    if (best_cost < 0 || cost < best_cost) out.blas = std::move(p), best_cost = cost;
+                    if (best_cost < 0 || cost < best_cost)
+                        out.blas = std::move(p), best_cost = cost;
                 }
     if (best_cost > 0 && !canonical) out.lanes = lanes_plan(l, a, b, o, batch, m, n, k);
     return out;

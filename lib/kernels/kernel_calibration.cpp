@@ -175,8 +175,8 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
 }  // namespace
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
-    return {{64, 128, 256, 512, 1024, 2048}, 512, 32, std::int64_t{64} << 20, 96, 256, 2048,
-            0.3, 3};
+    return {
+        {64, 128, 256, 512, 1024, 2048}, 512, 32, std::int64_t{64} << 20, 96, 256, 2048, 0.3, 3};
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::quick() {

@@ -19,15 +19,15 @@ struct KernelCalibrationSettings {
     // `thin_operand_bytes` of them in all (more than the caches hold), as a join's calls do:
     // operands in cache make thin products look several times cheaper than they run.
     std::int64_t thin_long = 0, thin_short = 0, thin_operand_bytes = 0;
-    std::int64_t loop_extent = 0;          // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
-    std::int64_t lanes_extent = 0;         // "ikb,kjb->ijb" products: i = j = k = this,
-                                           // b = kCalibrationLanes (the lanes product); and
-                                           // the permute's tiles, [this, this, b], streamed
-                                           // as the thin products' operands are
-    std::int64_t stream_extent = 0;        // `add` on [extent, extent] f64 tiles
-    double min_seconds = 0;                // each figure is timed for at least this long
-    int min_samples = 0;                   // and over at least this many timed batches (odd,
-                                           // so the median is one of them)
+    std::int64_t loop_extent = 0;    // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
+    std::int64_t lanes_extent = 0;   // "ikb,kjb->ijb" products: i = j = k = this,
+                                     // b = kCalibrationLanes (the lanes product); and
+                                     // the permute's tiles, [this, this, b], streamed
+                                     // as the thin products' operands are
+    std::int64_t stream_extent = 0;  // `add` on [extent, extent] f64 tiles
+    double min_seconds = 0;          // each figure is timed for at least this long
+    int min_samples = 0;             // and over at least this many timed batches (odd,
+                                     // so the median is one of them)
 
     // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, lanes
     // products of 256^3, 0.3 s per figure.
@@ -65,7 +65,7 @@ struct ThinGemmPoint {
 };
 
 struct DtypeKernelRates {
-    std::vector<GemmPoint> gemm;  // one per KernelCalibrationSettings::gemm_sizes
+    std::vector<GemmPoint> gemm;           // one per KernelCalibrationSettings::gemm_sizes
     std::vector<ThinGemmPoint> thin_gemm;  // m, n, k short in turn
     double loop_flops_per_second = 0;
     double lanes_flops_per_second = 0;  // batch labels innermost: the lanes product
@@ -78,7 +78,7 @@ struct KernelRates {
     // [16, n, n] and back (n = lanes_extent): what TTGT pays to move a batch label out of the
     // way of BLAS and back into the product
     double permute_bytes_per_second = 0;
-    double kernel_call_seconds = 0;      // one `add` call on 1 x 1 tiles
+    double kernel_call_seconds = 0;  // one `add` call on 1 x 1 tiles
 };
 
 // Called before each figure with what it measures ("matmul f64 256"); the runtime uses it to

@@ -240,8 +240,7 @@ class HandPricing final : public kernels::cpu::GemmPricing {
     double lanes_speed_;
 };
 
-kernels::cpu::GemmPlan priced_plan(const std::string& a, const std::string& b,
-                                   const std::string& o,
+kernels::cpu::GemmPlan priced_plan(const std::string& a, const std::string& b, const std::string& o,
                                    const std::map<char, std::int64_t>& extents,
                                    const kernels::cpu::GemmPricing& pricing) {
     std::vector<std::int64_t> e(26, 1);
