@@ -107,6 +107,14 @@ double flops_per_second(const KernelCall& kernel, const OperandSets& sets,
     return flops / seconds_per_call(kernel, sets, s);
 }
 
+KernelCall einsum_call(const char* spec, const char* join, const char* agg) {
+    KernelParams p;
+    p.spec = spec;
+    p.join_op = join;
+    p.agg_op = agg;
+    return KernelCall("einsum", p);
+}
+
 DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
                                const BeforeMeasurement& before) {
     DtypeKernelRates out;
@@ -146,11 +154,7 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     }
     // A batched max-plus product: no matrix product (join mul, agg add), so it runs einsum's
     // generic loop, the path of every contraction that is no gemm.
-    KernelParams p;
-    p.spec = "ikb,kjb->ijb";
-    p.join_op = "add";
-    p.agg_op = "max";
-    const KernelCall loop("einsum", p);
+    const KernelCall loop = einsum_call("ikb,kjb->ijb", "add", "max");
     const std::int64_t e = s.loop_extent;
     if (before) before(loop.str() + " " + name_of(dtype) + " " + std::to_string(e));
     const Tile a = filled(dtype, Shape{e, e, 4}), b = filled(dtype, Shape{e, e, 4});
@@ -159,11 +163,7 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     // The same product with join mul and agg add: its batch b is innermost everywhere, so BLAS
     // would need all three permuted and the plan computes b as lanes instead (einsum_gemm.hpp;
     // calibrate installs no pricing, so the plan permuting nothing is taken).
-    KernelParams lanes_params;
-    lanes_params.spec = "ikb,kjb->ijb";
-    lanes_params.join_op = "mul";
-    lanes_params.agg_op = "add";
-    const KernelCall lanes("einsum", lanes_params);
+    const KernelCall lanes = einsum_call("ikb,kjb->ijb", "mul", "add");
     const std::int64_t n = s.lanes_extent;
     if (before) before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n));
     const Tile x = filled(dtype, Shape{n, n, kCalibrationLanes}),
@@ -221,9 +221,7 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
         std::max<std::int64_t>(1, (s.thin_operand_bytes + tile_bytes - 1) / tile_bytes);
     double permute_seconds = 0;
     for (const auto& [spec, shape] : {std::pair{"ijb->bij", inner}, {"bij->ijb", outer}}) {
-        KernelParams p;
-        p.spec = spec;
-        const KernelCall permute("einsum", p);
+        const KernelCall permute = einsum_call(spec, "mul", "add");
         if (before)
             before(permute.str() + " f64 " + std::to_string(shape[0]) + " x " +
                    std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + ", " +
