@@ -92,6 +92,10 @@ struct MachineProfile {
     // it, the built-in default): memory_bytes_per_second.
     double permute_bytes_per_second = 0;
     double kernel_call_seconds = 0;  // fixed cost of one kernel call on one tile
+    // The runtime's fixed cost of one operator, whatever it computes: the ranks' agreement that
+    // ends it (runtime/operator_calibration.hpp). 0: not measured (profiles before it, the
+    // built-in default): not charged.
+    double operator_seconds = 0;
     // Fresh memory taken and touched (the run's tile reservation before its first operator,
     // runtime/tile_reservation.hpp): on a VM the hypervisor backs each page on first touch.
     double first_touch_bytes_per_second = 0;

@@ -293,10 +293,12 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             const auto [site, seconds] = exchange.slowest(n.cost.transfer);
             busiest.busiest = static_cast<Site>(site);
             busiest.communication = seconds;
+            busiest.fixed = model.profile.operator_seconds;
             out.push_back(busiest);
             continue;
         }
         out.push_back(local.of(n).busiest(sites));
+        out.back().fixed = model.profile.operator_seconds;
     }
     return out;
 }

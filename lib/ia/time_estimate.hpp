@@ -59,8 +59,9 @@ struct TimeModel {
 // One operator's prediction on its busiest site, split by what that site spends it on.
 struct OperatorTime {
     double compute = 0, communication = 0, memory = 0;
+    double fixed = 0;  // the runtime's cost of any operator (MachineProfile::operator_seconds)
     Site busiest = 0;
-    double seconds() const { return compute + communication + memory; }
+    double seconds() const { return compute + communication + memory + fixed; }
 };
 
 // Per IA node from `first` on, in plan order (a partial plan's newest nodes: the search's beam).

@@ -11,6 +11,7 @@
 #include "kernels/cache_size.hpp"
 #include "kernels/kernel_calibration.hpp"
 #include "runtime/link_calibration.hpp"
+#include "runtime/operator_calibration.hpp"
 #include "runtime/polite_barrier.hpp"
 
 namespace tra::runtime {
@@ -132,6 +133,11 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     p.ranks = size;
     unflatten(figures, mine, p);
     p.first_touch_bytes_per_second = touch;
+
+    if (me == 0 && options.progress) options.progress("an empty operator on every rank");
+    p.operator_seconds = positive(operator_seconds(
+        comm, options.quick ? OperatorCalibrationSettings::quick()
+                            : OperatorCalibrationSettings::full()));
 
     const auto links =
         options.quick ? LinkCalibrationSettings::quick() : LinkCalibrationSettings::full();

@@ -1,7 +1,8 @@
 #pragma once
 // `tra calibrate`'s measurements on every rank of a run (docs/machine-profile.md): the kernels
-// (kernels/kernel_calibration.hpp) on all ranks at once, then the links (link_calibration.hpp)
-// one pair at a time, gathered into one ia::MachineProfile.
+// (kernels/kernel_calibration.hpp) and an operator's fixed cost (operator_calibration.hpp) on all
+// ranks at once, then the links (link_calibration.hpp) one pair at a time, gathered into one
+// ia::MachineProfile.
 #include <mpi.h>
 
 #include <functional>

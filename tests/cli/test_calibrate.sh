@@ -23,7 +23,7 @@ text = open(path).read()
 assert text.startswith("#") and "tra calibrate" in text.split("format:")[0], "no header comment"
 p = yaml.safe_load(text)
 assert set(p) == {"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
-                  "permute_bytes_per_second", "kernel_call_seconds",
+                  "permute_bytes_per_second", "kernel_call_seconds", "operator_seconds",
                   "first_touch_bytes_per_second", "links"}, sorted(p)
 def rate(v, what):
     assert isinstance(v, (int, float)) and not isinstance(v, bool), (what, v)
@@ -46,6 +46,8 @@ rate(p["permute_bytes_per_second"], "permute")
 rate(p["first_touch_bytes_per_second"], "first touch")
 rate(p["kernel_call_seconds"], "kernel call")
 assert p["kernel_call_seconds"] < 1e-3, p["kernel_call_seconds"]
+rate(p["operator_seconds"], "operator")
+assert p["operator_seconds"] < 0.1, p["operator_seconds"]  # an empty agreement, even oversubscribed
 links = p["links"]
 assert links["across_hosts"] == "unmeasured", links  # the test runs on one host
 if same_host == "unmeasured":

@@ -85,6 +85,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
     CHECK(near(a.permute_bytes_per_second, b.permute_bytes_per_second));
+    CHECK(near(a.operator_seconds, b.operator_seconds));
     CHECK(near(a.kernel_call_seconds, b.kernel_call_seconds));
     CHECK(near(a.first_touch_bytes_per_second, b.first_touch_bytes_per_second));
     for (auto [x, y] :
@@ -125,6 +126,7 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     // Absent: not measured, so permutes are priced at the memory rate.
     CHECK(p.permute_bytes_per_second == 0);
     CHECK(p.permute_rate() == 5.5e9);
+    CHECK(p.operator_seconds == 0);  // absent: not charged
     // Absent (a profile written before the field existed): the built-in default's.
     CHECK(p.first_touch_bytes_per_second ==
           ia::default_machine_profile().first_touch_bytes_per_second);
@@ -188,6 +190,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.f32.loop_flops_per_second = 1.0 / 3;
         p.memory_bytes_per_second = 7.123456789e9;
         p.permute_bytes_per_second = 2.5e9;
+        p.operator_seconds = 6.5e-6;
         p.kernel_call_seconds = 1.23456789e-7;
         p.first_touch_bytes_per_second = 8.7654321e8;
         p.same_host = {true, 1.7e-6, 5.4321e9};
@@ -199,6 +202,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         CHECK_THAT(text, Catch::Contains("    lanes_flops_per_second: 3.45679e+10\n  f32:"));
         CHECK_THAT(text, Catch::Contains("\npermute_bytes_per_second: 2.5e+09\n"));
         CHECK(back.permute_rate() == 2.5e9);
+        CHECK_THAT(text, Catch::Contains("\noperator_seconds: 6.5e-06\n"));
         // Printed, read and printed again: the same text, so the same content hash.
         CHECK(machine_profile_yaml(back) == text);
         CHECK(back.content_hash == content_hash(text));
@@ -240,6 +244,9 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
         expect_error(edited("kernel_call_seconds: 2.5e-6\n",
                             "kernel_call_seconds: 2.5e-6\npermute_bytes_per_second: -3\n"),
                      17, "permute_bytes_per_second", "positive finite number");
+        expect_error(edited("kernel_call_seconds: 2.5e-6\n",
+                            "kernel_call_seconds: 2.5e-6\noperator_seconds: 0\n"),
+                     17, "operator_seconds", "positive finite number");
     }
     SECTION("gemm sizes ascending and distinct, at least one") {
         expect_error(edited("size: 512", "size: 32"), 10, "dtypes.f64.gemm[1].size",

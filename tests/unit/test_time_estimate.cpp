@@ -162,6 +162,26 @@ TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes
     CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, calls_only) == Approx(2 + 4));
 }
 
+TEST_CASE("estimated seconds: one fixed runtime cost per operator, whatever it does", "[time]") {
+    const Program p = common_k();
+    ia::TimeModel fixed_only = model(kInstant, kInstant);
+    fixed_only.profile.operator_seconds = 1;
+    // Every IA node is one operator of the run, each ending in the ranks' agreement: the reads,
+    // the join, the shuffle, the sum, however little they compute or move.
+    for (const char* aggregate : {"preagg", "shuffle"}) {
+        INFO(aggregate);
+        const ia::Plan plan = pinned(p, "local", aggregate).plan;
+        CHECK(ia::estimated_seconds(plan, fixed_only) == Approx(static_cast<double>(plan.size())));
+        for (const ia::OperatorTime& t : ia::operator_times(plan, fixed_only)) {
+            CHECK(t.fixed == 1);
+            CHECK(t.seconds() == Approx(1));
+        }
+    }
+    // Not measured (0, the built-in default's): not charged.
+    CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, model(kInstant, kInstant)) ==
+          Approx(0).margin(1e-12));
+}
+
 TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
     // A is one 2x2 tile on site 0; B is four column tiles, one per site; AB = A B broadcasts A.
     ProgramBuilder b("bc", DType::F64);
