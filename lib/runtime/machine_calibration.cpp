@@ -135,9 +135,9 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     p.first_touch_bytes_per_second = touch;
 
     if (me == 0 && options.progress) options.progress("an empty operator on every rank");
-    p.operator_seconds = positive(operator_seconds(
-        comm, options.quick ? OperatorCalibrationSettings::quick()
-                            : OperatorCalibrationSettings::full()));
+    p.operator_seconds =
+        positive(operator_seconds(comm, options.quick ? OperatorCalibrationSettings::quick()
+                                                      : OperatorCalibrationSettings::full()));
 
     const auto links =
         options.quick ? LinkCalibrationSettings::quick() : LinkCalibrationSettings::full();

@@ -30,7 +30,8 @@ double operator_seconds(MPI_Comm comm, const OperatorCalibrationSettings& settin
     }
     double median = 0;
     if (!per_operator.empty()) {
-        const auto mid = per_operator.begin() + static_cast<std::ptrdiff_t>(per_operator.size() / 2);
+        const auto mid =
+            per_operator.begin() + static_cast<std::ptrdiff_t>(per_operator.size() / 2);
         std::nth_element(per_operator.begin(), mid, per_operator.end());
         median = *mid;
     }
