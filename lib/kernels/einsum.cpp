@@ -14,6 +14,7 @@
 #include "kernels/expression.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/scalar_ops.hpp"
+#include "kernels/thread_memo.hpp"
 #include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
@@ -158,53 +159,99 @@ std::vector<std::int64_t> extent_of_letter(const Labels& l) {
     return e;
 }
 
+// One einsum call worked out for its operands' shapes and dtype: what every tile of those
+// shapes shares, kept per thread (ThreadMemo) so a loop of tiny tiles pays for it once.
+struct Prepared {
+    Spec spec;
+    Labels labels;
+    Shape shape;  // the output's
+    // A matrix product (join mul, agg add): the sums of labels inside one operand alone, done
+    // first ("" where none), and the plan of the GEMMs that follow.
+    bool product = false;
+    std::string reduce[2];
+    GemmPlan plan;
+};
+
+Prepared prepare(const KernelParams& p, std::span<const Shape> shapes, DType dtype) {
+    Prepared c;
+    c.spec = checked_spec(p);
+    c.labels = label_extents(c.spec, shapes).value();
+    for (std::size_t i = 0; i < c.spec.output.size(); ++i) c.shape.push_back(c.labels.extents[i]);
+    c.product = is_matrix_product(c.spec, p);
+    if (!c.product) return c;
+    std::string in[2] = {c.spec.inputs[0], c.spec.inputs[1]};
+    for (int i = 0; i < 2; ++i) {
+        const std::string solo = solo_labels(in[i], in[1 - i], c.spec.output);
+        if (solo.empty()) continue;
+        c.reduce[i] = in[i] + "->" + without(in[i], solo);
+        in[i] = without(in[i], solo);
+    }
+    // Lanes or BLAS as this process's pricing says (gemm_pricing.hpp), else fewest permuted.
+    const std::shared_ptr<const GemmPricing> pricing = gemm_pricing();
+    c.plan = pricing ? plan_gemm(in[0], in[1], c.spec.output, extent_of_letter(c.labels), *pricing,
+                                 dtype)
+                     : plan_gemm(in[0], in[1], c.spec.output, extent_of_letter(c.labels));
+    return c;
+}
+
+std::shared_ptr<const Prepared> prepared(std::span<const Tile* const> ops, const KernelParams& p,
+                                         DType dtype) {
+    thread_local ThreadMemo<Prepared> memo(256);
+    thread_local std::string key;  // reused: most calls only look up
+    // Everything prepare reads: the params, the shapes, the dtype and the installed pricing.
+    const auto append = [](std::int64_t v) {
+        key.append(reinterpret_cast<const char*>(&v), sizeof v);
+    };
+    key.clear();
+    for (const std::string* s : {&p.spec, &p.join_op, &p.expr, &p.agg_op}) {
+        append(static_cast<std::int64_t>(s->size()));
+        key += *s;
+    }
+    append(static_cast<std::int64_t>(dtype));
+    append(static_cast<std::int64_t>(gemm_pricing_generation()));
+    for (const Tile* t : ops) {
+        append(static_cast<std::int64_t>(t->shape().size()));
+        for (std::int64_t e : t->shape()) append(e);
+    }
+    return memo.get(key, [&] { return prepare(p, shapes_of(ops), dtype); });
+}
+
 Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p);
 
 // out = (or += when `accumulate`) a matrix product's einsum; a label summed inside one operand
 // alone is summed first, by the loop, then the product is a batch of GEMMs.
-void multiply(const Spec& spec, std::span<const Tile* const> ops, Tile& out, bool accumulate) {
-    std::string in[2] = {spec.inputs[0], spec.inputs[1]};
+void multiply(const Prepared& c, std::span<const Tile* const> ops, Tile& out, bool accumulate) {
     Tile reduced[2];
     const Tile* use[2] = {ops[0], ops[1]};
     for (int i = 0; i < 2; ++i) {
-        const std::string solo = solo_labels(in[i], in[1 - i], spec.output);
-        if (solo.empty()) continue;
+        if (c.reduce[i].empty()) continue;
         KernelParams sum;
-        sum.spec = in[i] + "->" + without(in[i], solo);
+        sum.spec = c.reduce[i];
         sum.join_op = "mul";
         sum.agg_op = "add";
         reduced[i] = einsum_apply(std::span<const Tile* const>(&ops[i], 1), sum);
         use[i] = &reduced[i];
-        in[i] = without(in[i], solo);
     }
-    const Labels l = label_extents(spec, shapes_of(ops)).value();
-    // Lanes or BLAS as this process's pricing says (gemm_pricing.hpp), else fewest permuted.
-    const std::shared_ptr<const GemmPricing> pricing = gemm_pricing();
-    const GemmPlan plan =
-        pricing ? plan_gemm(in[0], in[1], spec.output, extent_of_letter(l), *pricing, out.dtype())
-                : plan_gemm(in[0], in[1], spec.output, extent_of_letter(l));
     visit_dtype(out.dtype(), [&](auto t) {
         using T = decltype(t);
-        run_gemm_plan<T>(plan, use[0]->data<T>(), use[1]->data<T>(), out.data<T>(), accumulate);
+        run_gemm_plan<T>(c.plan, use[0]->data<T>(), use[1]->data<T>(), out.data<T>(), accumulate);
     });
 }
 
 // acc += einsum(ops) for matrix products (join mul, agg add); false for anything else.
 bool einsum_accumulate(Tile& acc, std::span<const Tile* const> ops, const KernelParams& p) {
-    Spec spec = checked_spec(p);
-    std::vector<Shape> shapes = shapes_of(ops);
-    if (!is_matrix_product(spec, p) || einsum_shape(spec, shapes).value() != acc.shape())
-        return false;
-    common_dtype("einsum", ops);
-    multiply(spec, ops, acc, true);
+    const DType d = common_dtype("einsum", ops);
+    const std::shared_ptr<const Prepared> c = prepared(ops, p, d);
+    if (!c->product || c->shape != acc.shape()) return false;
+    multiply(*c, ops, acc, true);
     return true;
 }
 
 Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
-    Spec spec = checked_spec(p);
-    DType d = common_dtype("einsum", ops);
-    std::vector<Shape> shapes = shapes_of(ops);
-    Labels l = label_extents(spec, shapes).value();
+    const DType d = common_dtype("einsum", ops);
+    const std::shared_ptr<const Prepared> prep = prepared(ops, p, d);
+    const Spec& spec = prep->spec;
+    const Labels& l = prep->labels;
     if (ops.size() == 1 && spec.output.size() == spec.inputs[0].size()) {
         // Nothing summed: agg(identity, x) = x for every agg, so this is a transpose.
         std::vector<std::size_t> perm;
@@ -212,9 +259,9 @@ Tile einsum_apply(std::span<const Tile* const> ops, const KernelParams& p) {
         return permute_tile(*ops[0], perm);
     }
     // Both paths write every element (GEMM or its empty-sum zeros; the loop fills first).
-    Tile out = Tile::uninitialized(d, einsum_shape(spec, shapes).value());
-    if (is_matrix_product(spec, p)) {
-        multiply(spec, ops, out, false);
+    Tile out = Tile::uninitialized(d, prep->shape);
+    if (prep->product) {
+        multiply(*prep, ops, out, false);
         return out;
     }
     visit_dtype(d, [&](auto t) {

@@ -1,5 +1,6 @@
 #include "kernels/gemm_pricing.hpp"
 
+#include <atomic>
 #include <mutex>
 
 namespace tra::kernels::cpu {
@@ -18,16 +19,23 @@ std::shared_ptr<const GemmPricing>& installed() {
     return pricing;
 }
 
+std::atomic<std::uint64_t> generation{0};
+
 }  // namespace
 
 void use_gemm_pricing(std::shared_ptr<const GemmPricing> pricing) {
     const std::lock_guard<std::mutex> hold(pricing_lock());
     installed() = std::move(pricing);
+    ++generation;
 }
 
 std::shared_ptr<const GemmPricing> gemm_pricing() {
     const std::lock_guard<std::mutex> hold(pricing_lock());
     return installed();
+}
+
+std::uint64_t gemm_pricing_generation() {
+    return generation.load();
 }
 
 }  // namespace tra::kernels::cpu

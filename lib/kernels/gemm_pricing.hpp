@@ -5,6 +5,7 @@
 // on the CPU, the lane count and the BLAS threads, so which is faster is a property of the
 // machine: the time model's machine profile prices both (ia/gemm_pricing.hpp), and `tra run`
 // installs that same pricing for its kernels, so the runtime runs the plan the model priced.
+#include <cstdint>
 #include <memory>
 
 #include "core/dtype.hpp"
@@ -25,5 +26,8 @@ class GemmPricing {
 // sets it once per rank, before its first operator); safe to read from any thread.
 void use_gemm_pricing(std::shared_ptr<const GemmPricing> pricing);
 std::shared_ptr<const GemmPricing> gemm_pricing();
+// Changes with every use_gemm_pricing, so plans chosen by an earlier pricing (einsum.cpp keeps
+// them per thread) are told apart without taking the lock.
+std::uint64_t gemm_pricing_generation();
 
 }  // namespace tra::kernels::cpu

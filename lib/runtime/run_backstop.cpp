@@ -38,6 +38,11 @@ std::string seconds_text(double seconds) {
 
 }  // namespace
 
+std::string PlaceLimit::reason() const {
+    return seconds_text(factor) + " x predicted " + seconds_text(predicted) + " s + " +
+           seconds_text(floor) + " s floor";
+}
+
 struct RunBackstop::Timer {
     std::mutex mutex;
     std::condition_variable wake;
@@ -76,7 +81,7 @@ RunBackstop::RunBackstop(int rank, int size, double timeout_seconds, double rema
         const std::string what =
             by_place
                 ? t->place + " passed its limit of " + seconds_text(t->limit.seconds) + " s (" +
-                      t->limit.reason + ") while rank " + std::to_string(rank) + " was in it"
+                      t->limit.reason() + ") while rank " + std::to_string(rank) + " was in it"
                 : "--timeout of " + seconds_text(timeout_seconds) + " s passed while rank " +
                       std::to_string(rank) + " was in " + t->place;
         const std::string line = error_line(

@@ -18,7 +18,11 @@ namespace tra::runtime {
 // How long a place may take, and where that came from, for the message.
 struct PlaceLimit {
     double seconds = 0;  // 0: no limit
-    std::string reason;  // "20 x predicted 0.5 s + 60 s floor"
+    // Where `seconds` came from (operator_limit): factor x predicted + floor. Kept as numbers and
+    // written out only in the message: a run sets a limit per operator, and formatting it each
+    // time was a tenth of a tiny-tile loop's time.
+    double factor = 0, predicted = 0, floor = 0;
+    std::string reason() const;  // "20 x predicted 0.5 s + 60 s floor"
 };
 
 class RunBackstop {

@@ -49,9 +49,7 @@ RunWatchdog::~RunWatchdog() {
 
 PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_seconds) {
     if (factor <= 0) return {};
-    return {factor * predicted_seconds + floor_seconds, number(factor) + " x predicted " +
-                                                            number(predicted_seconds) + " s + " +
-                                                            number(floor_seconds) + " s floor"};
+    return {factor * predicted_seconds + floor_seconds, factor, predicted_seconds, floor_seconds};
 }
 
 void RunWatchdog::set_place(std::string place, PlaceLimit limit) {
@@ -114,7 +112,7 @@ void RunWatchdog::expire() const {
     const bool by_place = place_deadline_ > 0 && (deadline_ <= 0 || place_deadline_ < deadline_);
     const std::string what =
         by_place ? place_ + " passed its limit of " + number(limit_.seconds) + " s (" +
-                       limit_.reason + ") while rank " + std::to_string(rank_) + " waited in it"
+                       limit_.reason() + ") while rank " + std::to_string(rank_) + " waited in it"
                  : "--timeout of " + number(timeout_) + " s passed while rank " +
                        std::to_string(rank_) + " waited in " + place_;
     if (lowest == rank_)
