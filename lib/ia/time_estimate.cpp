@@ -307,7 +307,9 @@ std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const auto sites = static_cast<std::size_t>(plan.sites());
     const ExchangeTime exchange(model, sites);
     std::vector<double> out;
-    for (const CarryMove& m : carry_moves(plan)) out.push_back(exchange.slowest(m.transfer).second);
+    // Each move is one operator of the run ("carry" in its report), so it pays the fixed cost too.
+    for (const CarryMove& m : carry_moves(plan))
+        out.push_back(exchange.slowest(m.transfer).second + model.profile.operator_seconds);
     return out;
 }
 

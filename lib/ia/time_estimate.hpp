@@ -69,7 +69,8 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
                                          IaNodeId first = 0);
 
 // A loop's carry between two iterations (ia/loop_carry.hpp), per move in carry_moves order: its
-// busiest site or host link, as an enforcer's communication; empty without a loop.
+// busiest site or host link, as an enforcer's communication, and the runtime's fixed cost of an
+// operator (each move is one); empty without a loop.
 std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model);
 
 // A lower bound on estimated_seconds of every plan of `program` on `sites` sites: each needed

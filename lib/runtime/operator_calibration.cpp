@@ -1,43 +1,91 @@
 #include "runtime/operator_calibration.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
-#include "runtime/polite_barrier.hpp"
-#include "runtime/rank_agreement.hpp"
-#include "runtime/run_watchdog.hpp"
+#include "ia/initial_plan.hpp"
+#include "ia/plan_costs.hpp"
+#include "runtime/executor.hpp"
+#include "tra/program_builder.hpp"
 
 namespace tra::runtime {
 
-double operator_seconds(MPI_Comm comm, const OperatorCalibrationSettings& settings) {
-    // As Execution runs an operator under the default limits (--operator-timeout-factor 20,
-    // --operator-timeout-floor 60): the watchdog is on, and each operator sets its place.
-    RunWatchdog watchdog(comm, MPI_Wtime(), 0, true);
-    RankAgreement agree(comm);
-    agree.watch(&watchdog);
-    const PlaceLimit limit = operator_limit(20, 60, 1e-6);
-    const auto one_operator = [&] {
-        watchdog.set_place("operator calibration", limit);
-        agree.step([] {});
+namespace {
+
+// Tiles per rank of the second loop: enough that their cost stands out of the first's noise.
+constexpr int kManyTiles = 8;
+constexpr std::int64_t kTile = 4;  // tiles of 4 x 4: the kernel's arithmetic is nothing
+
+// X: `tiles_per_rank` tiles of kTile x kTile per rank, keys (i, 0), on every rank (replicated,
+// so no join moves anything); x0 = X in Part[0] (tile i on rank i mod ranks, as many on each),
+// x1 = X + x0 (an element-wise join of matching keys), ..., xM = X + x(M-1), and x0 <- xM for
+// `iterations` iterations. Joins, not maps: a join's call (finding the matching tile, then the
+// kernel) costs 2-4x a map's per tile, and joins are what einsum programs mostly run.
+Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationSettings& s) {
+    const auto at = [](const std::string& step) {
+        StepSource src;
+        src.step = SourceLocation{"operator calibration", 1, 1, step};
+        return src;
     };
-    one_operator();  // warm: the first collectives set up their connections
-    std::vector<double> per_operator;
-    for (int b = 0; b < settings.batches; ++b) {
-        polite_barrier(comm);  // every rank starts the batch together
-        const double start = MPI_Wtime();
-        for (int i = 0; i < settings.per_batch; ++i) one_operator();
-        per_operator.push_back((MPI_Wtime() - start) / std::max(1, settings.per_batch));
+    ProgramBuilder b("operator calibration", DType::F64);
+    InputSource ones;
+    ones.generate = storage::GeneratorSpec{storage::GeneratorSpec::Kind::Constant, 1.0, 0.0, 0};
+    const std::int64_t tiles = static_cast<std::int64_t>(ranks) * tiles_per_rank;
+    const Shape shape{tiles * kTile, kTile}, tile{kTile, kTile};
+    b.add_input("X", shape, tile, DType::F64, ones, at("X"));
+    b.add_input("x0", shape, tile, DType::F64, ones, at("x0"));
+    std::string last = "x0";
+    for (int m = 1; m <= s.joins; ++m) {
+        const std::string name = "x" + std::to_string(m);
+        b.add_join(name, "X", last, {0, 1}, {0, 1}, kernels::KernelCall("add"), at(name));
+        last = name;
     }
-    // The fastest batch, not the median: batch figures are bimodal where unbound ranks fill the
-    // cores (a development VM's 2 ranks on 2 cores: 1.2-1.3 us, or 23 us for every operator of
-    // a batch, as if the two ranks took turns on one core, each wait yielding it to the other), and
-    // which mode a median of a few batches lands in was chance. A run's operators cost the fast
-    // mode's figure (2-4 us all told for tiny maps in such a loop), so that is the one kept.
+    const SourceLocation where{"operator calibration", 1, 1, "repeat"};
+    if (auto problem = b.try_set_repeat(s.iterations, {{"x0", last, where}}, where)) throw *problem;
+    return b.finish();
+}
+
+// Seconds of one join of the loop: the median over the chain's joins of the report's seconds
+// per iteration (the slowest rank's), the fastest of `repeats` runs (a run can lose its cores
+// for a while to the rest of the machine; the fastest is what the runtime itself costs).
+double join_seconds(MPI_Comm comm, int tiles_per_rank, const OperatorCalibrationSettings& s) {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const Program program = chain_of_joins(ranks, tiles_per_rank, s);
+    ia::CompileOptions placed;
+    placed.input_placements[*program.find("X")] = ia::Placement::all();
+    ia::Plan plan = ia::compile_initial(program, ranks, placed);
+    ia::annotate_costs(plan);
+    // As `tra run` runs under its default per-operator limits (--operator-timeout-factor 20,
+    // --operator-timeout-floor 60): the watchdog is on.
+    ExecuteOptions options;
+    options.operator_timeout_factor = 20;
+    options.operator_timeout_floor = 60;
     double fastest = 0;
-    if (!per_operator.empty())
-        fastest = *std::min_element(per_operator.begin(), per_operator.end());
-    MPI_Allreduce(MPI_IN_PLACE, &fastest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    for (int r = 0; r < std::max(1, s.repeats); ++r) {
+        const ExecutionResult result = execute(plan, comm, options);
+        std::vector<double> joins;
+        for (const OperatorRun& op : result.operators)
+            if (op.op == "local_join") joins.push_back(op.seconds / std::max(1, s.iterations));
+        if (joins.empty()) continue;
+        const auto mid = joins.begin() + static_cast<std::ptrdiff_t>(joins.size() / 2);
+        std::nth_element(joins.begin(), mid, joins.end());
+        if (fastest == 0 || *mid < fastest) fastest = *mid;
+    }
+    MPI_Bcast(&fastest, 1, MPI_DOUBLE, 0, comm);  // rank 0's report is over every rank
     return fastest;
+}
+
+}  // namespace
+
+OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& settings) {
+    const double one = join_seconds(comm, 1, settings);
+    const double many = join_seconds(comm, kManyTiles, settings);
+    OperatorCosts c;
+    c.tile_seconds = std::max(0.0, (many - one) / (kManyTiles - 1));
+    c.operator_seconds = std::max(0.0, one - c.tile_seconds);
+    return c;
 }
 
 }  // namespace tra::runtime

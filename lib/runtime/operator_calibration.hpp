@@ -1,23 +1,32 @@
 #pragma once
-// The runtime's fixed cost of one operator, for `tra calibrate` (docs/machine-profile.md,
-// `operator_seconds`): what every operator of a run pays whatever it computes -- the watchdog
-// learning the operator's place and limit, and the agreement of every rank that ends it
-// (RankAgreement::step, waiting through the run watchdog that per-operator limits switch on by
-// default). About 1.2 us per operator on 2 ranks of the development VM, 0.1 us on one: what a
-// loop of tiny tiles spends beside its kernels is this and the runtime's work per tile.
+// The runtime's own cost of an operator, for `tra calibrate` (docs/machine-profile.md,
+// `operator_seconds` and `kernel_call_seconds`): what every operator of a run pays whatever it
+// computes -- the watchdog learning its place and limit, the agreement of every rank that ends
+// it, the operator's report and memory account -- and what each tile it makes adds beside the
+// kernel's arithmetic (finding the matching tuples, the tile's allocation, the kernel's
+// dispatch). Measured as a run pays them: a loop of element-wise joins of 4 x 4 tiles run by
+// runtime::execute, once with one tile per rank and once with eight. On the development VM:
+// 0.2 us per operator and 0.3 us per tile on one rank, 1.4 us and 0.7 us on two; a loop of tiny
+// tiles spends most of its time here.
 #include <mpi.h>
 
 namespace tra::runtime {
 
 struct OperatorCalibrationSettings {
-    int batches = 0;    // timed batches; the figure is the fastest one's (operator_calibration.cpp)
-    int per_batch = 0;  // empty operators per batch
-    static OperatorCalibrationSettings full() { return {11, 200}; }
-    static OperatorCalibrationSettings quick() { return {5, 50}; }
+    int joins = 0;       // operators per iteration (a chain of joins)
+    int iterations = 0;  // of the loop
+    int repeats = 0;     // runs of the loop per tile count; the fastest counts
+    static OperatorCalibrationSettings full() { return {40, 50, 5}; }
+    static OperatorCalibrationSettings quick() { return {20, 10, 3}; }
 };
 
-// Collective over `comm`: every rank runs the same empty operators, as a run's ranks do, and
-// every rank returns the slowest rank's seconds per operator in its fastest batch.
-double operator_seconds(MPI_Comm comm, const OperatorCalibrationSettings& settings);
+struct OperatorCosts {
+    double operator_seconds = 0;  // per operator, whatever it holds
+    double tile_seconds = 0;      // per tile its busiest rank makes, beside the kernel's work
+};
+
+// Collective over `comm`: every rank runs the same loops, as a run's ranks do, and returns the
+// same costs (the report's, whose operator seconds are the slowest rank's).
+OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& settings);
 
 }  // namespace tra::runtime

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "ia/gemm_pricing.hpp"
+#include "ia/initial_plan.hpp"
+#include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
 #include "kernels/kernel.hpp"
 #include "optimizer/search.hpp"
@@ -180,6 +182,27 @@ TEST_CASE("estimated seconds: one fixed runtime cost per operator, whatever it d
     // Not measured (0, the built-in default's): not charged.
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, model(kInstant, kInstant)) ==
           Approx(0).margin(1e-12));
+}
+
+TEST_CASE("estimated seconds: a loop's carry pays the fixed cost of an operator", "[time]") {
+    // X <- relu(X) on 2 sites: the map keeps X where it starts, so the carry moves nothing, but
+    // it is one operator of the run ("carry" in the report) all the same.
+    ProgramBuilder b("loop", DType::F64);
+    b.add_input("X", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("X"));
+    b.add_transform("Y", "X", KernelCall("relu"), at("Y"));
+    REQUIRE_FALSE(b.try_set_repeat(3, {{"X", "Y", {}}}, {}));
+    b.add_output("Y", "out.h5", "/Y", at("out"));
+    const Program p = b.finish();
+    ia::Plan plan = ia::compile_initial(p, 2);
+    ia::annotate_costs(plan);
+    ia::TimeModel fixed_only = model(kInstant, kInstant);
+    fixed_only.profile.operator_seconds = 1;
+    const std::vector<double> carry = ia::carry_seconds(plan, fixed_only);
+    REQUIRE(carry.size() == 1);
+    CHECK(carry[0] == Approx(1));
+    // One iteration: every IA node and the carry's move.
+    CHECK(ia::estimated_seconds(plan, fixed_only) == Approx(static_cast<double>(plan.size() + 1)));
+    CHECK(ia::carry_seconds(plan, model(kInstant, kInstant))[0] == Approx(0).margin(1e-12));
 }
 
 TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
