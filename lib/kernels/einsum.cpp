@@ -11,6 +11,7 @@
 #include "kernels/cpu_kernels.hpp"
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/einsum_loop.hpp"
+#include "kernels/einsum_spec.hpp"
 #include "kernels/expression.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/scalar_ops.hpp"
@@ -21,108 +22,7 @@ namespace tra::kernels::cpu {
 
 namespace {
 
-struct Spec {
-    std::string text;                 // as written, for messages
-    std::vector<std::string> inputs;  // labels of each operand
-    std::string output;
-};
-
-Spec parse_spec(const std::string& text) {
-    std::string s;
-    for (char c : text)
-        if (c != ' ') s += c;
-    if (s.empty()) throw Error("einsum needs a spec, e.g. einsum(ik,kj->ij)");
-    auto bad = [&](const std::string& why) {
-        return Error("einsum: bad spec '" + text + "': " + why);
-    };
-    std::size_t arrow = s.find("->");
-    if (arrow == std::string::npos || s.find("->", arrow + 2) != std::string::npos)
-        throw bad("expected one '->', e.g. ik,kj->ij");
-    Spec spec;
-    spec.text = text;
-    spec.output = s.substr(arrow + 2);
-    std::string lhs = s.substr(0, arrow);
-    for (std::size_t start = 0;;) {
-        std::size_t comma = lhs.find(',', start);
-        spec.inputs.push_back(lhs.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    if (spec.inputs.size() > 2)
-        throw bad("einsum takes 1 or 2 operands, got " + std::to_string(spec.inputs.size()));
-    auto check_labels = [&](const std::string& labels, const std::string& what) {
-        for (std::size_t i = 0; i < labels.size(); ++i) {
-            if (labels[i] < 'a' || labels[i] > 'z')
-                throw bad("labels are single lowercase letters, got '" + std::string(1, labels[i]) +
-                          "'");
-            if (labels.find(labels[i], i + 1) != std::string::npos)
-                throw bad("label '" + std::string(1, labels[i]) + "' repeats in " + what);
-        }
-    };
-    for (std::size_t i = 0; i < spec.inputs.size(); ++i)
-        check_labels(spec.inputs[i], "operand " + std::to_string(i + 1));
-    check_labels(spec.output, "the output");
-    for (char c : spec.output)
-        if (std::none_of(spec.inputs.begin(), spec.inputs.end(),
-                         [c](const std::string& in) { return in.find(c) != std::string::npos; }))
-            throw bad("output label '" + std::string(1, c) + "' appears in no operand");
-    return spec;
-}
-
-Spec checked_spec(const KernelParams& p) {
-    Spec spec = parse_spec(p.spec);
-    if (p.join_op == "expr") {
-        // An expression join (variables a and b): checked here, evaluated by the loop. The
-        // program is compiled once per thread (checked_spec runs for every tile), the same one
-        // the loop then looks up.
-        try {
-            expr::compiled(p.expr, expr::Context::Join);
-        } catch (const Error& e) {
-            throw Error("einsum: join " + e.message());
-        }
-    } else if (!with_scalar_op(p.join_op, [](auto) {})) {
-        throw Error("einsum: unknown join '" + p.join_op +
-                    "' (mul, add, sub, div, max, min, or an expression)");
-    }
-    if (!with_aggregation_op(p.agg_op, [](auto) {}))
-        throw Error("einsum: unknown agg '" + p.agg_op + "' (add, mul, max, min)");
-    return spec;
-}
-
-Checked<Labels> label_extents(const Spec& spec, std::span<const Shape> ops) {
-    if (auto problem =
-            operand_count_problem("einsum(" + spec.text + ")", ops.size(), spec.inputs.size()))
-        return *problem;
-    Labels l;
-    l.names = spec.output;
-    for (const std::string& in : spec.inputs)
-        for (char c : in)
-            if (l.names.find(c) == std::string::npos) l.names += c;
-    l.extents.assign(l.names.size(), -1);
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        const std::string& in = spec.inputs[i];
-        if (ops[i].size() != in.size())
-            return Error("einsum: operand " + std::to_string(i + 1) + " has shape " + ops[i].str() +
-                         " but '" + in + "' names " + std::to_string(in.size()) + " labels");
-        for (std::size_t d = 0; d < in.size(); ++d) {
-            std::int64_t& e = l.extents[l.names.find(in[d])];
-            if (e >= 0 && e != ops[i][d])
-                return Error("einsum: label '" + std::string(1, in[d]) + "' has extents " +
-                             std::to_string(e) + " and " + std::to_string(ops[i][d]) + " in " +
-                             shapes_str(ops));
-            e = ops[i][d];
-        }
-    }
-    return l;
-}
-
-Checked<Shape> einsum_shape(const Spec& spec, std::span<const Shape> ops) {
-    const Checked<Labels> l = label_extents(spec, ops);
-    if (!l) return l.problem();
-    Shape out;
-    for (std::size_t i = 0; i < spec.output.size(); ++i) out.push_back(l->extents[i]);
-    return out;
-}
+using namespace einsum;  // the spec and its labels (einsum_spec.hpp)
 
 // The join of a one-operand einsum: the operand itself.
 struct TakeFirst {
@@ -132,43 +32,16 @@ struct TakeFirst {
     }
 };
 
-bool is_matrix_product(const Spec& spec, const KernelParams& p) {
-    return spec.inputs.size() == 2 && p.join_op == "mul" && p.agg_op == "add";
-}
-
-// The labels of `labels` that are in neither `other` nor `out`: summed inside one operand.
-std::string solo_labels(const std::string& labels, const std::string& other,
-                        const std::string& out) {
-    std::string solo;
-    for (char c : labels)
-        if (other.find(c) == std::string::npos && out.find(c) == std::string::npos) solo += c;
-    return solo;
-}
-
-std::string without(const std::string& labels, const std::string& drop) {
-    std::string kept;
-    for (char c : labels)
-        if (drop.find(c) == std::string::npos) kept += c;
-    return kept;
-}
-
-std::vector<std::int64_t> extent_of_letter(const Labels& l) {
-    std::vector<std::int64_t> e(26, 1);
-    for (std::size_t i = 0; i < l.names.size(); ++i)
-        e[static_cast<std::size_t>(l.names[i] - 'a')] = l.extents[i];
-    return e;
-}
-
 // One einsum call worked out for its operands' shapes and dtype: what every tile of those
 // shapes shares, kept per thread (ThreadMemo) so a loop of tiny tiles pays for it once.
 struct Prepared {
     Spec spec;
     Labels labels;
     Shape shape;  // the output's
-    // A matrix product (join mul, agg add): the sums of labels inside one operand alone, done
-    // first ("" where none), and the plan of the GEMMs that follow.
+    // A matrix product (join mul, agg add): its operands, summed first where a label is in one
+    // alone, and the plan of the GEMMs that follow.
     bool product = false;
-    std::string reduce[2];
+    ProductOperands operands;
     GemmPlan plan;
 };
 
@@ -176,16 +49,11 @@ Prepared prepare(const KernelParams& p, std::span<const Shape> shapes, DType dty
     Prepared c;
     c.spec = checked_spec(p);
     c.labels = label_extents(c.spec, shapes).value();
-    for (std::size_t i = 0; i < c.spec.output.size(); ++i) c.shape.push_back(c.labels.extents[i]);
+    c.shape = output_shape(c.spec, c.labels);
     c.product = is_matrix_product(c.spec, p);
     if (!c.product) return c;
-    std::string in[2] = {c.spec.inputs[0], c.spec.inputs[1]};
-    for (int i = 0; i < 2; ++i) {
-        const std::string solo = solo_labels(in[i], in[1 - i], c.spec.output);
-        if (solo.empty()) continue;
-        c.reduce[i] = in[i] + "->" + without(in[i], solo);
-        in[i] = without(in[i], solo);
-    }
+    c.operands = product_operands(c.spec);
+    const std::string(&in)[2] = c.operands.labels;
     // Lanes or BLAS as this process's pricing says (gemm_pricing.hpp), else fewest permuted.
     const std::shared_ptr<const GemmPricing> pricing = gemm_pricing();
     c.plan = pricing ? plan_gemm(in[0], in[1], c.spec.output, extent_of_letter(c.labels), *pricing,
@@ -224,9 +92,9 @@ void multiply(const Prepared& c, std::span<const Tile* const> ops, Tile& out, bo
     Tile reduced[2];
     const Tile* use[2] = {ops[0], ops[1]};
     for (int i = 0; i < 2; ++i) {
-        if (c.reduce[i].empty()) continue;
+        if (c.operands.reduce[i].empty()) continue;
         KernelParams sum;
-        sum.spec = c.reduce[i];
+        sum.spec = c.operands.reduce[i];
         sum.join_op = "mul";
         sum.agg_op = "add";
         reduced[i] = einsum_apply(std::span<const Tile* const>(&ops[i], 1), sum);
@@ -327,7 +195,7 @@ EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     Spec spec = checked_spec(p);
     Labels l = label_extents(spec, ops).value();
     EinsumLayout out;
-    out.shape = einsum_shape(spec, ops).value();
+    out.shape = output_shape(spec, l);
     out.extents = l.extents;
     out.output_labels = spec.output.size();
     out.strides_a = strides_for(spec.inputs[0], l);
@@ -338,14 +206,10 @@ EinsumLayout einsum_layout(const KernelParams& p, std::span<const Shape> ops) {
     // summed inside one operand alone summed first (by the loop kernel).
     if (is_matrix_product(spec, p)) {
         out.gemm = true;
-        std::string in[2] = {spec.inputs[0], spec.inputs[1]};
-        for (int i = 0; i < 2; ++i) {
-            const std::string solo = solo_labels(in[i], in[1 - i], spec.output);
-            if (solo.empty()) continue;
-            out.reduce[i] = in[i] + "->" + without(in[i], solo);
-            in[i] = without(in[i], solo);
-        }
-        out.plan = plan_gemm(in[0], in[1], spec.output, extent_of_letter(l), true);
+        const ProductOperands o = product_operands(spec);
+        out.reduce[0] = o.reduce[0];
+        out.reduce[1] = o.reduce[1];
+        out.plan = plan_gemm(o.labels[0], o.labels[1], spec.output, extent_of_letter(l), true);
     }
     return out;
 }

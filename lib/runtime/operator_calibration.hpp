@@ -6,7 +6,7 @@
 // kernel's arithmetic (finding the matching tuples, the tile's allocation, the kernel's
 // dispatch). Measured as a run pays them: a loop of element-wise joins of 4 x 4 tiles run by
 // runtime::execute, once with one tile per rank and once with eight. On the development VM:
-// 0.2 us per operator and 0.3 us per tile on one rank, 1.4 us and 0.7 us on two; a loop of tiny
+// 0.2 us per operator and 0.3 us per tile on one rank, 1.4 us and 0.4 us on two; a loop of tiny
 // tiles spends most of its time here.
 #include <mpi.h>
 

@@ -80,7 +80,7 @@ RunBackstop::RunBackstop(int rank, int size, double timeout_seconds, double rema
         const bool by_place = t->place_due < run_due;
         const std::string what =
             by_place
-                ? t->place + " passed its limit of " + seconds_text(t->limit.seconds) + " s (" +
+                ? t->place + " passed its limit of " + seconds_text(t->limit.seconds()) + " s (" +
                       t->limit.reason() + ") while rank " + std::to_string(rank) + " was in it"
                 : "--timeout of " + seconds_text(timeout_seconds) + " s passed while rank " +
                       std::to_string(rank) + " was in " + t->place;
@@ -109,7 +109,7 @@ void RunBackstop::set_place(const std::string& place, const PlaceLimit& limit) {
         timer_->place = place;
         timer_->limit = limit;
         timer_->place_due = never();
-        if (limit.seconds > 0) timer_->place_due = in_seconds(limit.seconds + timer_->after);
+        if (limit.seconds() > 0) timer_->place_due = in_seconds(limit.seconds() + timer_->after);
         ++timer_->places;
         sooner = timer_->place_due < timer_->waking;
     }

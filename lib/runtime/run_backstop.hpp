@@ -17,11 +17,11 @@ namespace tra::runtime {
 
 // How long a place may take, and where that came from, for the message.
 struct PlaceLimit {
-    double seconds = 0;  // 0: no limit
-    // Where `seconds` came from (operator_limit): factor x predicted + floor. Kept as numbers and
-    // written out only in the message: a run sets a limit per operator, and formatting it each
-    // time was a tenth of a tiny-tile loop's time.
+    // factor x predicted + floor (operator_limit); all 0: no limit. Kept as numbers and written
+    // out only in the message: a run sets a limit per operator, and formatting it each time was
+    // a tenth of a tiny-tile loop's time.
     double factor = 0, predicted = 0, floor = 0;
+    double seconds() const { return factor * predicted + floor; }  // 0: no limit
     std::string reason() const;  // "20 x predicted 0.5 s + 60 s floor"
 };
 

@@ -49,14 +49,14 @@ RunWatchdog::~RunWatchdog() {
 
 PlaceLimit operator_limit(double factor, double floor_seconds, double predicted_seconds) {
     if (factor <= 0) return {};
-    return {factor * predicted_seconds + floor_seconds, factor, predicted_seconds, floor_seconds};
+    return {factor, predicted_seconds, floor_seconds};
 }
 
 void RunWatchdog::set_place(std::string place, PlaceLimit limit) {
     if (backstop_) backstop_->set_place(place, limit);
     place_ = std::move(place);
     limit_ = std::move(limit);
-    place_deadline_ = on_ && limit_.seconds > 0 ? MPI_Wtime() + limit_.seconds : 0;
+    place_deadline_ = on_ && limit_.seconds() > 0 ? MPI_Wtime() + limit_.seconds() : 0;
 }
 
 int RunWatchdog::wait_all(std::vector<MPI_Request>& requests,
@@ -111,7 +111,7 @@ void RunWatchdog::expire() const {
     // Whichever deadline came first is the one that passed (both may have by now).
     const bool by_place = place_deadline_ > 0 && (deadline_ <= 0 || place_deadline_ < deadline_);
     const std::string what =
-        by_place ? place_ + " passed its limit of " + number(limit_.seconds) + " s (" +
+        by_place ? place_ + " passed its limit of " + number(limit_.seconds()) + " s (" +
                        limit_.reason() + ") while rank " + std::to_string(rank_) + " waited in it"
                  : "--timeout of " + number(timeout_) + " s passed while rank " +
                        std::to_string(rank_) + " waited in " + place_;
