@@ -8,7 +8,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +25,8 @@
 #include "runtime/rank_agreement.hpp"
 #include "runtime/run_watchdog.hpp"
 #include "runtime/trace_recorder.hpp"
+#include "storage/collective_writer.hpp"
+#include "storage/file_hold.hpp"
 
 namespace tra::runtime {
 
@@ -118,8 +123,12 @@ class Execution {
     // Moves carry `j` (ia/loop_carry.hpp) into `next`, with `held_before` bytes resident.
     void carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before);
     // Writes the jobs' tuples in turns or together (output_writing.cpp); `op` names the operator
-    // for the fault hook. Collective.
-    void write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op);
+    // for the fault hook. The files stay open for the next call where `keep_open` (written
+    // together, or by a rank alone), else every open file is closed. Collective.
+    void write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op,
+                         bool keep_open = false);
+    // Closes the files write_relations kept open. Collective.
+    void close_open_files();
     // The iterations' figures reduced onto rank 0 (seconds by max, bytes by sum). Collective.
     std::vector<IterationRun> reduce_iterations();
 
@@ -141,8 +150,8 @@ class Execution {
     double verify_seconds_ = 0;
     double trace_seconds_ = 0;  // write_trace's, the slowest rank's
 
-    std::vector<HeldTuples> held_;  // by IA node
-    std::int64_t resident_ = 0;     // bytes of the tuples held now
+    std::vector<HeldTuples> held_;             // by IA node
+    std::int64_t resident_ = 0;                // bytes of the tuples held now
     std::vector<OperatorRun> runs_;            // by IA node
     std::vector<OperatorRun> carry_runs_;      // by carry move
     std::vector<OperatorRun> checkpoint_run_;  // one slot, once a checkpoint was written
@@ -152,6 +161,12 @@ class Execution {
     std::vector<ia::CarryMove> moves_;  // loops: the carry between two iterations
     std::int64_t first_iteration_ = 1, last_iteration_ = 1, iteration_ = 1;
     std::vector<IterationRun> iterations_;  // this rank's, up to kMaxIterationRecords
+    // Files a rank writing alone holds open between a loop's observations, by path.
+    std::map<std::string, std::unique_ptr<storage::FileHold>> held_files_;
+#if TRA_PARALLEL_HDF5
+    // Output files open for writing together, by path: kept open between a loop's observations.
+    std::map<std::string, std::unique_ptr<storage::ParallelFile>> open_files_;
+#endif
     double iteration_started_ = 0;
     std::int64_t moved_ = 0;  // predicted payload so far (progress)
     std::int64_t reserved_ = 0;

@@ -11,6 +11,7 @@
 #include "runtime/execution.hpp"
 #include "runtime/output_files.hpp"
 #include "storage/collective_writer.hpp"
+#include "storage/file_hold.hpp"
 #include "storage/tensor_file.hpp"
 
 namespace tra::runtime {
@@ -62,21 +63,21 @@ void write_in_my_turn(const WriteJob& job, const HeldTuples& held, const ia::Sit
 }
 
 #if TRA_PARALLEL_HDF5
-// Writes this rank's tuples of `held` with every other rank at once; every rank calls it, also
-// one without tuples (the file's opening, writes and closing are collective).
+// Writes this rank's tuples of `held` into `file` with every other rank at once; every rank calls
+// it, also one without tuples (the dataset's opening, writes and closing are collective).
 //
 // Parallel HDF5 1.10 cannot give a chunk its place while ranks write (a write into an
 // unallocated chunk is lost or fails), and opening a dataset with no chunk at all through
 // MPI-IO allocates every chunk. So a sparse output is written into the chunks that
 // create_datasets made, those of its node's keys: one without keys is not opened.
-void write_together(MPI_Comm comm, storage::Transfer transfer, const WriteJob& job,
+void write_together(storage::ParallelFile& file, storage::Transfer transfer, const WriteJob& job,
                     const HeldTuples& held, const ia::SiteMap& where, ia::Site me) {
     const Node& node = *job.node;
     if (job.sparse && node.keys.empty()) return;  // the same on every rank
     const auto layout = output_layout(node, job.cropped);
     const auto mine = lowest_held(held, where, me);
-    storage::CollectiveWriter writer(comm, job.path, job.dataset, node.type.dtype,
-                                     layout.dataset_shape, transfer);
+    storage::CollectiveWriter writer(file, job.dataset, node.type.dtype, layout.dataset_shape,
+                                     transfer);
     writer.write(mine.size(), [&](std::size_t i, Shape& origin, Tile& host) -> const Tile& {
         const auto& [k, t] = *mine[i];
         check_sparse_key(job, k);
@@ -125,22 +126,30 @@ void Execution::write_outputs(std::int64_t iteration) {
     if (watchdog_.on()) watchdog_.set_place("operator #" + std::to_string(write.id) + " write");
     trace_.set_operator(write.id, write.op);   // trace
     const auto traced = TraceRecorder::now();  // trace
-    write_relations(due, write);
+    // A loop's observations keep their files open until the last write (or a checkpoint).
+    write_relations(due, write, !last);
     write.peak_bytes = resident_;
     write.seconds = MPI_Wtime() - started;
     trace_.operator_done(traced);  // trace
     record(write_run_, 0, std::move(write));
 }
 
-void Execution::write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op) {
+void Execution::write_relations(const std::vector<WriteJob>& jobs, const OperatorRun& op,
+                                bool keep_open) {
     OutputWriter how = OutputWriter::Turns;
     agree_.step([&] { how = output_writer(comm_); });
     if (how == OutputWriter::Turns) {
         write_in_turns(comm_, [&] {
             faults_.reach(me_, op.id, op.op);
             auto span = trace_.span("write");  // trace: this rank's turn, not the wait for it
+            // A rank that writes alone holds its files open across a loop's observations.
+            if (sites_ == 1)
+                for (const WriteJob& j : jobs)
+                    if (!held_files_.count(j.path))
+                        held_files_.emplace(j.path, std::make_unique<storage::FileHold>(j.path));
             for (const WriteJob& j : jobs) write_in_my_turn(j, held_[j.held], where_[j.held], me_);
         });
+        if (!keep_open) agree_.step([&] { close_open_files(); });
     } else {
 #if TRA_PARALLEL_HDF5
         // The injected fault is agreed on before the collective writes begin, so no rank is left
@@ -150,11 +159,25 @@ void Execution::write_relations(const std::vector<WriteJob>& jobs, const Operato
                                                               : storage::Transfer::Independent;
         agree_.step([&] {
             auto span = trace_.span("write");  // trace
-            for (const WriteJob& j : jobs)
-                write_together(comm_, transfer, j, held_[j.held], where_[j.held], me_);
+            for (const WriteJob& j : jobs) {
+                auto& file = open_files_[j.path];
+                if (!file) file = std::make_unique<storage::ParallelFile>(comm_, j.path);
+                write_together(*file, transfer, j, held_[j.held], where_[j.held], me_);
+            }
+            if (!keep_open) close_open_files();
         });
 #endif
     }
+}
+
+void Execution::close_open_files() {
+    for (auto& [path, file] : held_files_) file->close();
+    held_files_.clear();
+#if TRA_PARALLEL_HDF5
+    // In path order, the same on every rank (closing is collective).
+    for (auto& [path, file] : open_files_) file->close();
+    open_files_.clear();
+#endif
 }
 
 }  // namespace tra::runtime

@@ -45,32 +45,19 @@ void throw_if_any_failed(MPI_Comm comm, const std::string& my_error, ErrorKind k
 
 }  // namespace
 
-struct CollectiveWriter::Handles {
+struct ParallelFile::Handle {
     MPI_Comm comm = MPI_COMM_NULL;
     std::string path;
-    std::string name;
-    DType dtype = DType::F64;
-    Shape shape;
-    Transfer transfer = Transfer::Collective;
     Hid file;
-    Hid dataset;
-    Hid transfer_plist;
 };
 
-CollectiveWriter::CollectiveWriter(MPI_Comm comm, const std::string& path,
-                                   const std::string& dataset, DType dtype, const Shape& shape,
-                                   Transfer transfer)
-    : h_(std::make_unique<Handles>()) {
+ParallelFile::ParallelFile(MPI_Comm comm, const std::string& path)
+    : h_(std::make_unique<Handle>()) {
     detail::silence_hdf5_errors();
     h_->comm = comm;
     h_->path = path;
-    h_->name = absolute_name(dataset);
-    h_->dtype = dtype;
-    h_->shape = shape;
-    h_->transfer = transfer;
-
-    // The same call on every rank (H5Fopen and H5Dopen are collective on an MPI-IO file), so the
-    // ranks succeed or fail together; the agreement below only settles the message.
+    // The same call on every rank (H5Fopen is collective on an MPI-IO file), so the ranks
+    // succeed or fail together; the agreement below only settles the message.
     Hid fapl = detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL);
     // As the serial writer: file systems without flock must not refuse the file.
@@ -79,8 +66,53 @@ CollectiveWriter::CollectiveWriter(MPI_Comm comm, const std::string& path,
     std::string error;
     if (!h_->file) error = "cannot open HDF5 file " + in_quotes(path) + " for writing";
     throw_if_any_failed(comm, error, ErrorKind::BadInput, "to open " + in_quotes(path));
+}
 
-    h_->dataset = detail::dataset_id(H5Dopen2(h_->file.get(), h_->name.c_str(), H5P_DEFAULT));
+ParallelFile::~ParallelFile() = default;
+
+const std::string& ParallelFile::path() const {
+    return h_->path;
+}
+
+void ParallelFile::close() {
+    detail::silence_hdf5_errors();
+    if (!h_->file) return;
+    errno = 0;
+    const bool ok = h_->file.close();
+    const std::string why = errno ? std::string(": ") + std::strerror(errno) : "";
+    std::string error;
+    if (!ok) error = "cannot finish writing " + in_quotes(h_->path) + why;
+    throw_if_any_failed(h_->comm, error, ErrorKind::Failed,
+                        "to finish writing " + in_quotes(h_->path));
+}
+
+struct CollectiveWriter::Handles {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::string path;
+    std::string name;
+    DType dtype = DType::F64;
+    Shape shape;
+    Transfer transfer = Transfer::Collective;
+    Hid dataset;
+    Hid transfer_plist;
+};
+
+CollectiveWriter::CollectiveWriter(ParallelFile& file, const std::string& dataset, DType dtype,
+                                   const Shape& shape, Transfer transfer)
+    : h_(std::make_unique<Handles>()) {
+    detail::silence_hdf5_errors();
+    h_->comm = file.h_->comm;
+    h_->path = file.path();
+    h_->name = absolute_name(dataset);
+    h_->dtype = dtype;
+    h_->shape = shape;
+    h_->transfer = transfer;
+    const std::string& path = h_->path;
+    const MPI_Comm comm = h_->comm;
+    std::string error;
+
+    // H5Dopen is collective on an MPI-IO file, as H5Fopen.
+    h_->dataset = detail::dataset_id(H5Dopen2(file.h_->file.get(), h_->name.c_str(), H5P_DEFAULT));
     if (!h_->dataset) {
         error = "no dataset " + in_quotes(h_->name) + " in " + in_quotes(path);
     } else {
@@ -165,16 +197,12 @@ void CollectiveWriter::write(std::size_t count, const BlockAt& block_at) {
 
 void CollectiveWriter::close() {
     detail::silence_hdf5_errors();
-    if (!h_->file) return;
-    errno = 0;
-    const bool dataset_ok = h_->dataset.close();
-    const bool file_ok = h_->file.close();
-    const std::string why = errno ? std::string(": ") + std::strerror(errno) : "";
+    if (!h_->dataset) return;
+    const bool ok = h_->dataset.close();
     std::string error;
-    if (!dataset_ok || !file_ok)
-        error = "cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) + why;
+    if (!ok) error = "cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path);
     throw_if_any_failed(h_->comm, error, ErrorKind::Failed,
-                        "to finish writing " + in_quotes(h_->path));
+                        "to finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path));
 }
 
 }  // namespace tra::storage

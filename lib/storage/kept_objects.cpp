@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "storage/hdf5_handle.hpp"
 #include "storage/hdf5_names.hpp"
+#include "storage/hdf5_open.hpp"
 
 namespace tra::storage {
 
@@ -19,13 +20,6 @@ Hid group_id(hid_t id) {
 }
 Hid attribute_id(hid_t id) {
     return {id, H5Aclose};
-}
-
-// As tensor_file.cpp: tolerate file systems without flock (Lustre, some NFS).
-Hid access_plist() {
-    Hid fapl = detail::plist_id(H5Pcreate(H5P_FILE_ACCESS));
-    H5Pset_file_locking(fapl.get(), true, true);
-    return fapl;
 }
 
 struct Copy {
@@ -139,7 +133,7 @@ void copy_kept_objects(const std::string& from, const std::string& to,
     if (H5Fis_hdf5(from.c_str()) <= 0) return;
     Copy copy{from, to, {}};
     for (const auto& r : replaced) copy.replaced.insert(absolute_name(r));
-    Hid fapl = access_plist();
+    Hid fapl = detail::access_plist();
     Hid src = detail::file_id(H5Fopen(from.c_str(), H5F_ACC_RDONLY, fapl.get()));
     if (!src)
         throw Error("cannot open HDF5 file " + in_quotes(from) + " to keep its other objects");
