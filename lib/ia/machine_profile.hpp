@@ -96,6 +96,14 @@ struct MachineProfile {
     // ends it (runtime/operator_calibration.hpp). 0: not measured (profiles before it, the
     // built-in default): not charged.
     double operator_seconds = 0;
+    // The runtime's fixed cost of an exchange operator (an enforcer, a loop's carry move) beside
+    // its messages: two agreements of the ranks and its messages' set-up
+    // (runtime/operator_calibration.hpp). 0: not measured: an exchange pays operator_seconds.
+    double exchange_seconds = 0;
+    // What an exchange operator pays whatever it moves.
+    double exchange_fixed_seconds() const {
+        return exchange_seconds > 0 ? exchange_seconds : operator_seconds;
+    }
     // Fresh memory taken and touched (the run's tile reservation before its first operator,
     // runtime/tile_reservation.hpp): on a VM the hypervisor backs each page on first touch.
     double first_touch_bytes_per_second = 0;

@@ -293,7 +293,7 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             const auto [site, seconds] = exchange.slowest(n.cost.transfer);
             busiest.busiest = static_cast<Site>(site);
             busiest.communication = seconds;
-            busiest.fixed = model.profile.operator_seconds;
+            busiest.fixed = model.profile.exchange_fixed_seconds();
             out.push_back(busiest);
             continue;
         }
@@ -307,9 +307,9 @@ std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const auto sites = static_cast<std::size_t>(plan.sites());
     const ExchangeTime exchange(model, sites);
     std::vector<double> out;
-    // Each move is one operator of the run ("carry" in its report), so it pays the fixed cost too.
+    // Each move is one exchange operator of the run ("carry" in its report), whatever it moves.
     for (const CarryMove& m : carry_moves(plan))
-        out.push_back(exchange.slowest(m.transfer).second + model.profile.operator_seconds);
+        out.push_back(exchange.slowest(m.transfer).second + model.profile.exchange_fixed_seconds());
     return out;
 }
 

@@ -59,7 +59,8 @@ struct TimeModel {
 // One operator's prediction on its busiest site, split by what that site spends it on.
 struct OperatorTime {
     double compute = 0, communication = 0, memory = 0;
-    double fixed = 0;  // the runtime's cost of any operator (MachineProfile::operator_seconds)
+    double fixed = 0;  // the runtime's own cost of the operator (MachineProfile::operator_seconds;
+                       // an exchange's exchange_fixed_seconds())
     Site busiest = 0;
     double seconds() const { return compute + communication + memory + fixed; }
 };

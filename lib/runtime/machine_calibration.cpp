@@ -140,6 +140,7 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
         operator_costs(comm, options.quick ? OperatorCalibrationSettings::quick()
                                            : OperatorCalibrationSettings::full());
     p.operator_seconds = positive(costs.operator_seconds);
+    if (costs.exchange_seconds > 0) p.exchange_seconds = positive(costs.exchange_seconds);
     // A kernel call as a run makes it: the runtime's work per tile holds the call's own cost
     // (the kernels' figure, kept where it is the larger).
     p.kernel_call_seconds = std::max(p.kernel_call_seconds, costs.tile_seconds);

@@ -7,7 +7,10 @@
 // dispatch). Measured as a run pays them: a loop of element-wise joins of 4 x 4 tiles run by
 // runtime::execute, once with one tile per rank and once with eight. On the development VM:
 // 0.2 us per operator and 0.3 us per tile on one rank, 1.4 us and 0.4 us on two; a loop of tiny
-// tiles spends most of its time here.
+// tiles spends most of its time here. An exchange operator (an enforcer, a loop's carry) costs
+// more whatever it moves: the ranks agree twice, on its lists before any message is posted and
+// on its memory account after, and it sets up its messages; measured on the same loop's carry,
+// which moves nothing (4-6 us on two ranks of the VM).
 #include <mpi.h>
 
 namespace tra::runtime {
@@ -23,6 +26,7 @@ struct OperatorCalibrationSettings {
 struct OperatorCosts {
     double operator_seconds = 0;  // per operator, whatever it holds
     double tile_seconds = 0;      // per tile its busiest rank makes, beside the kernel's work
+    double exchange_seconds = 0;  // per exchange operator beside its messages (0: none measured)
 };
 
 // Collective over `comm`: every rank runs the same loops, as a run's ranks do, and returns the

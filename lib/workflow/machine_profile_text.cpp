@@ -73,6 +73,7 @@ std::string machine_profile_yaml(const ia::MachineProfile& p) {
         out << "permute_bytes_per_second: " << number(p.permute_bytes_per_second) << "\n";
     out << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n";
     if (p.operator_seconds > 0) out << "operator_seconds: " << number(p.operator_seconds) << "\n";
+    if (p.exchange_seconds > 0) out << "exchange_seconds: " << number(p.exchange_seconds) << "\n";
     out << "first_touch_bytes_per_second: " << number(p.first_touch_bytes_per_second) << "\n"
         << "links:\n"
         << "  same_host: " << link_text(p.same_host) << "\n"

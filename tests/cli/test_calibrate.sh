@@ -24,7 +24,7 @@ assert text.startswith("#") and "tra calibrate" in text.split("format:")[0], "no
 p = yaml.safe_load(text)
 assert set(p) == {"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
                   "permute_bytes_per_second", "kernel_call_seconds", "operator_seconds",
-                  "first_touch_bytes_per_second", "links"}, sorted(p)
+                  "exchange_seconds", "first_touch_bytes_per_second", "links"}, sorted(p)
 def rate(v, what):
     assert isinstance(v, (int, float)) and not isinstance(v, bool), (what, v)
     assert math.isfinite(v) and v > 0, (what, v)
@@ -48,6 +48,8 @@ rate(p["kernel_call_seconds"], "kernel call")
 assert p["kernel_call_seconds"] < 1e-3, p["kernel_call_seconds"]
 rate(p["operator_seconds"], "operator")
 assert p["operator_seconds"] < 0.1, p["operator_seconds"]  # tiny joins, even oversubscribed
+rate(p["exchange_seconds"], "exchange")
+assert p["exchange_seconds"] < 0.1, p["exchange_seconds"]  # a carry that moves nothing
 links = p["links"]
 assert links["across_hosts"] == "unmeasured", links  # the test runs on one host
 if same_host == "unmeasured":

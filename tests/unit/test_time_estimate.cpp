@@ -184,7 +184,8 @@ TEST_CASE("estimated seconds: one fixed runtime cost per operator, whatever it d
           Approx(0).margin(1e-12));
 }
 
-TEST_CASE("estimated seconds: a loop's carry pays the fixed cost of an operator", "[time]") {
+TEST_CASE("estimated seconds: a loop's carry pays the fixed cost of an exchange operator",
+          "[time]") {
     // X <- relu(X) on 2 sites: the map keeps X where it starts, so the carry moves nothing, but
     // it is one operator of the run ("carry" in the report) all the same.
     ProgramBuilder b("loop", DType::F64);
@@ -200,9 +201,37 @@ TEST_CASE("estimated seconds: a loop's carry pays the fixed cost of an operator"
     const std::vector<double> carry = ia::carry_seconds(plan, fixed_only);
     REQUIRE(carry.size() == 1);
     CHECK(carry[0] == Approx(1));
+    // An exchange operator: where the profile measured exchange_seconds, that.
+    ia::TimeModel with_exchange = fixed_only;
+    with_exchange.profile.exchange_seconds = 3;
+    CHECK(ia::carry_seconds(plan, with_exchange)[0] == Approx(3));
     // One iteration: every IA node and the carry's move.
     CHECK(ia::estimated_seconds(plan, fixed_only) == Approx(static_cast<double>(plan.size() + 1)));
     CHECK(ia::carry_seconds(plan, model(kInstant, kInstant))[0] == Approx(0).margin(1e-12));
+}
+
+TEST_CASE("estimated seconds: an exchange operator pays the fixed cost of one", "[time]") {
+    // The runtime agrees twice on an exchange (its lists, its memory account) and sets up its
+    // messages: a profile that measured it charges exchange_seconds to every enforcer and carry
+    // move, operator_seconds to every other operator; one that did not, operator_seconds to all.
+    const Program p = common_k();
+    const ia::Plan plan = pinned(p, "local", "shuffle").plan;
+    ia::TimeModel fixed_only = model(kInstant, kInstant);
+    fixed_only.profile.operator_seconds = 1;
+    fixed_only.profile.exchange_seconds = 5;
+    const auto times = ia::operator_times(plan, fixed_only);
+    REQUIRE(times.size() == plan.size());
+    std::size_t exchanges = 0;
+    for (const ia::IaNode& n : plan.nodes()) {
+        INFO(n.id << " " << ia::op_name(n.op));
+        const bool exchange = ia::is_enforcer(n.op);
+        exchanges += exchange ? 1 : 0;
+        CHECK(times[n.id].fixed == (exchange ? 5 : 1));
+    }
+    REQUIRE(exchanges == 1);  // the shuffle before the sum
+    CHECK(ia::estimated_seconds(plan, fixed_only) == Approx(static_cast<double>(plan.size()) + 4));
+    fixed_only.profile.exchange_seconds = 0;  // not measured
+    for (const ia::OperatorTime& t : ia::operator_times(plan, fixed_only)) CHECK(t.fixed == 1);
 }
 
 TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
