@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "core/host_mappings.hpp"
+#include "core/small_blocks.hpp"
 
 namespace tra {
 
 namespace {
-constexpr std::size_t kAlignment = 64;
 
 // Zero-filled when `zero`, on either side; an uninitialized tile skips the fill.
 void* allocate(std::size_t bytes, Residence where, bool zero) {
@@ -17,9 +17,8 @@ void* allocate(std::size_t bytes, Residence where, bool zero) {
     if (const std::size_t length = host_mappings::length_for(bytes)) {
         p = host_mappings::acquire(length, zero);
     } else {
-        std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-        if (rounded == 0) rounded = kAlignment;
-        p = std::aligned_alloc(kAlignment, rounded);
+        const std::size_t rounded = small_blocks::rounded(bytes);
+        p = small_blocks::acquire(rounded);
         if (p && zero) std::memset(p, 0, rounded);
     }
     if (!p)
@@ -35,7 +34,7 @@ void Tile::FreeDeleter::operator()(void* p) const {
     else if (mapped > 0)
         host_mappings::release(p, mapped);
     else
-        std::free(p);
+        small_blocks::release(p, malloced);
 }
 
 Tile::Tile(DType dtype, Shape shape, Residence residence)
@@ -46,7 +45,8 @@ Tile::Tile(DType dtype, Shape shape, Residence residence, Fill fill)
       shape_(std::move(shape)),
       buffer_(allocate(bytes(), residence, fill == Fill::Zero),
               FreeDeleter{residence,
-                          residence == Residence::Host ? host_mappings::length_for(bytes()) : 0}) {}
+                          residence == Residence::Host ? host_mappings::length_for(bytes()) : 0,
+                          small_blocks::rounded(bytes())}) {}
 
 Tile Tile::uninitialized(DType dtype, Shape shape, Residence residence) {
     return Tile(dtype, std::move(shape), residence, Fill::None);

@@ -76,10 +76,12 @@ class Tile {
     struct FreeDeleter {
         // Constructors, not a member initializer or default argument: unique_ptr needs the
         // deleter default constructible while Tile is still incomplete.
-        FreeDeleter() : residence(Residence::Host), mapped(0) {}
-        FreeDeleter(Residence where, std::size_t mapping) : residence(where), mapped(mapping) {}
+        FreeDeleter() : residence(Residence::Host), mapped(0), malloced(0) {}
+        FreeDeleter(Residence where, std::size_t mapping, std::size_t block)
+            : residence(where), mapped(mapping), malloced(block) {}
         Residence residence;
-        std::size_t mapped;  // a large host tile's own mapping (host_mappings); 0: std::free
+        std::size_t mapped;    // a large host tile's own mapping (host_mappings); 0: malloc's
+        std::size_t malloced;  // else its block's size (small_blocks::rounded)
         void operator()(void* p) const;
     };
     void* host_buffer() const;
