@@ -1,6 +1,7 @@
 #include "runtime/execution.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
@@ -145,7 +146,15 @@ void Execution::write_trace() {
 }
 
 void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
-    agree_.step([&] {
+    // An exchange's local part (keeping what stays, the checks) blocks no other rank: its
+    // failure is agreed on at the next step, the ranks' agreement after its lists serving both.
+    const auto agreed = [&](const std::function<void()>& work) {
+        if (ia::is_enforcer(n.op))
+            agree_.defer(work);
+        else
+            agree_.step(work);
+    };
+    agreed([&] {
         if (!ia::is_enforcer(n.op)) faults_.reach(me_, step.run.id, step.run.op);
         HeldTuples& out = step.out;
         const bool carried = n.op == ia::IaOp::Input && plan_.program().repeat &&

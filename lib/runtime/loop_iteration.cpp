@@ -90,7 +90,8 @@ void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_bef
         options_.memory, options_.max_message_bytes, &trace_, &watchdog_);
     // What this site already holds is copied: the step's result may be another carry's value.
     for (const Key* k : step.lists.keep) next.tuples.emplace(*k, Tile(from.tuples.at(*k)));
-    agree_.step([&] {
+    // Agreed on at the next step, as an enforcer's local part (Execution::run_local).
+    agree_.defer([&] {
         next.count();
         const std::int64_t needs = held_before + next.bytes + stats.buffer_bytes;
         step.run.peak_bytes = needs;

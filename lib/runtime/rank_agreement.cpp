@@ -16,21 +16,37 @@ RankAgreement::RankAgreement(MPI_Comm comm) : comm_(comm) {
     MPI_Comm_size(comm_, &size_);
 }
 
-void RankAgreement::step(const std::function<void()>& work, Waiting waiting) const {
-    int code = 0;
-    std::string message;
+namespace {
+
+// Runs `work`, returning its failure's exit code and message (0: none). An AgreedFailure passes
+// through: a nested step already agreed (every rank is throwing it).
+int run_caught(const std::function<void()>& work, std::string& message) {
     try {
         work();
     } catch (const AgreedFailure&) {
-        throw;  // a nested step already agreed (every rank is throwing it)
+        throw;
     } catch (const Error& e) {
-        code = e.exit_code();
         message = e.what();
+        return e.exit_code();
     } catch (const std::exception& e) {
-        code = static_cast<int>(ErrorKind::Failed);
         message = e.what();
+        return static_cast<int>(ErrorKind::Failed);
     }
+    return 0;
+}
+
+}  // namespace
+
+void RankAgreement::step(const std::function<void()>& work, Waiting waiting) const {
+    std::string message;
+    // After a deferred failure this rank does no more work: it only tells the others.
+    const int code = deferred_code_ ? 0 : run_caught(work, message);
     settle(code, message, waiting);
+}
+
+void RankAgreement::defer(const std::function<void()>& work) const {
+    if (deferred_code_) return;  // the first failure is the one reported
+    deferred_code_ = run_caught(work, deferred_message_);
 }
 
 int RankAgreement::rank0_code(int code) const {
@@ -40,7 +56,14 @@ int RankAgreement::rank0_code(int code) const {
     return code;
 }
 
-void RankAgreement::settle(int code, const std::string& message, Waiting waiting) const {
+void RankAgreement::settle(int code, const std::string& caught, Waiting waiting) const {
+    std::string message = caught;
+    if (!code && deferred_code_) {
+        code = deferred_code_;
+        message = deferred_message_;
+    }
+    deferred_code_ = 0;
+    deferred_message_.clear();
     int mine = code ? rank_ : size_, lowest = size_;
     if (watchdog_ && watchdog_->on()) {
         std::vector<MPI_Request> all(1);
