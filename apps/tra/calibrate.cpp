@@ -67,7 +67,8 @@ void print_summary(const ia::MachineProfile& p) {
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", permute "
               << engineering(p.permute_bytes_per_second, "B/s") << ", operator "
-              << micro(p.operator_seconds) << ", exchange " << micro(p.exchange_seconds)
+              << micro(p.operator_seconds) << ", exchange " << micro(p.exchange_seconds) << " + "
+              << micro(p.message_seconds) << " per message"
               << ", kernel call " << micro(p.kernel_call_seconds) << ", first touch "
               << engineering(p.first_touch_bytes_per_second, "B/s") << "\n"
               << "same host: " << link_line(p.same_host) << "\n"

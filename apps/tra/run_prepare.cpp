@@ -22,15 +22,6 @@ namespace tra::cli {
 
 namespace {
 
-// Which host each rank is on, by the run's real layout: the time model's host_of_site.
-std::vector<int> host_of_site(const runtime::HostLayout& hosts, int size) {
-    std::vector<int> out(static_cast<std::size_t>(size), 0);
-    for (std::size_t h = 0; h < hosts.hosts.size(); ++h)
-        for (int r : hosts.hosts[h].ranks)
-            out.at(static_cast<std::size_t>(r)) = static_cast<int>(h);
-    return out;
-}
-
 // Predicted seconds per IA node, a fused join's moved to the aggregate that computes it: the
 // runtime runs the pair in that aggregate's step, so the two are compared there as one.
 std::vector<double> predicted_per_operator(const ia::Plan& plan, const ia::TimeModel& model) {
@@ -83,7 +74,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
             throw Error("--plan picks among a workflow's plans; " + opt.workflow +
                         " is a plan file, which is the plan");
         if (rank != 0) return;
-        model = time_model(opt.time, size, host_of_site(hosts, size));
+        model = time_model(opt.time, size, hosts.host_of_rank(size));
         prep.profile = model.profile;
         if (plan_file) return;
         // The workflow as written, before any logical rewrite: the --check oracle.

@@ -44,7 +44,9 @@ struct ExchangeTime::Figures {
 };
 
 ExchangeTime::ExchangeTime(const TimeModel& model, std::size_t sites)
-    : near_(model.profile.same_host), far_(model.profile.across_hosts_or_default()) {
+    : near_(model.profile.same_host),
+      far_(model.profile.across_hosts_or_default()),
+      message_seconds_(model.profile.message_seconds) {
     share_.assign(sites, 0.0);  // one host (no host_of_site): every peer is near
     if (!model.host_of_site.empty()) {
         for (std::size_t s = 0; s < sites; ++s) share_[s] = remote_share(model, s, sites);
@@ -72,7 +74,7 @@ std::pair<std::size_t, double> ExchangeTime::slowest(const Transfer& transfer) c
 
 ExchangeTime::SiteRates ExchangeTime::rates_for(double r) const {
     return {(1 - r) / near_.bytes_per_second + r / far_.bytes_per_second,
-            (1 - r) * near_.latency_seconds + r * far_.latency_seconds};
+            (1 - r) * near_.latency_seconds + r * far_.latency_seconds + message_seconds_};
 }
 
 double ExchangeTime::site(const Figures& t, std::size_t s) const {

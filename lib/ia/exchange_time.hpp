@@ -1,7 +1,8 @@
 #pragma once
 // The time model's communication of one exchange (time_estimate.hpp): every site's own time
-// (sent or received bytes, whichever is more, at its links' rates, plus a latency per peer in
-// each direction), and every host's network link, which the sites on that host share (a host
+// (sent or received bytes, whichever is more, at its links' rates, plus a latency and the
+// runtime's own cost per message, MachineProfile::message_seconds, per peer in each direction),
+// and every host's network link, which the sites on that host share (a host
 // sends and receives at the across-host bandwidth, whatever the number of its ranks that talk
 // across at once). Operators and the loop's carry are timed by this one class.
 //
@@ -39,6 +40,7 @@ class ExchangeTime {
     double busiest_link(const Figures& t) const;
 
     LinkRates near_, far_;
+    double message_seconds_ = 0;          // the runtime's own per message, on either link
     SiteRates near_only_ = rates_for(0);  // every site, on one host
     std::vector<SiteRates> rates_;        // per site, on several hosts
     std::vector<double> share_;           // per site, the share of its peers on other hosts

@@ -97,9 +97,13 @@ struct MachineProfile {
     // built-in default): not charged.
     double operator_seconds = 0;
     // The runtime's fixed cost of an exchange operator (an enforcer, a loop's carry move) beside
-    // its messages: two agreements of the ranks and its messages' set-up
+    // its messages: the ranks' agreement on its lists, its messages' set-up and wait
     // (runtime/operator_calibration.hpp). 0: not measured: an exchange pays operator_seconds.
     double exchange_seconds = 0;
+    // The runtime's own cost per message of an exchange beside its link's latency (laying it
+    // out, posting it, waiting for it, checking it; runtime/operator_calibration.hpp), on either
+    // link. 0: not measured (one rank, older profiles, the built-in default): not charged.
+    double message_seconds = 0;
     // What an exchange operator pays whatever it moves.
     double exchange_fixed_seconds() const {
         return exchange_seconds > 0 ? exchange_seconds : operator_seconds;

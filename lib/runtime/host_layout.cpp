@@ -25,6 +25,14 @@ std::vector<std::string> HostLayout::lines() const {
     return out;
 }
 
+std::vector<int> HostLayout::host_of_rank(int size) const {
+    std::vector<int> out(static_cast<std::size_t>(std::max(size, 0)), 0);
+    for (std::size_t h = 0; h < hosts.size(); ++h)
+        for (int r : hosts[h].ranks)
+            if (r >= 0 && r < size) out[static_cast<std::size_t>(r)] = static_cast<int>(h);
+    return out;
+}
+
 HostLayout discover_hosts(MPI_Comm comm) {
     int me = 0, size = 1;
     MPI_Comm_rank(comm, &me);

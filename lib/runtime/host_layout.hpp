@@ -24,6 +24,9 @@ struct HostLayout {
     const Host& mine() const { return hosts.at(static_cast<std::size_t>(my_host)); }
     // "host NAME: ranks 0,1 (2 ranks, 8 cores)" per host.
     std::vector<std::string> lines() const;
+    // Which host each of the `size` ranks is on (an index into hosts): the time model's
+    // host_of_site for a run of one site per rank.
+    std::vector<int> host_of_rank(int size) const;
 };
 
 // Collective over `comm`.

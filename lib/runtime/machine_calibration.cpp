@@ -152,6 +152,17 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
         link(comm, same_host_pair(layout), fallback.same_host, links, options, me, "on one host");
     p.across_hosts = link(comm, across_hosts_pair(layout), fallback.across_hosts, links, options,
                           me, "across hosts");
+
+    // The runtime's own cost per message: what a moving carry takes beyond the links' price.
+    if (size > 1) {
+        if (me == 0 && options.progress)
+            options.progress("a loop whose carry sends every rank's tile to every other rank");
+        const double per_message =
+            message_seconds(comm, p, layout.host_of_rank(size),
+                            options.quick ? OperatorCalibrationSettings::quick()
+                                          : OperatorCalibrationSettings::full());
+        if (per_message > 0) p.message_seconds = positive(per_message);
+    }
     p.source = "";
     p.content_hash = "";
     return p;

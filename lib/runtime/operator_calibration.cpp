@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "ia/initial_plan.hpp"
+#include "ia/loop_carry.hpp"
 #include "ia/plan_costs.hpp"
+#include "ia/time_estimate.hpp"
 #include "runtime/executor.hpp"
 #include "tra/program_builder.hpp"
 
@@ -19,10 +21,14 @@ constexpr std::int64_t kTile = 4;  // tiles of 4 x 4: the kernel's arithmetic is
 
 // X: `tiles_per_rank` tiles of kTile x kTile per rank, keys (i, 0), on every rank (replicated,
 // so no join moves anything); x0 = X in Part[0] (tile i on rank i mod ranks, as many on each),
-// x1 = X + x0 (an element-wise join of matching keys), ..., xM = X + x(M-1), and x0 <- xM for
-// `iterations` iterations. Joins, not maps: a join's call (finding the matching tile, then the
-// kernel) costs 2-4x a map's per tile, and joins are what einsum programs mostly run.
-Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationSettings& s) {
+// x1 = X + x0 (an element-wise join of matching keys), ..., xM = X + x(M-1), for `iterations`
+// iterations. The carry is x0 <- xM, which moves nothing (each join's result lies where x0 does),
+// or, where `carry_moves`, X <- xM, which sends every rank's tiles of xM to every other rank
+// (X grows about M-fold per iteration, far from overflowing in the iterations run). Joins, not
+// maps: a join's call (finding the matching tile, then the kernel) costs 2-4x a map's per tile, and
+// joins are what einsum programs mostly run.
+Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationSettings& s,
+                       bool carry_moves = false) {
     const auto at = [](const std::string& step) {
         StepSource src;
         src.step = SourceLocation{"operator calibration", 1, 1, step};
@@ -42,7 +48,9 @@ Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationS
         last = name;
     }
     const SourceLocation where{"operator calibration", 1, 1, "repeat"};
-    if (auto problem = b.try_set_repeat(s.iterations, {{"x0", last, where}}, where)) throw *problem;
+    const std::string carried = carry_moves ? "X" : "x0";
+    if (auto problem = b.try_set_repeat(s.iterations, {{carried, last, where}}, where))
+        throw *problem;
     return b.finish();
 }
 
@@ -54,14 +62,17 @@ struct LoopSeconds {
     double join = 0, carry = 0;
 };
 
-LoopSeconds loop_seconds(MPI_Comm comm, int tiles_per_rank, const OperatorCalibrationSettings& s) {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
-    const Program program = chain_of_joins(ranks, tiles_per_rank, s);
+// The loop's plan: X replicated, x0 cut by rows (the compiler's default).
+ia::Plan loop_plan(const Program& program, int ranks) {
     ia::CompileOptions placed;
     placed.input_placements[*program.find("X")] = ia::Placement::all();
     ia::Plan plan = ia::compile_initial(program, ranks, placed);
     ia::annotate_costs(plan);
+    return plan;
+}
+
+LoopSeconds loop_seconds(MPI_Comm comm, const ia::Plan& plan,
+                         const OperatorCalibrationSettings& s) {
     // As `tra run` runs under its default per-operator limits (--operator-timeout-factor 20,
     // --operator-timeout-floor 60): the watchdog is on.
     ExecuteOptions options;
@@ -90,6 +101,13 @@ LoopSeconds loop_seconds(MPI_Comm comm, int tiles_per_rank, const OperatorCalibr
     return {figures[0], figures[1]};
 }
 
+LoopSeconds loop_seconds(MPI_Comm comm, int tiles_per_rank, const OperatorCalibrationSettings& s) {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const Program program = chain_of_joins(ranks, tiles_per_rank, s);
+    return loop_seconds(comm, loop_plan(program, ranks), s);
+}
+
 }  // namespace
 
 OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& settings) {
@@ -101,6 +119,32 @@ OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& s
     // The one-tile loop's carry copies its one kept tile of 4 x 4: nothing beside the rest.
     c.exchange_seconds = one.carry;
     return c;
+}
+
+double message_seconds(MPI_Comm comm, const ia::MachineProfile& profile,
+                       const std::vector<int>& host_of_rank,
+                       const OperatorCalibrationSettings& settings) {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    if (ranks < 2) return 0;  // no messages to time
+    const Program program = chain_of_joins(ranks, 1, settings, true);
+    const ia::Plan plan = loop_plan(program, ranks);
+    const std::vector<ia::CarryMove> moves = ia::carry_moves(plan);
+    if (moves.size() != 1) return 0;
+    const double measured = loop_seconds(comm, plan, settings).carry;
+    // What the profile predicts for the carry without a cost per message of its own; the rest,
+    // over the messages of the rank that sends and receives most, is that cost.
+    ia::TimeModel model;
+    model.profile = profile;
+    model.profile.message_seconds = 0;
+    if (host_of_rank.size() == static_cast<std::size_t>(ranks)) model.host_of_site = host_of_rank;
+    const double predicted = ia::carry_seconds(plan, model).at(0);
+    const ia::Transfer& t = moves[0].transfer;
+    std::int64_t most = 0;
+    for (std::size_t s = 0; s < t.sent_messages.size() && s < t.received_messages.size(); ++s)
+        most = std::max(most, t.sent_messages[s] + t.received_messages[s]);
+    if (most == 0 || measured <= predicted) return 0;
+    return (measured - predicted) / static_cast<double>(most);
 }
 
 }  // namespace tra::runtime

@@ -8,10 +8,14 @@
 // runtime::execute, once with one tile per rank and once with eight. On the development VM:
 // 0.2 us per operator and 0.3 us per tile on one rank, 1.4 us and 0.4 us on two; a loop of tiny
 // tiles spends most of its time here. An exchange operator (an enforcer, a loop's carry) costs
-// more whatever it moves: the ranks agree twice, on its lists before any message is posted and
-// on its memory account after, and it sets up its messages; measured on the same loop's carry,
-// which moves nothing (4-6 us on two ranks of the VM).
+// more whatever it moves: the ranks agree on its lists before any message is posted, it sets up
+// its messages and waits for them, and it keeps what stays; measured on the same loop's carry,
+// which moves nothing.
 #include <mpi.h>
+
+#include <vector>
+
+#include "ia/machine_profile.hpp"
 
 namespace tra::runtime {
 
@@ -32,5 +36,17 @@ struct OperatorCosts {
 // Collective over `comm`: every rank runs the same loops, as a run's ranks do, and returns the
 // same costs (the report's, whose operator seconds are the slowest rank's).
 OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& settings);
+
+// The runtime's own cost per message of an exchange beyond what `profile` prices (its links'
+// latency per message and bandwidth, its exchange_seconds): laying a message out, posting it,
+// waiting for it and checking what arrived. Measured on the loop of joins with 1 tile per rank
+// whose carry is X <- xM, which sends every rank's tile of xM to every other rank: the carry's
+// seconds (the fastest run's) less the profile's prediction for it without this cost, over the
+// messages of the rank that sends and receives most. `host_of_rank`: each rank's host (the time
+// model's host_of_site). 0 on one rank, and where the carry took no longer than predicted.
+// Collective.
+double message_seconds(MPI_Comm comm, const ia::MachineProfile& profile,
+                       const std::vector<int>& host_of_rank,
+                       const OperatorCalibrationSettings& settings);
 
 }  // namespace tra::runtime

@@ -74,6 +74,7 @@ std::string machine_profile_yaml(const ia::MachineProfile& p) {
     out << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n";
     if (p.operator_seconds > 0) out << "operator_seconds: " << number(p.operator_seconds) << "\n";
     if (p.exchange_seconds > 0) out << "exchange_seconds: " << number(p.exchange_seconds) << "\n";
+    if (p.message_seconds > 0) out << "message_seconds: " << number(p.message_seconds) << "\n";
     out << "first_touch_bytes_per_second: " << number(p.first_touch_bytes_per_second) << "\n"
         << "links:\n"
         << "  same_host: " << link_text(p.same_host) << "\n"

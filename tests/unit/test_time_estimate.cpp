@@ -254,6 +254,10 @@ TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends"
     // With a 10 s latency the sender also pays 3 of them, a receiver 1.
     CHECK(ia::estimated_seconds(plans[0].plan, model(kInstant, 1, kInstant, 10)) ==
           Approx(168 + 30));
+    // The runtime's own cost per message adds to the latency of each, on the sender's 3 too.
+    ia::TimeModel own = model(kInstant, 1, kInstant, 10);
+    own.profile.message_seconds = 5;
+    CHECK(ia::estimated_seconds(plans[0].plan, own) == Approx(168 + 3 * (10 + 5)));
     // Two sites per host, only the network slow: 2 of site 0's 3 peers are on the other host,
     // so 2/3 of its 168 bytes cross (112 s). Host 0's link carries the same 112 bytes out, host
     // 1's carries 2/3 of each of its two sites' 56 received bytes in (74.7): the site decides.
