@@ -22,11 +22,11 @@ constexpr std::int64_t kTile = 4;  // tiles of 4 x 4: the kernel's arithmetic is
 // X: `tiles_per_rank` tiles of kTile x kTile per rank, keys (i, 0), on every rank (replicated,
 // so no join moves anything); x0 = X in Part[0] (tile i on rank i mod ranks, as many on each),
 // x1 = X + x0 (an element-wise join of matching keys), ..., xM = X + x(M-1), for `iterations`
-// iterations. The carry is x0 <- xM, which moves nothing (each join's result lies where x0 does),
-// or, where `carry_moves`, X <- xM, which sends every rank's tiles of xM to every other rank
-// (X grows about M-fold per iteration, far from overflowing in the iterations run). Joins, not
-// maps: a join's call (finding the matching tile, then the kernel) costs 2-4x a map's per tile, and
-// joins are what einsum programs mostly run.
+// iterations. The carry is x0 <- xM, which moves nothing (each join's result lies where x0
+// does), or, where `carry_moves`, X <- xM, which sends every rank's tiles of xM to every other
+// rank (X grows about M-fold per iteration, far from overflowing in the iterations run). Joins,
+// not maps: a join's call (finding the matching tile, then the kernel) costs 2-4x a map's per
+// tile, and joins are what einsum programs mostly run.
 Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationSettings& s,
                        bool carry_moves = false) {
     const auto at = [](const std::string& step) {
@@ -55,9 +55,9 @@ Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationS
 }
 
 // What one operator of the loop costs per iteration, the slowest rank's (the report's): the
-// median over the chain's joins, and the carry x0 <- xM (an exchange that moves nothing, as the
-// chain keeps x where x0 starts). Each the fastest of `repeats` runs: a run can lose its cores
-// for a while to the rest of the machine; the fastest is what the runtime itself costs.
+// median over the chain's joins, and the carry (chain_of_joins). Each the fastest of `repeats`
+// runs: a run can lose its cores for a while to the rest of the machine; the fastest is what the
+// runtime itself costs.
 struct LoopSeconds {
     double join = 0, carry = 0;
 };
