@@ -69,7 +69,8 @@ void print_summary(const ia::MachineProfile& p) {
               << engineering(p.permute_bytes_per_second, "B/s") << ", operator "
               << micro(p.operator_seconds) << ", exchange " << micro(p.exchange_seconds) << " + "
               << micro(p.message_seconds) << " per message"
-              << ", kernel call " << micro(p.kernel_call_seconds) << ", first touch "
+              << ", kernel call " << micro(p.kernel_call_seconds) << " (einsum "
+              << micro(p.einsum_call_seconds) << "), first touch "
               << engineering(p.first_touch_bytes_per_second, "B/s") << "\n"
               << "same host: " << link_line(p.same_host) << "\n"
               << "across hosts: " << link_line(p.across_hosts) << "\n";

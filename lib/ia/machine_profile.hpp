@@ -92,6 +92,10 @@ struct MachineProfile {
     // it, the built-in default): memory_bytes_per_second.
     double permute_bytes_per_second = 0;
     double kernel_call_seconds = 0;  // fixed cost of one kernel call on one tile
+    // The same for a call of the einsum kernel (every `einsum:` step's joins: the spec and GEMM
+    // plan looked up, the generic loop or BLAS set up), which costs about twice an `add` call on
+    // tiny tiles. 0: not measured (older profiles, the built-in default): kernel_call_seconds.
+    double einsum_call_seconds = 0;
     // The runtime's fixed cost of one operator, whatever it computes: the ranks' agreement that
     // ends it (runtime/operator_calibration.hpp). 0: not measured (profiles before it, the
     // built-in default): not charged.

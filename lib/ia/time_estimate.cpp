@@ -83,6 +83,11 @@ class NodeWork {
         call_bytes_ = bytes;
         return *this;
     }
+    // The fixed cost of one call where the kernel's own differs from kernel_call_seconds.
+    NodeWork& call_seconds(double seconds) {
+        call_seconds_ = seconds;
+        return *this;
+    }
     // Product: one product's seconds, and its permutes' seconds, per call; the products written
     // (out, unless fused with their aggregate).
     NodeWork& product(double seconds, double permute_seconds, const PerSite* out) {
@@ -240,9 +245,13 @@ class LocalWork {
         const double tile = tile_bytes_of(plan_, n.id);
         const double operand_bytes =
             tile_bytes_of(plan_, n.inputs[0]) + tile_bytes_of(plan_, n.inputs[1]) + tile;
+        const double per_call = op->kernel.name() == "einsum" && profile_.einsum_call_seconds > 0
+                                    ? profile_.einsum_call_seconds
+                                    : profile_.kernel_call_seconds;
         if (op->kernel.flops(shapes) == 0)  // element-wise
             return NodeWork(Kind::ElementwiseJoin, &n.cost.resident, tile, profile_)
-                .call_bytes(operand_bytes);
+                .call_bytes(operand_bytes)
+                .call_seconds(per_call);
         const DType dtype = plan_.relation(n.id).type.dtype;
         // The kernel's own GEMM plan (gemm_pricing.hpp): lanes or BLAS, and for TTGT each
         // operand or result it permutes read and written once more.
@@ -250,6 +259,7 @@ class LocalWork {
             einsum_gemm_plan(op->kernel, shapes, pricing_, dtype);
         const double permutes = gemm ? pricing_.permute_seconds(*gemm, dtype) : 0.0;
         return NodeWork(Kind::Product, &n.cost.resident, tile, profile_)
+            .call_seconds(per_call)
             .product(
                 product_seconds(op->kernel, shapes, dtype, operand_bytes, pricing_, profile_, gemm),
                 permutes,

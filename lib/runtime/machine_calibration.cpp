@@ -144,6 +144,7 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     // A kernel call as a run makes it: the runtime's work per tile holds the call's own cost
     // (the kernels' figure, kept where it is the larger).
     p.kernel_call_seconds = std::max(p.kernel_call_seconds, costs.tile_seconds);
+    p.einsum_call_seconds = positive(std::max(p.kernel_call_seconds, costs.einsum_tile_seconds));
 
     const auto links =
         options.quick ? LinkCalibrationSettings::quick() : LinkCalibrationSettings::full();

@@ -22,13 +22,13 @@ constexpr std::int64_t kTile = 4;  // tiles of 4 x 4: the kernel's arithmetic is
 // X: `tiles_per_rank` tiles of kTile x kTile per rank, keys (i, 0), on every rank (replicated,
 // so no join moves anything); x0 = X in Part[0] (tile i on rank i mod ranks, as many on each),
 // x1 = X + x0 (an element-wise join of matching keys), ..., xM = X + x(M-1), for `iterations`
-// iterations. The carry is x0 <- xM, which moves nothing (each join's result lies where x0
-// does), or, where `carry_moves`, X <- xM, which sends every rank's tiles of xM to every other
-// rank (X grows about M-fold per iteration, far from overflowing in the iterations run). Joins,
-// not maps: a join's call (finding the matching tile, then the kernel) costs 2-4x a map's per
-// tile, and joins are what einsum programs mostly run.
+// iterations, each join calling `kernel` once per tile. The carry is x0 <- xM, which moves nothing
+// (each join's result lies where x0 does), or, where `carry_moves`, X <- xM, which sends every
+// rank's tiles of xM to every other rank (X grows about M-fold per iteration, far from overflowing
+// in the iterations run). Joins, not maps: a join's call (finding the matching tile, then the
+// kernel) costs 2-4x a map's per tile, and joins are what einsum programs mostly run.
 Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationSettings& s,
-                       bool carry_moves = false) {
+                       const kernels::KernelCall& kernel, bool carry_moves) {
     const auto at = [](const std::string& step) {
         StepSource src;
         src.step = SourceLocation{"operator calibration", 1, 1, step};
@@ -44,7 +44,7 @@ Program chain_of_joins(int ranks, int tiles_per_rank, const OperatorCalibrationS
     std::string last = "x0";
     for (int m = 1; m <= s.joins; ++m) {
         const std::string name = "x" + std::to_string(m);
-        b.add_join(name, "X", last, {0, 1}, {0, 1}, kernels::KernelCall("add"), at(name));
+        b.add_join(name, "X", last, {0, 1}, {0, 1}, kernel, at(name));
         last = name;
     }
     const SourceLocation where{"operator calibration", 1, 1, "repeat"};
@@ -101,20 +101,36 @@ LoopSeconds loop_seconds(MPI_Comm comm, const ia::Plan& plan,
     return {figures[0], figures[1]};
 }
 
-LoopSeconds loop_seconds(MPI_Comm comm, int tiles_per_rank, const OperatorCalibrationSettings& s) {
+// The `add` kernel, and the einsum kernel as an `einsum: "ij,ij->ij", join: add` step runs it
+// (tra/einsum_lowering.cpp): the same sums, through the einsum's set-up per call.
+kernels::KernelCall add_kernel() {
+    return kernels::KernelCall("add");
+}
+kernels::KernelCall einsum_add_kernel() {
+    kernels::KernelParams p;
+    p.spec = "ij,ij->ij";
+    p.join_op = "add";
+    return kernels::KernelCall("einsum", p);
+}
+
+LoopSeconds loop_seconds(MPI_Comm comm, int tiles_per_rank, const kernels::KernelCall& kernel,
+                         const OperatorCalibrationSettings& s) {
     int ranks = 1;
     MPI_Comm_size(comm, &ranks);
-    const Program program = chain_of_joins(ranks, tiles_per_rank, s);
+    const Program program = chain_of_joins(ranks, tiles_per_rank, s, kernel, false);
     return loop_seconds(comm, loop_plan(program, ranks), s);
 }
 
 }  // namespace
 
 OperatorCosts operator_costs(MPI_Comm comm, const OperatorCalibrationSettings& settings) {
-    const LoopSeconds one = loop_seconds(comm, 1, settings);
-    const LoopSeconds many = loop_seconds(comm, kManyTiles, settings);
+    const LoopSeconds one = loop_seconds(comm, 1, add_kernel(), settings);
+    const LoopSeconds many = loop_seconds(comm, kManyTiles, add_kernel(), settings);
+    const LoopSeconds einsum_one = loop_seconds(comm, 1, einsum_add_kernel(), settings);
+    const LoopSeconds einsum_many = loop_seconds(comm, kManyTiles, einsum_add_kernel(), settings);
     OperatorCosts c;
     c.tile_seconds = std::max(0.0, (many.join - one.join) / (kManyTiles - 1));
+    c.einsum_tile_seconds = std::max(0.0, (einsum_many.join - einsum_one.join) / (kManyTiles - 1));
     c.operator_seconds = std::max(0.0, one.join - c.tile_seconds);
     // The one-tile loop's carry copies its one kept tile of 4 x 4: nothing beside the rest.
     c.exchange_seconds = one.carry;
@@ -127,7 +143,7 @@ double message_seconds(MPI_Comm comm, const ia::MachineProfile& profile,
     int ranks = 1;
     MPI_Comm_size(comm, &ranks);
     if (ranks < 2) return 0;  // no messages to time
-    const Program program = chain_of_joins(ranks, 1, settings, true);
+    const Program program = chain_of_joins(ranks, 1, settings, add_kernel(), true);
     const ia::Plan plan = loop_plan(program, ranks);
     const std::vector<ia::CarryMove> moves = ia::carry_moves(plan);
     if (moves.size() != 1) return 0;

@@ -96,7 +96,7 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
     root.allow_only({"format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
                      "kernel_call_seconds", "first_touch_bytes_per_second", "links",
                      "permute_bytes_per_second", "operator_seconds", "exchange_seconds",
-                     "message_seconds"});
+                     "message_seconds", "einsum_call_seconds"});
     const Field format = root.at("format");
     if (format.as_string() != kMachineProfileFormat)
         format.fail("unsupported format '" + format.as_string() + "' (expected " +
@@ -128,6 +128,8 @@ ia::MachineProfile read_machine_profile_text(const std::string& text, const std:
         root.has("operator_seconds") ? positive(root.at("operator_seconds")) : 0;  // not charged
     p.exchange_seconds =  // not measured: operator_seconds
         root.has("exchange_seconds") ? positive(root.at("exchange_seconds")) : 0;
+    p.einsum_call_seconds =  // not measured: kernel_call_seconds
+        root.has("einsum_call_seconds") ? positive(root.at("einsum_call_seconds")) : 0;
     p.message_seconds =  // not measured: not charged
         root.has("message_seconds") ? positive(root.at("message_seconds")) : 0;
     p.first_touch_bytes_per_second = root.has("first_touch_bytes_per_second")

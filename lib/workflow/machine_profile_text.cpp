@@ -72,6 +72,8 @@ std::string machine_profile_yaml(const ia::MachineProfile& p) {
     if (p.permute_bytes_per_second > 0)
         out << "permute_bytes_per_second: " << number(p.permute_bytes_per_second) << "\n";
     out << "kernel_call_seconds: " << number(p.kernel_call_seconds) << "\n";
+    if (p.einsum_call_seconds > 0)
+        out << "einsum_call_seconds: " << number(p.einsum_call_seconds) << "\n";
     if (p.operator_seconds > 0) out << "operator_seconds: " << number(p.operator_seconds) << "\n";
     if (p.exchange_seconds > 0) out << "exchange_seconds: " << number(p.exchange_seconds) << "\n";
     if (p.message_seconds > 0) out << "message_seconds: " << number(p.message_seconds) << "\n";

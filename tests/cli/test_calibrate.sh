@@ -26,8 +26,8 @@ p = yaml.safe_load(text)
 # links' price for them (every machine seen so far).
 assert set(p) - {"message_seconds"} == {
     "format", "name", "blas", "ranks", "dtypes", "memory_bytes_per_second",
-    "permute_bytes_per_second", "kernel_call_seconds", "operator_seconds", "exchange_seconds",
-    "first_touch_bytes_per_second", "links"}, sorted(p)
+    "permute_bytes_per_second", "kernel_call_seconds", "einsum_call_seconds", "operator_seconds",
+    "exchange_seconds", "first_touch_bytes_per_second", "links"}, sorted(p)
 def rate(v, what):
     assert isinstance(v, (int, float)) and not isinstance(v, bool), (what, v)
     assert math.isfinite(v) and v > 0, (what, v)
@@ -49,6 +49,8 @@ rate(p["permute_bytes_per_second"], "permute")
 rate(p["first_touch_bytes_per_second"], "first touch")
 rate(p["kernel_call_seconds"], "kernel call")
 assert p["kernel_call_seconds"] < 1e-3, p["kernel_call_seconds"]
+rate(p["einsum_call_seconds"], "einsum call")
+assert p["kernel_call_seconds"] <= p["einsum_call_seconds"] < 1e-3, p["einsum_call_seconds"]
 rate(p["operator_seconds"], "operator")
 assert p["operator_seconds"] < 0.1, p["operator_seconds"]  # tiny joins, even oversubscribed
 rate(p["exchange_seconds"], "exchange")

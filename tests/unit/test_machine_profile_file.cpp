@@ -88,6 +88,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
     CHECK(near(a.operator_seconds, b.operator_seconds));
     CHECK(near(a.exchange_seconds, b.exchange_seconds));
     CHECK(near(a.message_seconds, b.message_seconds));
+    CHECK(near(a.einsum_call_seconds, b.einsum_call_seconds));
     CHECK(near(a.kernel_call_seconds, b.kernel_call_seconds));
     CHECK(near(a.first_touch_bytes_per_second, b.first_touch_bytes_per_second));
     for (auto [x, y] :
@@ -128,9 +129,10 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     // Absent: not measured, so permutes are priced at the memory rate.
     CHECK(p.permute_bytes_per_second == 0);
     CHECK(p.permute_rate() == 5.5e9);
-    CHECK(p.operator_seconds == 0);  // absent: not charged
-    CHECK(p.exchange_seconds == 0);  // absent: an exchange pays operator_seconds
-    CHECK(p.message_seconds == 0);   // absent: not charged
+    CHECK(p.operator_seconds == 0);     // absent: not charged
+    CHECK(p.exchange_seconds == 0);     // absent: an exchange pays operator_seconds
+    CHECK(p.message_seconds == 0);      // absent: not charged
+    CHECK(p.einsum_call_seconds == 0);  // absent: kernel_call_seconds
     // Absent (a profile written before the field existed): the built-in default's.
     CHECK(p.first_touch_bytes_per_second ==
           ia::default_machine_profile().first_touch_bytes_per_second);
@@ -197,6 +199,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.operator_seconds = 6.5e-6;
         p.exchange_seconds = 1.25e-5;
         p.message_seconds = 3e-6;
+        p.einsum_call_seconds = 2.5e-7;
         p.kernel_call_seconds = 1.23456789e-7;
         p.first_touch_bytes_per_second = 8.7654321e8;
         p.same_host = {true, 1.7e-6, 5.4321e9};
@@ -211,6 +214,8 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         CHECK_THAT(text, Catch::Contains("\noperator_seconds: 6.5e-06\nexchange_seconds: 1.25e-05\n"
                                          "message_seconds: 3.0e-06\n"));
         CHECK(back.exchange_fixed_seconds() == Approx(1.25e-5));
+        CHECK_THAT(text, Catch::Contains("\nkernel_call_seconds: 1.23457e-07\n"
+                                         "einsum_call_seconds: 2.5e-07\n"));
         // Printed, read and printed again: the same text, so the same content hash.
         CHECK(machine_profile_yaml(back) == text);
         CHECK(back.content_hash == content_hash(text));
@@ -261,6 +266,9 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
         expect_error(edited("kernel_call_seconds: 2.5e-6\n",
                             "kernel_call_seconds: 2.5e-6\nmessage_seconds: inf\n"),
                      17, "message_seconds", "positive finite number");
+        expect_error(edited("kernel_call_seconds: 2.5e-6\n",
+                            "kernel_call_seconds: 2.5e-6\neinsum_call_seconds: 0\n"),
+                     17, "einsum_call_seconds", "positive finite number");
     }
     SECTION("gemm sizes ascending and distinct, at least one") {
         expect_error(edited("size: 512", "size: 32"), 10, "dtypes.f64.gemm[1].size",

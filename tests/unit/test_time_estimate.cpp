@@ -27,12 +27,12 @@ using tra::testing::generated;
 namespace {
 
 // C = A B, A one row of k_tiles tiles and B one column of k_tiles tiles (2x2 f64 tiles: 32
-// bytes, 16 flops per tile product): one output tile.
-Program common_k(std::int64_t k_tiles = 4) {
+// bytes, 16 flops per tile product): one output tile. `product` is the join's tile kernel.
+Program common_k(std::int64_t k_tiles = 4, const KernelCall& product = KernelCall("matmul")) {
     ProgramBuilder b("k", DType::F64);
     b.add_input("A", Shape{2, 2 * k_tiles}, Shape{2, 2}, DType::F64, generated(), at("A"));
     b.add_input("B", Shape{2 * k_tiles, 2}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_join("AB", "A", "B", {1}, {0}, product, at("AB"));
     b.add_aggregate("C", "AB", {0, 2}, KernelCall("add"), at("C"));
     b.add_output("C", "out.h5", "/C", at("out"));
     return b.finish();
@@ -162,6 +162,24 @@ TEST_CASE("estimated seconds: one kernel-call overhead per tile a site processes
     CHECK(ia::estimated_seconds(pinned(p, "local", "preagg").plan, calls_only) == Approx(2 + 2));
     // Join, shuffle, sum: 2 products per site, then site 0 folds all 4.
     CHECK(ia::estimated_seconds(pinned(p, "local", "shuffle").plan, calls_only) == Approx(2 + 4));
+}
+
+TEST_CASE("estimated seconds: an einsum kernel's call pays the einsum's call overhead", "[time]") {
+    // The same products as tile einsums (as an `einsum:` step lowers them), which cost a
+    // profile's einsum_call_seconds each where it measured one; the sum's calls stay at
+    // kernel_call_seconds, and so do matmul's.
+    kernels::KernelParams product;
+    product.spec = "ik,kj->ij";
+    const Program einsum = common_k(4, KernelCall("einsum", product));
+    ia::TimeModel calls_only = model(kInstant, kInstant, kInstant, 0, 1);
+    const auto preagg = [](const Program& p, const ia::TimeModel& m) {
+        return ia::estimated_seconds(pinned(p, "local", "preagg").plan, m);
+    };
+    CHECK(preagg(einsum, calls_only) == Approx(2 + 2));  // not measured: kernel_call_seconds
+    calls_only.profile.einsum_call_seconds = 3;
+    // 2 einsum products per site at 3, then site 0 folds 2 partials at 1.
+    CHECK(preagg(einsum, calls_only) == Approx(2 * 3 + 2));
+    CHECK(preagg(common_k(), calls_only) == Approx(2 + 2));
 }
 
 TEST_CASE("estimated seconds: one fixed runtime cost per operator, whatever it does", "[time]") {
