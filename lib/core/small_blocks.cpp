@@ -10,10 +10,16 @@ namespace {
 
 constexpr std::size_t kSizes = kMaxBytes / kAlignment;
 
+// Set when this thread's cache has ended (thread exit): a tile freed after that (one held by an
+// object destroyed later) goes straight back to malloc. A bool needs no destructor, so it can
+// be read then.
+thread_local bool cache_ended = false;
+
 // This thread's free blocks by size; freed for good when the thread ends.
 struct Cache {
     std::array<std::vector<void*>, kSizes> free;
     ~Cache() {
+        cache_ended = true;
         for (auto& blocks : free)
             for (void* b : blocks) std::free(b);
     }
@@ -27,7 +33,7 @@ std::vector<void*>& blocks_of(std::size_t size) {
 }  // namespace
 
 void* acquire(std::size_t size) {
-    if (size <= kMaxBytes) {
+    if (size <= kMaxBytes && !cache_ended) {
         auto& blocks = blocks_of(size);
         if (!blocks.empty()) {
             void* b = blocks.back();
@@ -39,7 +45,7 @@ void* acquire(std::size_t size) {
 }
 
 void release(void* block, std::size_t size) {
-    if (size <= kMaxBytes) {
+    if (size <= kMaxBytes && !cache_ended) {
         auto& blocks = blocks_of(size);
         if (blocks.size() < kPerSize) {
             if (blocks.capacity() == 0) blocks.reserve(kPerSize);
