@@ -2,11 +2,13 @@
 #include <iostream>
 
 #include "core/error.hpp"
+#include "kernels/blas_threads.hpp"
 #include "run_provenance.hpp"
 #include "verbs.hpp"
 #include "version.hpp"
 
 int main(int argc, char** argv) {
+    tra::kernels::limit_blas_spin_wait();  // before MPI or anything else starts a thread
     CLI::App app{
         "tra: tensor relational algebra workflows, planned and run on tiled HDF5 tensors.\n"
         "Exit codes: 0 ok, 1 result differs or run failed, 2 bad input."};

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "kernels/parallel_for.hpp"
 
 // OpenBLAS's own entry points, weak so that another BLAS links without them.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" char* openblas_get_corename() __attribute__((weak));
+// Exported by OpenBLAS's pthreads builds though not in cblas.h: openblas_read_env reads its
+// OPENBLAS_* variables again, blas_thread_shutdown_ ends its threads (it runs at fork).
+extern "C" void openblas_read_env() __attribute__((weak));
+extern "C" int blas_thread_shutdown_() __attribute__((weak));
 
 namespace tra::kernels {
 
@@ -16,6 +21,14 @@ bool set_blas_threads(int threads) {
     if (!openblas_set_num_threads) return false;
     openblas_set_num_threads(threads < 1 ? 1 : threads);
     return true;
+}
+
+void limit_blas_spin_wait() {
+    if (std::getenv("OPENBLAS_THREAD_TIMEOUT")) return;  // the user's choice stands
+    if (!openblas_read_env || !blas_thread_shutdown_) return;
+    setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);  // 2^20 ticks; OpenBLAS takes 4 to 30
+    openblas_read_env();
+    blas_thread_shutdown_();
 }
 
 std::string blas_core_name() {

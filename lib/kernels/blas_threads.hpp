@@ -10,6 +10,16 @@ namespace tra::kernels {
 // to the same; false when the BLAS linked in is not OpenBLAS (the kernels' are set all the same).
 bool set_blas_threads(int threads);
 
+// Makes OpenBLAS's idle threads sleep after about 2^20 clock ticks (~0.4 ms) instead of its
+// default 2^28 (~0.1 s), unless the user set OPENBLAS_THREAD_TIMEOUT: they spin while idle
+// (sched_yield in a loop), and beside the non-BLAS kernels' threads, which run right after a
+// BLAS call, they took half a core from each (ffnn-xml on 1 rank x 2 threads: the maps after its
+// products ran at 12 GB/s where they run at 25-29 alone). Call it first thing in main, before
+// any other thread starts: it sets the environment variable, has OpenBLAS read it again and ends
+// OpenBLAS's threads, which its next threaded call starts again with the shorter wait. Does
+// nothing where the BLAS is not OpenBLAS or lacks those entry points.
+void limit_blas_spin_wait();
+
 // The kernel family OpenBLAS picked for this CPU ("Haswell", "SkylakeX", ...); empty when the
 // BLAS linked in is not OpenBLAS.
 std::string blas_core_name();

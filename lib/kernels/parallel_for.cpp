@@ -1,17 +1,15 @@
-// parallel_for on std::thread, started per loop, rather than OpenMP or a pool: idle OpenMP
-// threads (libgomp) and OpenBLAS's both spin-wait after their work, and measured on 1 rank x 2
-// threads (vs_numpy.py attention) an OpenMP team spinning beside OpenBLAS's threads made the
-// rank 1.6x slower. Threads that end with their loop never compete with the BLAS, and starting
-// one costs tens of microseconds, small against the grain (a loop below 2 grains stays on the
-// caller). The threads are kernel_threads(), the rank's BLAS thread count, and kernels never run
-// during a BLAS call, so the rank never has more threads running than it was given.
+// parallel_for on threads of our own (worker_pool.hpp) rather than OpenMP: idle OpenMP threads
+// (libgomp) and OpenBLAS's both spin-wait after their work, and measured on 1 rank x 2 threads
+// (vs_numpy.py attention) an OpenMP team spinning beside OpenBLAS's threads made the rank 1.6x
+// slower. The pool's workers spin only briefly before they sleep. The threads are
+// kernel_threads(), the rank's BLAS thread count, and kernels never run during a BLAS call, so
+// the rank never has more threads running than it was given.
 #include "kernels/parallel_for.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
-#include <type_traits>
-#include <vector>
+
+#include "kernels/worker_pool.hpp"
 
 extern "C" int openblas_get_num_threads() __attribute__((weak));
 
@@ -43,12 +41,18 @@ void parallel_for_erased(std::int64_t n, std::int64_t grain, ChunkFn chunk, void
     }
     // Equal chunks, one per thread (the kernels' items cost about the same); the caller takes
     // the first.
-    std::vector<std::thread> helpers;
-    helpers.reserve(static_cast<std::size_t>(threads - 1));
-    for (std::int64_t t = 1; t < threads; ++t)
-        helpers.emplace_back(chunk, body, n * t / threads, n * (t + 1) / threads);
-    chunk(body, 0, n / threads);
-    for (std::thread& h : helpers) h.join();
+    struct Loop {
+        std::int64_t n, threads;
+        ChunkFn chunk;
+        void* body;
+    } loop{n, threads, chunk, body};
+    run_on_workers(
+        static_cast<int>(threads),
+        [](void* context, int part) {
+            const auto& l = *static_cast<const Loop*>(context);
+            l.chunk(l.body, l.n * part / l.threads, l.n * (part + 1) / l.threads);
+        },
+        &loop);
 }
 
 }  // namespace detail

@@ -4,6 +4,8 @@
 // sizes past their grain so that 2 threads split the work; f32 and f64.
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "kernel_fixtures.hpp"
 #include "kernels/blas_threads.hpp"
@@ -96,4 +98,26 @@ TEST_CASE("einsum's loop and permutes: 1 and 2 threads agree bit for bit", "[ker
                    y = random_tile(d, {50, 60, 16}, -2, 2, 13);
         check_close_on_1_and_2({&x, &y}, "ijb,jkb->ikb");
     }
+}
+
+TEST_CASE("OpenBLAS's threads, ended for a shorter idle spin, come back for the next product",
+          "[kernels][threads]") {
+    const char* before = std::getenv("OPENBLAS_THREAD_TIMEOUT");
+    const std::string users = before ? before : "";
+    limit_blas_spin_wait();
+    // The user's value stands; otherwise the shorter one is set for OpenBLAS to read.
+    REQUIRE(std::getenv("OPENBLAS_THREAD_TIMEOUT") != nullptr);
+    if (before)
+        REQUIRE(std::string(std::getenv("OPENBLAS_THREAD_TIMEOUT")) == users);
+    else
+        REQUIRE(std::string(std::getenv("OPENBLAS_THREAD_TIMEOUT")) == "20");
+    // A product large enough for OpenBLAS to split among its 2 threads, against a naive loop.
+    const Tile a = random_tile(DType::F64, {300, 200}, -1, 1, 20),
+               b = random_tile(DType::F64, {200, 250}, -1, 1, 21);
+    const Tile want = generate(DType::F64, {300, 250}, [&](const Shape& at_) {
+        double sum = 0;
+        for (std::int64_t k = 0; k < 200; ++k) sum += at(a, {at_[0], k}) * at(b, {k, at_[1]});
+        return sum;
+    });
+    for (int round = 0; round < 3; ++round) require_close(run_on(2, "matmul", {&a, &b}, {}), want);
 }

@@ -2,7 +2,8 @@
 // in several label orders of the same contraction, each against the GEMM ceiling: one plain
 // dgemm of the contraction's M x N x K on contiguous row-major matrices (batched contractions:
 // one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
-// The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp).
+// The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp), and
+// OpenBLAS's idle threads spin as briefly as under `tra` (kernels::limit_blas_spin_wait).
 // Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time] [--machine FILE]
 // --machine FILE: the kernel chooses lanes or BLAS by that machine profile's rates, as `tra run
 // --machine FILE` does (kernels/gemm_pricing.hpp); without it, by fewest elements permuted.
@@ -26,6 +27,7 @@
 
 #include "core/tile.hpp"
 #include "ia/gemm_pricing.hpp"
+#include "kernels/blas_threads.hpp"
 #include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
 #include "workflow/machine_profile_file.hpp"
@@ -104,6 +106,7 @@ std::vector<std::string> each_operand_in_every_order(const std::string& a, const
 }  // namespace
 
 int main(int argc, char** argv) {
+    tra::kernels::limit_blas_spin_wait();  // as tra does
     const int repeats = argc > 1 && argv[1][0] != '-' ? std::atoi(argv[1]) : 5;
     bool every = false;
     for (int i = 1; i < argc; ++i) {
