@@ -1,11 +1,12 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
-// One task computes kG vectors of lanes (one cache line of each position) for a range of C's
+// One task computes G vectors of W lanes (one cache line of each position) for a range of C's
 // columns: it packs B's rows for all its columns (up to kBPanelBytes at a time), then, block of
 // kMc rows by block and kKc inner indices at a time, A's, into panels where each position holds
-// its lanes contiguously, one panel per vector; a register tile of kMr x kNr vectors sums over
+// its lanes contiguously, one panel per vector; a register tile of Mr x Nr vectors sums over
 // the inner indices, keeping partial sums in a panel of its own between blocks, and writes C's
 // tile once at the end. Packing pads partial vectors and edge tiles with zeros, so the register
-// tile never branches; the writes touch only real elements.
+// tile never branches; the writes touch only real elements. W, G, Mr and Nr are the register
+// tile's geometry (lanes_tiles.hpp: AVX-512's or AVX2's), a template parameter L throughout.
 #include "kernels/lanes_gemm.hpp"
 
 #include <algorithm>
@@ -14,45 +15,37 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/lanes_tiles.hpp"
 #include "kernels/parallel_for.hpp"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TRA_LANES_AVX2 1
-#include <immintrin.h>
-#endif
 
 namespace tra::kernels::cpu {
 
 namespace {
 
-constexpr int kMr = 3, kNr = 4;    // the register tile: 12 vector accumulators (AVX2 has 16)
+using lanes::TileFn;
+
 constexpr std::int64_t kKc = 128;  // inner indices per packed block: B's micro-panel fits L1
-constexpr std::int64_t kMc = 48;   // rows per packed A block: kMc x kKc vectors fit L2
+constexpr std::int64_t kMc = 48;   // rows per packed A block (a multiple of every Mr): fits L2
 constexpr std::int64_t kBPanelBytes = std::int64_t{16} << 20;  // packed B per task
 
-template <class T>
-constexpr int kW = 32 / sizeof(T);  // lanes per vector: 256 bits
-constexpr int kG = 2;  // vectors of lanes per task: 64 bytes, one cache line of each position
-
 // Copies `valid` lanes from src to a W-lane slot, zeros the rest.
-template <class T>
+template <int W, class T>
 inline void put_lanes(T* slot, const T* src, int valid) {
-    if (valid == kW<T>) {  // a constant size, which the compiler turns into vector moves
-        std::memcpy(slot, src, sizeof(T) * kW<T>);
+    if (valid == W) {  // a constant size, which the compiler turns into vector moves
+        std::memcpy(slot, src, sizeof(T) * W);
         return;
     }
     std::copy_n(src, valid, slot);
-    std::fill(slot + valid, slot + kW<T>, T(0));
+    std::fill(slot + valid, slot + W, T(0));
 }
 
-// rows x depth positions of a strided operand, `lanes` lanes each (at most kG vectors), into kG
+// rows x depth positions of a strided operand, `lanes` lanes each (at most G vectors), into G
 // panels of `panel` elements, one per vector of lanes, each laid out [tile][p][r][W] in tiles of
 // `tile` rows. The walk follows the source's memory order (its smaller stride innermost), and
 // reads each position's lanes once: whole cache lines where the lanes fill them.
-template <class T>
+template <int W, class T>
 void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::int64_t rows,
           std::int64_t depth, int tile, int lanes, std::int64_t panel, T* out) {
-    constexpr int W = kW<T>;
     const int vectors = (lanes + W - 1) / W;
     const std::int64_t padded = (rows + tile - 1) / tile * tile;
     auto put = [&](std::int64_t r, std::int64_t p) {
@@ -61,7 +54,7 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
         for (int v = 0; v < vectors; ++v) {
             T* dst = out + v * panel + slot;
             if (r < rows)
-                put_lanes(dst, src + v * W, std::min(W, lanes - v * W));
+                put_lanes<W>(dst, src + v * W, std::min(W, lanes - v * W));
             else
                 std::fill(dst, dst + W, T(0));
         }
@@ -74,130 +67,49 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
             for (std::int64_t r = 0; r < padded; ++r) put(r, p);
 }
 
-// acc[r][j][W] = (acc +, when `add`) the sum over kc of ap[p][r][W] * bp[p][j][W], lane by lane.
-template <class T>
-void tile_portable(std::int64_t kc, const T* ap, const T* bp, T* acc, bool add) {
-    constexpr int W = kW<T>;
-    if (!add) std::fill(acc, acc + kMr * kNr * W, T(0));
-    for (std::int64_t p = 0; p < kc; ++p, ap += kMr * W, bp += kNr * W)
-        for (int r = 0; r < kMr; ++r)
-            for (int j = 0; j < kNr; ++j)
-                for (int l = 0; l < W; ++l)
-                    acc[(r * kNr + j) * W + l] += ap[r * W + l] * bp[j * W + l];
-}
-
-#ifdef TRA_LANES_AVX2
-#define TRA_AVX2 __attribute__((target("avx2,fma")))
-template <class T>
-struct Avx2;
-template <>
-struct Avx2<double> {
-    using V = __m256d;
-    TRA_AVX2 static V zero() { return _mm256_setzero_pd(); }
-    TRA_AVX2 static V load(const double* p) { return _mm256_load_pd(p); }
-    TRA_AVX2 static void store(double* p, V v) { _mm256_store_pd(p, v); }
-    TRA_AVX2 static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-};
-template <>
-struct Avx2<float> {
-    using V = __m256;
-    TRA_AVX2 static V zero() { return _mm256_setzero_ps(); }
-    TRA_AVX2 static V load(const float* p) { return _mm256_load_ps(p); }
-    TRA_AVX2 static void store(float* p, V v) { _mm256_store_ps(p, v); }
-    TRA_AVX2 static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-};
-
-// tile_portable with 3 x 4 vector accumulators in registers, one fused multiply-add each per p.
-template <class T>
-TRA_AVX2 void tile_avx2(std::int64_t kc, const T* ap, const T* bp, T* acc, bool add) {
-    using X = Avx2<T>;
-    constexpr int W = kW<T>;
-    typename X::V c[kMr][kNr];
-#pragma GCC unroll 4
-    for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 4
-        for (int j = 0; j < kNr; ++j) c[r][j] = add ? X::load(acc + (r * kNr + j) * W) : X::zero();
-    for (std::int64_t p = 0; p < kc; ++p, ap += kMr * W, bp += kNr * W) {
-        const typename X::V a0 = X::load(ap), a1 = X::load(ap + W), a2 = X::load(ap + 2 * W);
-#pragma GCC unroll 4
-        for (int j = 0; j < kNr; ++j) {
-            const typename X::V bj = X::load(bp + j * W);
-            c[0][j] = X::fma(a0, bj, c[0][j]);
-            c[1][j] = X::fma(a1, bj, c[1][j]);
-            c[2][j] = X::fma(a2, bj, c[2][j]);
-        }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < kMr; ++r)
-#pragma GCC unroll 4
-        for (int j = 0; j < kNr; ++j) X::store(acc + (r * kNr + j) * W, c[r][j]);
-}
-#undef TRA_AVX2
-
-bool cpu_has_avx2() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return has;
-}
-#endif
-
-template <class T>
-using TileFn = void (*)(std::int64_t, const T*, const T*, T*, bool);
-
-template <class T>
-TileFn<T> tile_for(LanesIsa isa) {
-#ifdef TRA_LANES_AVX2
-    if (isa == LanesIsa::best && cpu_has_avx2()) return tile_avx2<T>;
-#endif
-    (void)isa;
-    return tile_portable<T>;
-}
-
 // Adds (or, when `assign`, copies) `n` lanes from src to dst; a whole vector in a fixed count.
-template <class T>
+template <int W, class T>
 inline void write_lanes(T* dst, const T* src, int n, bool assign) {
-    if (n == kW<T>) {
+    if (n == W) {
         if (assign)
-            std::memcpy(dst, src, sizeof(T) * kW<T>);
+            std::memcpy(dst, src, sizeof(T) * W);
         else
-            for (int l = 0; l < kW<T>; ++l) dst[l] += src[l];
+            for (int l = 0; l < W; ++l) dst[l] += src[l];
         return;
     }
     for (int l = 0; l < n; ++l) dst[l] = assign ? src[l] : dst[l] + src[l];
 }
 
 // Writes the first rows x cols positions of a register tile's sums ([r][j][W]) to C at dst.
-template <class T>
+template <class L, class T>
 void write_tile(T* dst, std::int64_t row_stride, std::int64_t col_stride, const T* sums,
                 std::int64_t rows, std::int64_t cols, int lanes, bool assign) {
     for (std::int64_t r = 0; r < rows; ++r)
         for (std::int64_t j = 0; j < cols; ++j)
-            write_lanes(dst + r * row_stride + j * col_stride, sums + (r * kNr + j) * kW<T>, lanes,
-                        assign);
+            write_lanes<L::W>(dst + r * row_stride + j * col_stride, sums + (r * L::Nr + j) * L::W,
+                              lanes, assign);
 }
 
 // Sizes of one task's panels, in elements: per vector of lanes A's block and B's packed rows
 // for all the task's columns, and for all vectors the partial sums of one block of C's rows
 // ([vector][column tile][row tile][r][j][W]).
-template <class T>
+template <class L, class T>
 struct Panels {
     std::int64_t depth, a, b, c;
     // B's rows packed at a time depend on all of C's columns, not a task's: they decide where
     // C's sums are split, which must not depend on the thread count.
     Panels(const LanesGemm& g, std::int64_t cols) {
-        const auto padded = [](std::int64_t n) { return (n + kNr - 1) / kNr * kNr; };
-        const std::int64_t rows = (std::min(kMc, g.m) + kMr - 1) / kMr * kMr;
+        const auto padded = [](std::int64_t n) { return (n + L::Nr - 1) / L::Nr * L::Nr; };
+        const std::int64_t rows = (std::min(kMc, g.m) + L::Mr - 1) / L::Mr * L::Mr;
         const std::int64_t fits =
-            kBPanelBytes / (padded(g.n) * kG * kW<T> * std::int64_t{sizeof(T)});
+            kBPanelBytes / (padded(g.n) * L::G * L::W * std::int64_t{sizeof(T)});
         depth = std::min(g.k, std::max<std::int64_t>(1, fits / kKc) * kKc);
-        a = lines(rows * std::min(kKc, g.k) * kW<T>);
-        b = lines(padded(cols) * depth * kW<T>);
-        c = lines(rows * padded(cols) * kG * kW<T>);
+        a = lines(rows * std::min(kKc, g.k) * L::W);
+        b = lines(padded(cols) * depth * L::W);
+        c = lines(rows * padded(cols) * L::G * L::W);
     }
-    // Elements of one task loop's panels: kG vectors of A's and of B's, and the sums.
-    std::int64_t per_loop() const { return kG * (a + b) + c; }
+    // Elements of one task loop's panels: G vectors of A's and of B's, and the sums.
+    std::int64_t per_loop() const { return L::G * (a + b) + c; }
 
   private:
     static std::int64_t lines(std::int64_t n) {  // whole cache lines: panels stay aligned
@@ -220,78 +132,78 @@ T* panel_scratch(std::int64_t elements) {
         std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
 }
 
-// C's part of one task: lanes [l0, l0 + kG * W) (or to the last) of columns [j0, j1), with
-// scratch for kG vectors of each of the panels `sizes`.
-template <class T>
+// C's part of one task: lanes [l0, l0 + G * W) (or to the last) of columns [j0, j1), with
+// scratch for G vectors of each of the panels `sizes`.
+template <class L, class T>
 void run_task(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile,
-              std::int64_t l0, std::int64_t j0, std::int64_t j1, const Panels<T>& sizes, T* ap,
+              std::int64_t l0, std::int64_t j0, std::int64_t j1, const Panels<L, T>& sizes, T* ap,
               T* bp, T* cp) {
-    constexpr int W = kW<T>;
-    constexpr int kTile = kMr * kNr * W;
-    const int lanes = static_cast<int>(std::min<std::int64_t>(kG * W, g.lanes - l0));
-    const std::int64_t cols = j1 - j0, padded_cols = (cols + kNr - 1) / kNr * kNr;
+    constexpr int W = L::W, Mr = L::Mr, Nr = L::Nr;
+    constexpr int kTile = Mr * Nr * W;
+    const int lanes = static_cast<int>(std::min<std::int64_t>(L::G * W, g.lanes - l0));
+    const std::int64_t cols = j1 - j0, padded_cols = (cols + Nr - 1) / Nr * Nr;
     // B's rows are packed sizes.depth at a time (all of them unless B's panel would not fit).
     for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
         const std::int64_t qn = std::min(sizes.depth, g.k - q0);
         for (std::int64_t p0 = 0; p0 < qn; p0 += kKc)  // blocks of kKc rows, [column tile][p][j][W]
-            pack(b + (q0 + p0) * g.b_rows + j0 * g.b_cols + l0, g.b_cols, g.b_rows, cols,
-                 std::min(kKc, qn - p0), kNr, lanes, sizes.b, bp + p0 * padded_cols * W);
+            pack<W>(b + (q0 + p0) * g.b_rows + j0 * g.b_cols + l0, g.b_cols, g.b_rows, cols,
+                    std::min(kKc, qn - p0), Nr, lanes, sizes.b, bp + p0 * padded_cols * W);
         for (std::int64_t i0 = 0; i0 < g.m; i0 += kMc) {
-            const std::int64_t mc = std::min(kMc, g.m - i0), row_tiles = (mc + kMr - 1) / kMr;
+            const std::int64_t mc = std::min(kMc, g.m - i0), row_tiles = (mc + Mr - 1) / Mr;
             for (std::int64_t p0 = 0; p0 < qn; p0 += kKc) {
                 const std::int64_t kc = std::min(kKc, qn - p0);
-                pack(a + i0 * g.a_rows + (q0 + p0) * g.a_cols + l0, g.a_rows, g.a_cols, mc, kc, kMr,
-                     lanes, sizes.a, ap);
+                pack<W>(a + i0 * g.a_rows + (q0 + p0) * g.a_cols + l0, g.a_rows, g.a_cols, mc, kc,
+                        Mr, lanes, sizes.a, ap);
                 const bool last = p0 + kKc >= qn, assign = q0 == 0 && !accumulate;
                 for (int v = 0; v * W < lanes; ++v)
-                    for (std::int64_t jt = 0; jt < cols; jt += kNr)
+                    for (std::int64_t jt = 0; jt < cols; jt += Nr)
                         for (std::int64_t it = 0; it < row_tiles; ++it) {
-                            T* sums = cp + ((v * padded_cols + jt) / kNr * row_tiles + it) * kTile;
+                            T* sums = cp + ((v * padded_cols + jt) / Nr * row_tiles + it) * kTile;
                             T* out =
-                                c + (i0 + it * kMr) * g.c_rows + (j0 + jt) * g.c_cols + l0 + v * W;
-                            const std::int64_t rows = std::min<std::int64_t>(kMr, mc - it * kMr),
-                                               cs = std::min<std::int64_t>(kNr, cols - jt);
+                                c + (i0 + it * Mr) * g.c_rows + (j0 + jt) * g.c_cols + l0 + v * W;
+                            const std::int64_t rows = std::min<std::int64_t>(Mr, mc - it * Mr),
+                                               cs = std::min<std::int64_t>(Nr, cols - jt);
                             if (last)  // C's lines arrive while the tile computes
                                 for (std::int64_t r = 0; r < rows; ++r)
                                     for (std::int64_t j = 0; j < cs; ++j)
                                         __builtin_prefetch(out + r * g.c_rows + j * g.c_cols, 1);
-                            tile(kc, ap + v * sizes.a + it * kMr * kc * W,
+                            tile(kc, ap + v * sizes.a + it * Mr * kc * W,
                                  bp + v * sizes.b + (p0 * padded_cols + jt * kc) * W, sums, p0 > 0);
                             if (last)  // the sums over all of B's packed rows, while in L1
-                                write_tile(out, g.c_rows, g.c_cols, sums, rows, cs,
-                                           std::min(W, lanes - v * W), assign);
+                                write_tile<L>(out, g.c_rows, g.c_cols, sums, rows, cs,
+                                              std::min(W, lanes - v * W), assign);
                         }
             }
         }
     }
 }
 
-// Runs the product's tasks: groups of kG vectors of lanes, each split into column ranges when
+// Runs the product's tasks: groups of G vectors of lanes, each split into column ranges when
 // there are fewer groups than threads (attention's 8 heads are one group); a split repacks A,
 // so ranges stay at least 64 columns.
-template <class T>
+template <class L, class T>
 void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile) {
-    constexpr int W = kW<T>;
-    const std::int64_t groups = (g.lanes + kG * W - 1) / (kG * W);
+    constexpr int W = L::W, G = L::G;
+    const std::int64_t groups = (g.lanes + G * W - 1) / (G * W);
     const std::int64_t threads = kernel_threads();
     const std::int64_t splits = std::clamp<std::int64_t>((threads + groups - 1) / groups, 1,
                                                          std::max<std::int64_t>(1, g.n / 64));
     const std::int64_t span = (g.n + splits - 1) / splits;
-    const std::int64_t flops_per_task = 2 * g.m * span * g.k * kG * W;
+    const std::int64_t flops_per_task = 2 * g.m * span * g.k * G * W;
     const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
-    const Panels<T> sizes(g, span);
+    const Panels<L, T> sizes(g, span);
     const std::int64_t loops = std::min(groups * splits, threads);  // parallel_for's chunks
     T* scratch = panel_scratch<T>(loops * sizes.per_loop());
     std::atomic<std::int64_t> next_loop{0};
     parallel_for(groups * splits, grain, [&](std::int64_t begin, std::int64_t end) {
         T* ap = scratch + next_loop++ * sizes.per_loop();
-        T* bp = ap + kG * sizes.a;
-        T* cp = bp + kG * sizes.b;
+        T* bp = ap + G * sizes.a;
+        T* cp = bp + G * sizes.b;
         for (std::int64_t t = begin; t < end; ++t) {
             const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
             if (j0 < j1)
-                run_task(g, a, b, c, accumulate, tile, (t / splits) * kG * W, j0, j1, sizes, ap, bp,
-                         cp);
+                run_task<L>(g, a, b, c, accumulate, tile, (t / splits) * G * W, j0, j1, sizes, ap,
+                            bp, cp);
         }
     });
 }
@@ -308,7 +220,14 @@ void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulat
                     std::fill_n(c + i * g.c_rows + j * g.c_cols, g.lanes, T(0));
         return;
     }
-    run_tasks(g, a, b, c, accumulate, tile_for<T>(isa));
+#ifdef TRA_LANES_X86
+    if (isa == LanesIsa::best && lanes::cpu_has_avx512())
+        return run_tasks<lanes::Wide<T>>(g, a, b, c, accumulate, lanes::tile_avx512<T>);
+    if (isa == LanesIsa::best && lanes::cpu_has_avx2())
+        return run_tasks<lanes::Narrow<T>>(g, a, b, c, accumulate, lanes::tile_avx2<T>);
+#endif
+    (void)isa;
+    run_tasks<lanes::Narrow<T>>(g, a, b, c, accumulate, lanes::tile_portable<T, lanes::Narrow<T>>);
 }
 
 template void lanes_gemm<float>(const LanesGemm&, const float*, const float*, float*, bool,

@@ -20,8 +20,8 @@ struct LanesGemm {
     std::int64_t c_rows = 0, c_cols = 0;  // C's along m and along n
 };
 
-// The instruction set the register tile runs on: the CPU's best (AVX2 with FMA where the CPU and
-// the build have it), or the portable loops, which tests also call to check the other.
+// The instruction set the register tile runs on: the CPU's best (AVX-512, else AVX2 with FMA, where
+// the CPU and the build have it), or the portable loops, which tests also call to check the other.
 enum class LanesIsa { best, portable };
 
 // C (+= when `accumulate`) the product, on up to kernel_threads() threads; every element of C is

@@ -100,13 +100,16 @@ TEST_CASE("lanes product: lane counts that fill vectors and leave tails", "[lane
 }
 
 TEST_CASE("lanes product: extents around the register tile and packing blocks", "[lanes]") {
-    // Register tiles of 3 x 4, row blocks of 48, inner blocks of 128.
+    // Register tiles of 3 x 4 (AVX2, portable) or 6 x 4 (AVX-512), row blocks of 48, inner blocks
+    // of 128.
     check_dense<double>(1, 1, 1, 8);
     check_dense<double>(2, 3, 5, 8);
     check_dense<double>(47, 5, 127, 8);
     check_dense<double>(49, 6, 129, 4);
     check_dense<float>(50, 13, 260, 16);
     check_dense<double>(97, 70, 3, 12);
+    check_dense<double>(11, 3, 2, 8);  // rows 6 + 5: one full AVX-512 tile and one short one
+    check_dense<float>(13, 5, 7, 16);
 }
 
 TEST_CASE("lanes product: transposed operands and a batch label outside the lanes", "[lanes]") {
