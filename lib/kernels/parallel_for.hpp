@@ -8,8 +8,12 @@
 
 namespace tra::kernels {
 
-// Elements per thread below which a kernel runs on one thread: a fork costs microseconds.
-inline constexpr std::int64_t kGrainElements = 1 << 15;
+// Elements per thread below which a kernel runs on one thread (32 KiB of f64, a few
+// microseconds of an element-wise pass): handing a chunk to a pool worker costs about a
+// microsecond while it spins, tens while it sleeps (worker_pool.hpp). It was 1 << 15 while every
+// loop started its threads (about 40 us each): a subtraction over 240 KB tiles then ran on one
+// thread, at 14 GB/s against 26 on two (docs/benchmarks.md, "Kernels' threads kept").
+inline constexpr std::int64_t kGrainElements = 1 << 12;
 
 // The threads a kernel may use: the last set_kernel_threads (set_blas_threads calls it, so per
 // rank the BLAS's count), else the BLAS's own count (OPENBLAS_NUM_THREADS), else 1.

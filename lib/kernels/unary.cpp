@@ -48,9 +48,6 @@ Kernel make_map(const std::string& name, const std::string& summary,
             const T* a = ops[0]->data<T>();
             T* c = out.data<T>();
             T factor = static_cast<T>(p.factor.value_or(1.0));
-            // Elements per thread below which the map runs on one thread (a fork costs
-            // microseconds; exp and tanh cost more per element than scale, so this is low).
-            constexpr std::int64_t kGrainElements = 1 << 14;
             parallel_for(out.elements(), kGrainElements, [&](std::int64_t begin, std::int64_t end) {
                 map_block(a + begin, c + begin, end - begin, factor, f);
             });
