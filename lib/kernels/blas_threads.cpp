@@ -9,6 +9,7 @@
 // OpenBLAS's own entry points, weak so that another BLAS links without them.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" char* openblas_get_corename() __attribute__((weak));
+extern "C" int openblas_get_parallel() __attribute__((weak));  // 0 serial, 1 pthreads, 2 OpenMP
 // Exported by OpenBLAS's pthreads builds though not in cblas.h: openblas_read_env reads its
 // OPENBLAS_* variables again, blas_thread_shutdown_ ends its threads (it runs at fork).
 extern "C" void openblas_read_env() __attribute__((weak));
@@ -23,12 +24,16 @@ bool set_blas_threads(int threads) {
     return true;
 }
 
-void limit_blas_spin_wait() {
-    if (std::getenv("OPENBLAS_THREAD_TIMEOUT")) return;  // the user's choice stands
-    if (!openblas_read_env || !blas_thread_shutdown_) return;
+bool limit_blas_spin_wait() {
+    if (std::getenv("OPENBLAS_THREAD_TIMEOUT")) return false;  // the user's choice stands
+    // Only OpenBLAS's own thread server spins by this timeout and restarts after a shutdown; an
+    // OpenMP build's threads follow OMP_WAIT_POLICY, and a serial one has none.
+    if (!openblas_get_parallel || openblas_get_parallel() != 1) return false;
+    if (!openblas_read_env || !blas_thread_shutdown_) return false;
     setenv("OPENBLAS_THREAD_TIMEOUT", "20", 0);  // 2^20 ticks; OpenBLAS takes 4 to 30
     openblas_read_env();
     blas_thread_shutdown_();
+    return true;
 }
 
 std::string blas_core_name() {

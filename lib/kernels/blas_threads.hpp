@@ -17,8 +17,8 @@ bool set_blas_threads(int threads);
 // products ran at 12 GB/s where they run at 25-29 alone). Call it first thing in main, before
 // any other thread starts: it sets the environment variable, has OpenBLAS read it again and ends
 // OpenBLAS's threads, which its next threaded call starts again with the shorter wait. Does
-// nothing where the BLAS is not OpenBLAS or lacks those entry points.
-void limit_blas_spin_wait();
+// nothing where the BLAS is not OpenBLAS's pthreads build or lacks those entry points.
+bool limit_blas_spin_wait();  // whether it set the variable
 
 // The kernel family OpenBLAS picked for this CPU ("Haswell", "SkylakeX", ...); empty when the
 // BLAS linked in is not OpenBLAS.
