@@ -62,8 +62,12 @@ void print_summary(const ia::MachineProfile& p) {
                   << engineering(rates->gemm_operand_excess_bytes_per_second, "B/s") << ", result "
                   << engineering(rates->gemm_result_excess_bytes_per_second, "B/s")
                   << ", einsum loop " << engineering(rates->loop_flops_per_second, "FLOP/s")
-                  << ", lanes product " << engineering(rates->lanes_flops_per_second, "FLOP/s")
-                  << "\n";
+                  << ", lanes product";
+        for (const ia::LanesRate& l : rates->lanes_by_count)
+            std::cout << " " << l.lanes << ": " << engineering(l.flops_per_second, "FLOP/s") << ",";
+        if (rates->lanes_by_count.empty())
+            std::cout << " " << engineering(rates->lanes_flops_per_second, "FLOP/s");
+        std::cout << "\n";
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", permute "
               << engineering(p.permute_bytes_per_second, "B/s") << ", operator "

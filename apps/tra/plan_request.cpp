@@ -139,6 +139,7 @@ ia::TimeModel time_model(const TimeFlags& flags, int sites, const std::vector<in
         for (ia::DtypeRates* d : {&model.profile.f32, &model.profile.f64}) {
             d->loop_flops_per_second = *flags.flop_rate;
             if (d->lanes_flops_per_second > 0) d->lanes_flops_per_second = *flags.flop_rate;
+            for (ia::LanesRate& l : d->lanes_by_count) l.flops_per_second = *flags.flop_rate;
             for (ia::GemmRate& g : d->gemm) g.flops_per_second = *flags.flop_rate;
             // Every call's flops at that rate, nothing else.
             d->gemm_operand_excess_bytes_per_second = d->gemm_result_excess_bytes_per_second = 0;

@@ -46,8 +46,8 @@ std::shared_ptr<const ProfileGemmPricing> ProfileGemmPricing::holding(MachinePro
 double ProfileGemmPricing::product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype,
                                            double flops) const {
     const DtypeRates& rates = profile_->rates(dtype);
-    if (plan.lanes > 1 && rates.lanes_flops_per_second > 0)
-        return flops / rates.lanes_flops_per_second;
+    if (const double rate = rates.lanes_flops_per_second_at(plan.lanes); plan.lanes > 1 && rate > 0)
+        return flops / rate;
     const kernels::GemmCalls calls{plan.batches() * plan.lanes, plan.m, plan.n, plan.k};
     if (calls.count <= 0) return 0;
     return blas_seconds(rates, flops, calls, static_cast<double>(size_of(dtype)));

@@ -19,6 +19,21 @@ double DtypeRates::gemm_flops_per_second(double flops_per_call) const {
     return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
 }
 
+double DtypeRates::lanes_flops_per_second_at(std::int64_t lanes) const {
+    if (lanes_by_count.empty()) return lanes_flops_per_second;
+    const auto x = static_cast<double>(lanes);
+    if (x <= static_cast<double>(lanes_by_count.front().lanes))
+        return lanes_by_count.front().flops_per_second;
+    if (x >= static_cast<double>(lanes_by_count.back().lanes))
+        return lanes_by_count.back().flops_per_second;
+    auto hi = std::upper_bound(lanes_by_count.begin(), lanes_by_count.end(), x,
+                               [](double v, const LanesRate& r) { return v < r.lanes; });
+    auto lo = hi - 1;
+    const double t = std::log(x / static_cast<double>(lo->lanes)) /
+                     std::log(static_cast<double>(hi->lanes) / static_cast<double>(lo->lanes));
+    return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
+}
+
 double DtypeRates::gemm_excess_seconds(std::int64_t m, std::int64_t n, std::int64_t k,
                                        double element_bytes) const {
     const GemmExcess e = gemm_excess(m, n, k);

@@ -20,6 +20,11 @@ struct GemmRate {
     double flops_per_second = 0;
 };
 
+struct LanesRate {
+    std::int64_t lanes = 0;
+    double flops_per_second = 0;
+};
+
 struct DtypeRates {
     std::vector<GemmRate> gemm;        // ascending, distinct sizes; at least one
     double loop_flops_per_second = 0;  // contractions that do not run as gemm (einsum's loop)
@@ -27,6 +32,11 @@ struct DtypeRates {
     // lanes; 0: not measured (profiles before it, the built-in default), such products are
     // priced as the BLAS calls of the same geometry, and plans choose by fewest elements permuted.
     double lanes_flops_per_second = 0;
+    // The lanes product at several lane counts (calibrate: 8, 16 and 64), ascending and distinct:
+    // its rate falls as lanes grow (each lane group packs one cache line of every position, 64
+    // lanes of f64 are eight such lines apart: 48 -> 30 GFLOP/s from 8 to 64 lanes on one Xeon
+    // core). Empty: every lane count at lanes_flops_per_second (profiles before it).
+    std::vector<LanesRate> lanes_by_count;
     // What makes a thin or flat product slower than a square one of the same flops: the elements
     // it has beyond a square call's (gemm_excess below) cost time on top of its flops, those of
     // its operands (packed and streamed by BLAS, each reused fewer times) at the first rate and
@@ -39,6 +49,10 @@ struct DtypeRates {
     // flops / 2, and the rate is interpolated linearly in log(size) between the measured sizes,
     // constant beyond the smallest and the largest.
     double gemm_flops_per_second(double flops_per_call) const;
+    // The lanes product's rate on `lanes` lanes: interpolated linearly in log(lanes) between the
+    // counts of lanes_by_count, constant beyond its ends; lanes_flops_per_second where that is
+    // empty (0: not measured).
+    double lanes_flops_per_second_at(std::int64_t lanes) const;
     // What one m x k by k x n gemm call with elements of `element_bytes` takes beyond its flops
     // at gemm_flops_per_second: its excess operand and result bytes at their rates; 0 for
     // square calls, and where a rate is 0.

@@ -163,12 +163,18 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     // The same product with join mul and agg add: its batch b is innermost everywhere, so BLAS
     // would need all three permuted and the plan computes b as lanes instead (einsum_gemm.hpp;
     // calibrate installs no pricing, so the plan permuting nothing is taken).
+    // At each lane count in turn, on the same extents.
     const KernelCall lanes = einsum_call("ikb,kjb->ijb", "mul", "add");
     const std::int64_t n = s.lanes_extent;
-    if (before) before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n));
-    const Tile x = filled(dtype, Shape{n, n, kCalibrationLanes}),
-               y = filled(dtype, Shape{n, n, kCalibrationLanes});
-    out.lanes_flops_per_second = flops_per_second(lanes, {{&x, &y}}, s);
+    for (const std::int64_t count : kCalibrationLaneCounts) {
+        if (before)
+            before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n) + ", " +
+                   std::to_string(count) + " lanes");
+        const Tile x = filled(dtype, Shape{n, n, count}), y = filled(dtype, Shape{n, n, count});
+        out.lanes_by_count.push_back({count, flops_per_second(lanes, {{&x, &y}}, s)});
+        if (count == kCalibrationLanes)
+            out.lanes_flops_per_second = out.lanes_by_count.back().flops_per_second;
+    }
     return out;
 }
 

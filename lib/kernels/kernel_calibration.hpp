@@ -47,6 +47,10 @@ struct KernelCalibrationSettings {
 // The lanes the lanes-product figure is measured on: 16 fill two AVX2 vectors of f32 and four
 // of f64, between the 8 where it starts to pay and the 64 of wide batches.
 inline constexpr std::int64_t kCalibrationLanes = 16;
+// The lane counts the lanes product is also measured at (the model interpolates between them):
+// one vector of f64 lanes per cache line, kCalibrationLanes, and wide batches, where packing
+// reads one cache line in eight of every position.
+inline constexpr std::int64_t kCalibrationLaneCounts[] = {8, kCalibrationLanes, 64};
 
 // The most bytes one working set of beyond_cache takes per rank.
 inline constexpr std::int64_t kMaxStreamedBytes = std::int64_t{1} << 30;
@@ -68,7 +72,9 @@ struct DtypeKernelRates {
     std::vector<GemmPoint> gemm;           // one per KernelCalibrationSettings::gemm_sizes
     std::vector<ThinGemmPoint> thin_gemm;  // m, n, k short in turn
     double loop_flops_per_second = 0;
-    double lanes_flops_per_second = 0;  // batch labels innermost: the lanes product
+    double lanes_flops_per_second = 0;      // batch labels innermost: the lanes product
+    std::vector<GemmPoint> lanes_by_count;  // the same at each of kCalibrationLaneCounts (size:
+                                            // the lanes)
 };
 
 struct KernelRates {

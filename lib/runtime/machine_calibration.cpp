@@ -32,6 +32,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
         for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(-g.excess_seconds);
         v.push_back(d->loop_flops_per_second);
         v.push_back(d->lanes_flops_per_second);
+        for (const kernels::GemmPoint& l : d->lanes_by_count) v.push_back(l.flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
     v.push_back(r.permute_bytes_per_second);
@@ -58,6 +59,9 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         to->gemm_result_excess_bytes_per_second = positive(excess.result_bytes_per_second);
         to->loop_flops_per_second = positive(v[i++]);
         to->lanes_flops_per_second = positive(v[i++]);
+        to->lanes_by_count.clear();
+        for (const kernels::GemmPoint& l : from->lanes_by_count)
+            to->lanes_by_count.push_back({l.size, positive(v[i++])});
     }
     profile.memory_bytes_per_second = positive(v[i++]);
     profile.permute_bytes_per_second = positive(v[i++]);

@@ -51,13 +51,34 @@ std::vector<ia::GemmRate> read_gemm(const Field& f) {
     return out;
 }
 
+// The lanes product by lane count: [{lanes: L, flops_per_second: R}, ...], counts ascending and
+// distinct (the model interpolates between neighbours), at least one.
+std::vector<ia::LanesRate> read_lanes_by_count(const Field& f) {
+    const std::vector<Field> entries = f.elements();
+    if (entries.empty()) f.fail("needs at least one measured lane count");
+    std::vector<ia::LanesRate> out;
+    for (const Field& e : entries) {
+        if (!e.is_map()) e.fail("expected {lanes: L, flops_per_second: R}");
+        e.allow_only({"lanes", "flops_per_second"});
+        const Field lanes = e.at("lanes");
+        ia::LanesRate r;
+        r.lanes = count_at_least_one(lanes);
+        if (!out.empty() && r.lanes <= out.back().lanes)
+            lanes.fail("lane counts must be ascending and distinct: " + std::to_string(r.lanes) +
+                       " follows " + std::to_string(out.back().lanes));
+        r.flops_per_second = positive(e.at("flops_per_second"));
+        out.push_back(r);
+    }
+    return out;
+}
+
 // `fallback`: the built-in default's rates of this dtype, for fields added after the first
 // profiles were written.
 ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
     f.allow_only({"gemm", "gemm_operand_excess_bytes_per_second",
                   "gemm_result_excess_bytes_per_second", "loop_flops_per_second",
-                  "lanes_flops_per_second"});
+                  "lanes_flops_per_second", "lanes_by_count"});
     ia::DtypeRates r;
     r.gemm = read_gemm(f.at("gemm"));
     auto optional_rate = [&](const char* name, double absent) {
@@ -70,6 +91,7 @@ ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     r.loop_flops_per_second = positive(f.at("loop_flops_per_second"));
     // Absent: not measured (0), whatever the built-in has.
     r.lanes_flops_per_second = optional_rate("lanes_flops_per_second", 0);
+    if (f.has("lanes_by_count")) r.lanes_by_count = read_lanes_by_count(f.at("lanes_by_count"));
     return r;
 }
 

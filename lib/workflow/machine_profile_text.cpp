@@ -44,6 +44,12 @@ std::string dtype_text(const ia::DtypeRates& r) {
     // Only where measured: profiles without it (the built-in's text, and so its hash) unchanged.
     if (r.lanes_flops_per_second > 0)
         s += "\n    lanes_flops_per_second: " + number(r.lanes_flops_per_second);
+    if (!r.lanes_by_count.empty()) {
+        s += "\n    lanes_by_count:";
+        for (const ia::LanesRate& l : r.lanes_by_count)
+            s += "\n      - {lanes: " + std::to_string(l.lanes) +
+                 ", flops_per_second: " + number(l.flops_per_second) + "}";
+    }
     return s;
 }
 

@@ -44,6 +44,10 @@ for dtype, d in p["dtypes"].items():
         rate(g["flops_per_second"], f"{dtype} gemm {g['size']}")
     rate(d["loop_flops_per_second"], f"{dtype} loop")
     rate(d["lanes_flops_per_second"], f"{dtype} lanes product")
+    counts = [l["lanes"] for l in d["lanes_by_count"]]
+    assert counts == [8, 16, 64], (dtype, counts)
+    for l in d["lanes_by_count"]:
+        rate(l["flops_per_second"], f"{dtype} lanes product, {l['lanes']} lanes")
 rate(p["memory_bytes_per_second"], "memory")
 rate(p["permute_bytes_per_second"], "permute")
 rate(p["first_touch_bytes_per_second"], "first touch")

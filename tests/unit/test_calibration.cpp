@@ -32,7 +32,12 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "matmul f64 16 x 16 by 16 x 2 beside 8",
                                                "matmul f64 16 x 2 by 2 x 16 beside 8",
                                                "einsum(ikb,kjb->ijb; join=add, agg=max) f64 4",
-                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 3",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 3, "
+                                               "8 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 3, "
+                                               "16 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 3, "
+                                               "64 lanes",
                                                "matmul f32 4",
                                                "matmul f32 8",
                                                "matmul f32 16",
@@ -40,7 +45,12 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "matmul f32 16 x 16 by 16 x 2 beside 8",
                                                "matmul f32 16 x 2 by 2 x 16 beside 8",
                                                "einsum(ikb,kjb->ijb; join=add, agg=max) f32 4",
-                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3, "
+                                               "8 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3, "
+                                               "16 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 3, "
+                                               "64 lanes",
                                                "add f64 32 x 32",
                                                "einsum(ijb->bij; join=mul, agg=add) f64 3 x 3 x "
                                                "16, 4 tiles in turn",
@@ -66,6 +76,12 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
         }
         CHECK(good(d->loop_flops_per_second));
         CHECK(good(d->lanes_flops_per_second));
+        REQUIRE(d->lanes_by_count.size() == std::size(kernels::kCalibrationLaneCounts));
+        for (std::size_t i = 0; i < d->lanes_by_count.size(); ++i) {
+            CHECK(d->lanes_by_count[i].size == kernels::kCalibrationLaneCounts[i]);
+            CHECK(good(d->lanes_by_count[i].flops_per_second));
+        }
+        CHECK(d->lanes_by_count[1].flops_per_second == d->lanes_flops_per_second);  // 16 lanes
     }
     CHECK(good(r.memory_bytes_per_second));
     CHECK(good(r.permute_bytes_per_second));

@@ -136,3 +136,38 @@ TEST_CASE("gemm pricing: a profile prices lanes products at their rate and permu
     REQUIRE(f32);
     CHECK(f32->lanes == 8);
 }
+
+TEST_CASE("gemm pricing: the lanes rate by lane count, interpolated in log(lanes)", "[time]") {
+    ia::DtypeRates r;
+    r.lanes_flops_per_second = 3.5e10;
+    CHECK(r.lanes_flops_per_second_at(64) == 3.5e10);  // no counts: one rate for all
+    r.lanes_by_count = {{8, 4e10}, {64, 1e10}};
+    CHECK(r.lanes_flops_per_second_at(8) == 4e10);
+    CHECK(r.lanes_flops_per_second_at(64) == 1e10);
+    CHECK(r.lanes_flops_per_second_at(4) == 4e10);    // below the first count: its rate
+    CHECK(r.lanes_flops_per_second_at(128) == 1e10);  // beyond the last: its rate
+    // 16 lanes: log(16 / 8) / log(64 / 8) = 1/3 of the way from 4e10 to 1e10.
+    CHECK(r.lanes_flops_per_second_at(16) == Approx(3e10));
+
+    // The choice follows: ikb,kjb->ijb on 4 x 4 tiles, BLAS at 1e10 flop/s, permutes free.
+    ia::MachineProfile p = ia::default_machine_profile();
+    p.f64.gemm = {{64, 1e10}};
+    p.f64.gemm_operand_excess_bytes_per_second = p.f64.gemm_result_excess_bytes_per_second = 0;
+    p.f64.lanes_by_count = {{8, 4e10}, {64, 5e9}};
+    p.permute_bytes_per_second = 1e15;
+    const ia::ProfileGemmPricing pricing(p);
+    kernels::KernelParams params;
+    params.spec = "ikb,kjb->ijb";
+    const KernelCall call("einsum", params);
+    // 8 lanes: 1024 flops, lanes 2.56e-8 s against BLAS's 1.024e-7 s.
+    const Shape narrow[] = {Shape{4, 4, 8}, Shape{4, 4, 8}};
+    const auto eight = ia::einsum_gemm_plan(call, narrow, pricing, DType::F64);
+    REQUIRE(eight);
+    CHECK(eight->lanes == 8);
+    CHECK(pricing.seconds(*eight, DType::F64) == Approx(2.56e-8));
+    // 64 lanes: 8192 flops, lanes 1.6384e-6 s against BLAS's 8.192e-7 s (and permutes ~0).
+    const Shape wide[] = {Shape{4, 4, 64}, Shape{4, 4, 64}};
+    const auto sixty_four = ia::einsum_gemm_plan(call, wide, pricing, DType::F64);
+    REQUIRE(sixty_four);
+    CHECK(sixty_four->lanes == 1);
+}

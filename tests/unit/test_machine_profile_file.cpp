@@ -82,6 +82,12 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
         CHECK(near(x->gemm_result_excess_bytes_per_second, y->gemm_result_excess_bytes_per_second));
         CHECK(near(x->loop_flops_per_second, y->loop_flops_per_second));
         CHECK(near(x->lanes_flops_per_second, y->lanes_flops_per_second));
+        REQUIRE(x->lanes_by_count.size() == y->lanes_by_count.size());
+        for (std::size_t i = 0; i < x->lanes_by_count.size(); ++i) {
+            CHECK(x->lanes_by_count[i].lanes == y->lanes_by_count[i].lanes);
+            CHECK(
+                near(x->lanes_by_count[i].flops_per_second, y->lanes_by_count[i].flops_per_second));
+        }
     }
     CHECK(near(a.memory_bytes_per_second, b.memory_bytes_per_second));
     CHECK(near(a.permute_bytes_per_second, b.permute_bytes_per_second));
@@ -188,6 +194,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.f64.gemm = {{64, 1.23456789e10}, {2048, 4.87654321e10}};
         p.f64.loop_flops_per_second = 6.54321e8;
         p.f64.lanes_flops_per_second = 3.45678912e10;  // f32's stays unmeasured: not written
+        p.f64.lanes_by_count = {{8, 4.5e10}, {64, 2.25e10}};
         p.f64.gemm_operand_excess_bytes_per_second = 9.87654321e9;
         p.f64.gemm_result_excess_bytes_per_second = 2.3456789e10;
         p.f32.gemm = {{1, 3.0}, {3, 1e300}};
@@ -208,7 +215,15 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         const std::string path = dir.write("p.yaml", text);
         const ia::MachineProfile back = load_machine_profile(path);
         check_same(back, p, 5e-6);  // half a unit in the 6th digit
-        CHECK_THAT(text, Catch::Contains("    lanes_flops_per_second: 3.45679e+10\n  f32:"));
+        CHECK_THAT(text, Catch::Contains("    lanes_flops_per_second: 3.45679e+10\n"
+                                         "    lanes_by_count:\n"
+                                         "      - {lanes: 8, flops_per_second: 4.5e+10}\n"
+                                         "      - {lanes: 64, flops_per_second: 2.25e+10}\n"
+                                         "  f32:"));
+        REQUIRE(back.f64.lanes_by_count.size() == 2);
+        CHECK(back.f64.lanes_by_count[1].lanes == 64);
+        CHECK(back.f64.lanes_by_count[1].flops_per_second == 2.25e10);
+        CHECK(back.f32.lanes_by_count.empty());
         CHECK_THAT(text, Catch::Contains("\npermute_bytes_per_second: 2.5e+09\n"));
         CHECK(back.permute_rate() == 2.5e9);
         CHECK_THAT(text, Catch::Contains("\noperator_seconds: 6.5e-06\nexchange_seconds: 1.25e-05\n"
@@ -254,6 +269,16 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
         expect_error(edited("    loop_flops_per_second: 6.0e8\n",
                             "    loop_flops_per_second: 6.0e8\n    lanes_flops_per_second: 0\n"),
                      12, "dtypes.f64.lanes_flops_per_second", "positive finite number");
+        expect_error(edited("    loop_flops_per_second: 6.0e8\n",
+                            "    loop_flops_per_second: 6.0e8\n    lanes_by_count:\n"
+                            "      - {lanes: 16, flops_per_second: 4.0e10}\n"
+                            "      - {lanes: 8, flops_per_second: 5.0e10}\n"),
+                     14, "dtypes.f64.lanes_by_count[1].lanes",
+                     "ascending and distinct: 8 follows 16");
+        expect_error(edited("    loop_flops_per_second: 6.0e8\n",
+                            "    loop_flops_per_second: 6.0e8\n    lanes_by_count:\n"
+                            "      - {lanes: 8, flops_per_second: 0}\n"),
+                     13, "dtypes.f64.lanes_by_count[0].flops_per_second", "positive finite number");
         expect_error(edited("kernel_call_seconds: 2.5e-6\n",
                             "kernel_call_seconds: 2.5e-6\npermute_bytes_per_second: -3\n"),
                      17, "permute_bytes_per_second", "positive finite number");
