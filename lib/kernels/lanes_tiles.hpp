@@ -20,8 +20,8 @@ template <class T>
 struct Narrow {
     static constexpr int W = static_cast<int>(32 / sizeof(T)), G = 2, Mr = 3, Nr = 4;
 };
-// AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 6 rows of
-// A and one column of B take 7 more).
+// AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 4
+// columns of B and one row of A at a time take 5 more).
 template <class T>
 struct Wide {
     static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 1, Mr = 6, Nr = 4;

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -46,7 +47,12 @@ class Pool {
             for (int p = 0; p < parts; ++p) task(context, p);
             return;
         }
-        start(parts, task, context);
+        try {
+            start(parts, task, context);
+        } catch (const std::system_error&) {  // no thread to be had: the loop runs here
+            for (int p = 0; p < parts; ++p) task(context, p);
+            return;
+        }
         std::exception_ptr mine;
         try {
             task(context, 0);
@@ -63,7 +69,8 @@ class Pool {
     }
 
   private:
-    // Publishes the loop to the workers (starting those missing) and wakes them.
+    // Publishes the loop to the workers (starting those missing) and wakes them. Where a worker
+    // cannot be started (std::system_error) the loop is not published: no worker runs a part.
     void start(int parts, PoolTask task, void* context) {
         std::lock_guard lock(mutex_);
         task_ = task;
