@@ -29,6 +29,9 @@ bool TilingClasses::follow_product(const std::string& name, const std::string& l
                                    const KeyPositions& right_keys, const std::string& spec) {
     const auto comma = spec.find(','), arrow = spec.find("->");
     if (comma == std::string::npos || arrow == std::string::npos) return false;
+    // Positions joined in pairs: lists of different lengths are refused by the program builder
+    // after this pass (which sees every step first, valid or not), so nothing is followed here.
+    if (left_keys.size() != right_keys.size()) return false;
     const std::string letters[2] = {spec.substr(0, comma),
                                     spec.substr(comma + 1, arrow - comma - 1)};
     const std::string out_letters = spec.substr(arrow + 2);

@@ -75,6 +75,28 @@ TEST_CASE("workflow errors: key positions out of range", "[workflow][errors]") {
     expect_error(p3, loc(p3, t3, 6, "-1") + ": program[0].C.on[0][0]", "non-negative");
 }
 
+TEST_CASE("workflow errors: join positions of different counts", "[workflow][errors]") {
+    // Also with tiles chosen by tra, whose first pass over the steps (tiling classes) sees the
+    // step before the program builder refuses it (the fuzzer found it reading past a list).
+    WorkflowDir dir;
+    for (const std::string tile : {"[4, 3]", "auto"}) {
+        const std::string text =
+            "name: bad\ninputs:\n"
+            "  A: {shape: [8, 6], tile: " +
+            tile +
+            ", generate: {uniform: [-1, 1], seed: 1}}\n"
+            "  B: {shape: [8, 4], tile: " +
+            (tile == "auto" ? tile : "[4, 2]") +
+            ", generate: {uniform: [-1, 1], seed: 2}}\n"
+            "program:\n"
+            "  - C: {join: [A, B], on: [[0, 1], [0]], kernel: matmul_tn}\n";
+        const std::string path = dir.write("bad.yaml", text);
+        INFO(text);
+        expect_error(path, loc(path, text, 6, "[[0, 1], [0]]") + ": program[0].C.on",
+                     "join positions differ in count: 2 on the left, 1 on the right");
+    }
+}
+
 TEST_CASE("workflow errors: join sides of different dtypes", "[workflow][errors]") {
     WorkflowDir dir;
     const std::string text =
