@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/content_hash.hpp"
 #include "core/error.hpp"
@@ -30,45 +31,38 @@ int count_at_least_one(const Field& f) {
     return static_cast<int>(v);
 }
 
-std::vector<ia::GemmRate> read_gemm(const Field& f) {
+// A rate per measured whole number `key` (a gemm size, a lane count):
+// [{KEY: N, flops_per_second: R}, ...], at least one, N ascending and distinct (the model
+// interpolates between neighbours, so they must come in order). `what` names N in messages.
+std::vector<std::pair<std::int64_t, double>> read_rates_by(const Field& f, const std::string& key,
+                                                           const std::string& what) {
     const std::vector<Field> entries = f.elements();
-    if (entries.empty()) f.fail("needs at least one measured size");
-    std::vector<ia::GemmRate> out;
+    if (entries.empty()) f.fail("needs at least one measured " + what);
+    std::vector<std::pair<std::int64_t, double>> out;
     for (const Field& e : entries) {
-        if (!e.is_map()) e.fail("expected {size: N, flops_per_second: R}");
-        e.allow_only({"size", "flops_per_second"});
-        const Field size = e.at("size");
-        ia::GemmRate r;
-        r.size = size.as_int();
-        if (r.size < 1) size.fail("must be a positive whole number, got " + size.as_string());
-        // The model interpolates between neighbours by size, so they must come in order.
-        if (!out.empty() && r.size <= out.back().size)
-            size.fail("sizes must be ascending and distinct: " + std::to_string(r.size) +
-                      " follows " + std::to_string(out.back().size));
-        r.flops_per_second = positive(e.at("flops_per_second"));
-        out.push_back(r);
+        if (!e.is_map()) e.fail("expected {" + key + ": N, flops_per_second: R}");
+        e.allow_only({key, "flops_per_second"});
+        const Field at = e.at(key);
+        const std::int64_t n = at.as_int();
+        if (n < 1) at.fail("must be a positive whole number, got " + at.as_string());
+        if (!out.empty() && n <= out.back().first)
+            at.fail(what + "s must be ascending and distinct: " + std::to_string(n) + " follows " +
+                    std::to_string(out.back().first));
+        out.emplace_back(n, positive(e.at("flops_per_second")));
     }
     return out;
 }
 
-// The lanes product by lane count: [{lanes: L, flops_per_second: R}, ...], counts ascending and
-// distinct (the model interpolates between neighbours), at least one.
+std::vector<ia::GemmRate> read_gemm(const Field& f) {
+    std::vector<ia::GemmRate> out;
+    for (const auto& [size, rate] : read_rates_by(f, "size", "size")) out.push_back({size, rate});
+    return out;
+}
+
 std::vector<ia::LanesRate> read_lanes_by_count(const Field& f) {
-    const std::vector<Field> entries = f.elements();
-    if (entries.empty()) f.fail("needs at least one measured lane count");
     std::vector<ia::LanesRate> out;
-    for (const Field& e : entries) {
-        if (!e.is_map()) e.fail("expected {lanes: L, flops_per_second: R}");
-        e.allow_only({"lanes", "flops_per_second"});
-        const Field lanes = e.at("lanes");
-        ia::LanesRate r;
-        r.lanes = count_at_least_one(lanes);
-        if (!out.empty() && r.lanes <= out.back().lanes)
-            lanes.fail("lane counts must be ascending and distinct: " + std::to_string(r.lanes) +
-                       " follows " + std::to_string(out.back().lanes));
-        r.flops_per_second = positive(e.at("flops_per_second"));
-        out.push_back(r);
-    }
+    for (const auto& [lanes, rate] : read_rates_by(f, "lanes", "lane count"))
+        out.push_back({lanes, rate});
     return out;
 }
 
