@@ -5,33 +5,32 @@
 
 namespace tra::ia {
 
+namespace {
+
+// The rate at x of measured points (non-empty, ascending and distinct in `at`): linear in log(x)
+// between neighbouring points, the end points' rates beyond them.
+template <class Point>
+double log_interpolated(const std::vector<Point>& points, std::int64_t Point::*at, double x) {
+    const auto key = [&](const Point& p) { return static_cast<double>(p.*at); };
+    if (x <= key(points.front())) return points.front().flops_per_second;
+    if (x >= key(points.back())) return points.back().flops_per_second;
+    const auto hi = std::upper_bound(points.begin(), points.end(), x,
+                                     [&](double v, const Point& p) { return v < key(p); });
+    const auto lo = hi - 1;
+    const double t = std::log(x / key(*lo)) / std::log(key(*hi) / key(*lo));
+    return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
+}
+
+}  // namespace
+
 double DtypeRates::gemm_flops_per_second(double flops_per_call) const {
     if (gemm.empty()) return loop_flops_per_second;
-    const double size = std::cbrt(std::max(flops_per_call, 0.0) / 2);
-    if (size <= static_cast<double>(gemm.front().size)) return gemm.front().flops_per_second;
-    if (size >= static_cast<double>(gemm.back().size)) return gemm.back().flops_per_second;
-    auto hi = std::upper_bound(gemm.begin(), gemm.end(), size, [](double s, const GemmRate& r) {
-        return s < static_cast<double>(r.size);
-    });
-    auto lo = hi - 1;
-    const double t = std::log(size / static_cast<double>(lo->size)) /
-                     std::log(static_cast<double>(hi->size) / static_cast<double>(lo->size));
-    return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
+    return log_interpolated(gemm, &GemmRate::size, std::cbrt(std::max(flops_per_call, 0.0) / 2));
 }
 
 double DtypeRates::lanes_flops_per_second_at(std::int64_t lanes) const {
     if (lanes_by_count.empty()) return lanes_flops_per_second;
-    const auto x = static_cast<double>(lanes);
-    if (x <= static_cast<double>(lanes_by_count.front().lanes))
-        return lanes_by_count.front().flops_per_second;
-    if (x >= static_cast<double>(lanes_by_count.back().lanes))
-        return lanes_by_count.back().flops_per_second;
-    auto hi = std::upper_bound(lanes_by_count.begin(), lanes_by_count.end(), x,
-                               [](double v, const LanesRate& r) { return v < r.lanes; });
-    auto lo = hi - 1;
-    const double t = std::log(x / static_cast<double>(lo->lanes)) /
-                     std::log(static_cast<double>(hi->lanes) / static_cast<double>(lo->lanes));
-    return lo->flops_per_second + t * (hi->flops_per_second - lo->flops_per_second);
+    return log_interpolated(lanes_by_count, &LanesRate::lanes, static_cast<double>(lanes));
 }
 
 double DtypeRates::gemm_excess_seconds(std::int64_t m, std::int64_t n, std::int64_t k,
