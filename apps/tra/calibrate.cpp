@@ -10,8 +10,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "ia/program_gemm_shapes.hpp"
 #include "kernels/blas_threads.hpp"
 #include "runtime/host_layout.hpp"
 #include "runtime/machine_calibration.hpp"
@@ -19,6 +22,7 @@
 #include "storage/atomic_output.hpp"
 #include "verbs.hpp"
 #include "workflow/machine_profile_file.hpp"
+#include "workflow/workflow_loader.hpp"
 
 namespace tra::cli {
 
@@ -29,7 +33,31 @@ struct CalibrateOptions {
     std::string name;  // else rank 0's host name
     std::optional<int> threads;
     bool quick = false;
+    std::vector<std::string> workflows;  // --for: measure their products' shapes too
 };
+
+// One call of a larger product takes seconds or more to time, and runs at the square rates anyway.
+constexpr double kMaxMeasuredShapeFlops = 1e11;
+
+// The gemm shapes of the joins of `workflows` (ia::program_gemm_shapes), but those whose one call
+// exceeds kMaxMeasuredShapeFlops; `skipped` gets one line per such shape.
+ia::ProgramGemmShapes shapes_to_measure(const std::vector<std::string>& workflows,
+                                        std::vector<std::string>& skipped) {
+    ia::ProgramGemmShapes all;
+    const ia::MachineProfile profile = workflow::builtin_machine_profile();
+    for (const std::string& path : workflows)
+        ia::merge(all, ia::program_gemm_shapes(workflow::load_workflow(path, {}), profile));
+    for (auto* list : {&all.f64, &all.f32})
+        std::erase_if(*list, [&](const kernels::GemmShape& g) {
+            const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
+                                 static_cast<double>(g.k);
+            if (flops <= kMaxMeasuredShapeFlops) return false;
+            skipped.push_back(std::to_string(g.m) + " x " + std::to_string(g.k) + " by " +
+                              std::to_string(g.k) + " x " + std::to_string(g.n));
+            return true;
+        });
+    return all;
+}
 
 std::string engineering(double v, const char* unit) {
     char text[48];
@@ -68,6 +96,19 @@ void print_summary(const ia::MachineProfile& p) {
         if (rates->lanes_by_count.empty())
             std::cout << " " << engineering(rates->lanes_flops_per_second, "FLOP/s");
         std::cout << "\n";
+        if (const auto& shapes = rates->gemm_shapes.points(); !shapes.empty()) {
+            const auto [slowest, fastest] =
+                std::minmax_element(shapes.begin(), shapes.end(),
+                                    [](const ia::GemmShapeRate& a, const ia::GemmShapeRate& b) {
+                                        return a.flops_per_second < b.flops_per_second;
+                                    });
+            std::cout << name << " matmul by shape: " << shapes.size() << " shapes, "
+                      << engineering(slowest->flops_per_second, "FLOP/s") << " (" << slowest->m
+                      << " x " << slowest->k << " by " << slowest->k << " x " << slowest->n
+                      << ") to " << engineering(fastest->flops_per_second, "FLOP/s") << " ("
+                      << fastest->m << " x " << fastest->k << " by " << fastest->k << " x "
+                      << fastest->n << ")\n";
+        }
     }
     std::cout << "memory " << engineering(p.memory_bytes_per_second, "B/s") << ", permute "
               << engineering(p.permute_bytes_per_second, "B/s") << ", operator "
@@ -114,7 +155,10 @@ int calibrate(const CalibrateOptions& opt) {
     try {
         const runtime::HostLayout hosts = runtime::discover_hosts(comm);
         int threads = 1;
+        ia::ProgramGemmShapes shapes;
+        std::vector<std::string> skipped;
         agree.step([&] {
+            shapes = shapes_to_measure(opt.workflows, skipped);
             threads = runtime::share_cores_with_blas(opt.threads, hosts.mine());
             if (rank == 0) out = std::make_unique<storage::AtomicOutput>(opt.output, true);
         });
@@ -122,7 +166,12 @@ int calibrate(const CalibrateOptions& opt) {
         options.quick = opt.quick;
         options.name = opt.name.empty() ? hosts.hosts.front().name : opt.name;
         options.blas_threads = threads;
+        options.f64_shapes = shapes.f64;
+        options.f32_shapes = shapes.f32;
         if (rank == 0) {
+            for (const std::string& shape : skipped)
+                std::cerr << "tra: note: not measuring the product " << shape
+                          << " (one call takes seconds; priced by the square rates)\n";
             const std::string core = kernels::blas_core_name();
             for (const auto& line : hosts.lines())
                 std::cout << line << ", " << threads << " BLAS thread" << (threads == 1 ? "" : "s")
@@ -185,6 +234,9 @@ void add_calibrate(CLI::App& app, int& exit_code) {
                     "BLAS threads per rank, as for tra run (default: OPENBLAS_NUM_THREADS or "
                     "OMP_NUM_THREADS when set, else the host's cores divided by the ranks on the "
                     "host, at least 1)");
+    cmd->add_option("--for", opt->workflows,
+                    "Also measure the matrix products this workflow's joins make, at their own "
+                    "shapes (repeatable); plans of it are then priced by those rates");
     cmd->callback([opt, &exit_code] { exit_code = calibrate(*opt); });
 }
 

@@ -143,6 +143,7 @@ ia::TimeModel time_model(const TimeFlags& flags, int sites, const std::vector<in
             for (ia::GemmRate& g : d->gemm) g.flops_per_second = *flags.flop_rate;
             // Every call's flops at that rate, nothing else.
             d->gemm_operand_excess_bytes_per_second = d->gemm_result_excess_bytes_per_second = 0;
+            d->gemm_shapes = {};
         }
     }
     if (flags.bandwidth) {

@@ -27,10 +27,31 @@ double plan_flops(const kernels::cpu::GemmPlan& plan) {
            static_cast<double>(plan.m) * static_cast<double>(plan.n) * static_cast<double>(plan.k);
 }
 
+// The BLAS calls of `plan`, nullopt where it computes lanes at a measured lanes rate or makes
+// no call.
+std::optional<kernels::GemmCalls> plan_blas_calls(const kernels::cpu::GemmPlan& plan,
+                                                  const DtypeRates& rates) {
+    if (plan.lanes > 1 && rates.lanes_flops_per_second_at(plan.lanes) > 0) return std::nullopt;
+    const kernels::GemmCalls calls{plan.batches() * plan.lanes, plan.m, plan.n, plan.k};
+    if (calls.count <= 0) return std::nullopt;
+    return calls;
+}
+
 }  // namespace
+
+std::optional<kernels::GemmCalls> priced_blas_calls(
+    const kernels::KernelCall& kernel, std::span<const Shape> shapes,
+    const std::optional<kernels::cpu::GemmPlan>& plan, const DtypeRates& rates) {
+    if (plan) return plan_blas_calls(*plan, rates);
+    const std::optional<kernels::GemmCalls> calls = kernel.gemm_calls(shapes);
+    if (!calls || calls->count <= 0) return std::nullopt;
+    return calls;
+}
 
 double blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
                     double element_bytes) {
+    if (const auto measured = rates.gemm_shapes.flops_per_second(calls.m, calls.n, calls.k))
+        return flops / *measured;
     const auto count = static_cast<double>(calls.count);
     return flops / rates.gemm_flops_per_second(flops / count) +
            count * rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
@@ -46,11 +67,10 @@ std::shared_ptr<const ProfileGemmPricing> ProfileGemmPricing::holding(MachinePro
 double ProfileGemmPricing::product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype,
                                            double flops) const {
     const DtypeRates& rates = profile_->rates(dtype);
-    if (const double rate = rates.lanes_flops_per_second_at(plan.lanes); plan.lanes > 1 && rate > 0)
-        return flops / rate;
-    const kernels::GemmCalls calls{plan.batches() * plan.lanes, plan.m, plan.n, plan.k};
-    if (calls.count <= 0) return 0;
-    return blas_seconds(rates, flops, calls, static_cast<double>(size_of(dtype)));
+    if (const auto calls = plan_blas_calls(plan, rates))
+        return blas_seconds(rates, flops, *calls, static_cast<double>(size_of(dtype)));
+    if (plan.lanes > 1) return flops / rates.lanes_flops_per_second_at(plan.lanes);
+    return 0;  // no call
 }
 
 double ProfileGemmPricing::permuted_bytes(const kernels::cpu::GemmPlan& plan, DType dtype) const {

@@ -20,10 +20,20 @@
 
 namespace tra::ia {
 
-// Seconds of `calls` BLAS gemm calls doing `flops` in all: the flops at the rate of the calls'
-// size, plus what thin or flat calls move beyond square ones (DtypeRates::gemm_excess_seconds).
+// Seconds of `calls` BLAS gemm calls doing `flops` in all: the flops at the rate measured for
+// the calls' exact shape (DtypeRates::gemm_shapes); for shapes not measured, at the rate of the
+// calls' size plus what thin or flat calls move beyond square ones (gemm_excess_seconds).
 double blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
                     double element_bytes);
+
+// The BLAS calls one call of `kernel` on operands of `shapes` is priced as (product_seconds
+// below, the time model's joins): those of its GEMM plan `plan` (einsum_gemm_plan) unless that
+// computes lanes at a measured lanes rate, otherwise the kernel's own (the matmul kernels);
+// nullopt where it makes none (priced at the lanes or the loop rate). What `tra calibrate --for`
+// measures (program_gemm_shapes.hpp).
+std::optional<kernels::GemmCalls> priced_blas_calls(
+    const kernels::KernelCall& kernel, std::span<const Shape> shapes,
+    const std::optional<kernels::cpu::GemmPlan>& plan, const DtypeRates& rates);
 
 class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
   public:

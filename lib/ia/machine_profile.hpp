@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "ia/gemm_shape_rates.hpp"
 
 namespace tra::ia {
 
@@ -44,6 +45,9 @@ struct DtypeRates {
     // (profiles made in code, e.g. by tests).
     double gemm_operand_excess_bytes_per_second = 0;
     double gemm_result_excess_bytes_per_second = 0;
+    // Rates measured at exact call shapes (`tra calibrate --for`): a BLAS call of a measured
+    // shape is priced by its rate alone, others by the square rates and excess rates above.
+    GemmShapeRates gemm_shapes;
 
     // The rate of one gemm call of `flops_per_call` flops: its size is the cube root of
     // flops / 2, and the rate is interpolated linearly in log(size) between the measured sizes,

@@ -30,9 +30,8 @@ struct SiteWork {
 };
 
 // One call of a join kernel that does flops, without its call overhead: the flops at the rate of
-// its kernel class (an einsum's GEMM plan as the pricing prices its products, BLAS calls at the
-// gemm rate of their size, or the loop rate), and for gemm calls what thin or flat ones move
-// beyond square ones (DtypeRates::gemm_excess_seconds); or -- a roofline -- reading its operands
+// its kernel class (an einsum's GEMM plan as the pricing prices its products, BLAS calls as
+// blas_seconds prices them, or the loop rate); or -- a roofline -- reading its operands
 // and writing its result where that takes longer: a matrix-vector or outer product is bound by
 // its bytes. `plan`: the einsum's GEMM plan (einsum_gemm_plan), if it runs one.
 double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[2], DType dtype,
@@ -44,9 +43,8 @@ double product_seconds(const kernels::KernelCall& kernel, const Shape (&shapes)[
     double seconds = flops / rates.loop_flops_per_second;
     if (plan)
         seconds = pricing.product_seconds(*plan, dtype, flops);
-    else if (const std::optional<kernels::GemmCalls> gemms = kernel.gemm_calls(shapes);
-             gemms && gemms->count > 0)
-        seconds = blas_seconds(rates, flops, *gemms, static_cast<double>(size_of(dtype)));
+    else if (const auto calls = priced_blas_calls(kernel, shapes, plan, rates))
+        seconds = blas_seconds(rates, flops, *calls, static_cast<double>(size_of(dtype)));
     return std::max(seconds, operand_bytes / profile.memory_bytes_per_second);
 }
 

@@ -71,8 +71,8 @@ struct KernelProperties {
 };
 
 // The BLAS work of one kernel call: `count` gemm calls, each of an m x k by k x n product. The
-// time model prices each at the gemm rate of its size and charges what a thin or flat product
-// moves beyond a square one of the same flops (ia::DtypeRates::gemm_excess_seconds).
+// time model prices each at the rate measured for its shape, or else at the gemm rate of its
+// size plus what a thin or flat product moves beyond a square one (ia::blas_seconds).
 struct GemmCalls {
     std::int64_t count = 0;
     std::int64_t m = 0, n = 0, k = 0;

@@ -4,6 +4,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <numeric>
+#include <tuple>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -33,17 +35,21 @@ Tile filled(DType dtype, const Shape& shape) {
 // Operands of one call, and of the calls that follow it in turn.
 using OperandSets = std::vector<std::vector<const Tile*>>;
 
-// One kernel timed in batches of calls. Calls take the operand sets in turn, so with enough sets
-// each call finds its operands out of the caches, as a join's calls find tiles of their own. The
-// result of each call is dropped before the next, so large outputs reuse the pages of the one
-// before (core/host_mappings.hpp), as tiles of one size do in a run.
+// One kernel timed in batches of calls, each making a new tile; or, where `sums` are given, as a
+// fused join+sum makes them: `group` calls in a row into one sum (the first makes it, the others
+// add into it where the kernel can), the groups' sums kept, taken in turn. Calls take the operand
+// sets in turn, so with enough sets each call finds its operands out of the caches, as a join's
+// calls find tiles of their own. The result of each call is dropped before the next, so large
+// outputs reuse the pages of the one before (core/host_mappings.hpp), as tiles of one size do in a
+// run.
 class BatchTimer {
   public:
     // Makes one untimed warm-up call (it maps the output and fills the caches) and sizes the
     // batches from it: min_seconds / min_samples each.
     BatchTimer(const KernelCall& kernel, const OperandSets& sets,
-               const KernelCalibrationSettings& s)
-        : kernel_(kernel), sets_(sets) {
+               const KernelCalibrationSettings& s, std::vector<Tile>* sums = nullptr,
+               std::int64_t group = 1)
+        : kernel_(kernel), sets_(sets), sums_(sums), group_(static_cast<std::size_t>(group)) {
         const Clock::time_point start = Clock::now();
         call();
         const double first = std::max(seconds_since(start), 1e-9);
@@ -59,10 +65,23 @@ class BatchTimer {
     }
 
   private:
-    void call() { kernel_.apply(std::span<const Tile* const>(sets_[next_++ % sets_.size()])); }
+    void call() {
+        const std::size_t i = next_++;
+        const std::span<const Tile* const> operands(sets_[i % sets_.size()]);
+        if (!sums_) {
+            kernel_.apply(operands);
+            return;
+        }
+        // A group's first product is a new tile, the others are added into it.
+        Tile& sum = (*sums_)[(i / group_) % sums_->size()];
+        if (i % group_ == 0 || !kernel_.accumulate(sum, operands)) sum = kernel_.apply(operands);
+    }
 
     const KernelCall& kernel_;
     const OperandSets& sets_;
+    std::vector<Tile>* sums_;  // the groups' sums, taken in turn, or null: each call's product
+                               // is dropped before the next
+    std::size_t group_;        // calls per group
     std::size_t next_ = 0;
     std::int64_t batch_ = 1;
 };
@@ -81,8 +100,9 @@ double median_of_samples(Sample sample, const KernelCalibrationSettings& s) {
 
 // Seconds one call of `kernel` takes: the median over timed batches.
 double seconds_per_call(const KernelCall& kernel, const OperandSets& sets,
-                        const KernelCalibrationSettings& s) {
-    BatchTimer timer(kernel, sets, s);
+                        const KernelCalibrationSettings& s, std::vector<Tile>* sums = nullptr,
+                        std::int64_t group = 1) {
+    BatchTimer timer(kernel, sets, s, sums, group);
     return median_of_samples([&] { return timer.batch(); }, s);
 }
 
@@ -115,6 +135,56 @@ KernelCall einsum_call(const char* spec, const char* join, const char* agg) {
     return KernelCall("einsum", p);
 }
 
+// The matmul rate at each of `shapes`, on its tiles, its products summed by groups as a fused
+// join+sum sums them (runtime/join_aggregate.cpp).
+std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmShape>& shapes,
+                                           const KernelCalibrationSettings& s,
+                                           const BeforeMeasurement& before) {
+    const KernelCall matmul("matmul");
+    KernelCalibrationSettings timing = s;
+    timing.min_seconds = s.shape_seconds;
+    const auto element = static_cast<std::int64_t>(size_of(dtype));
+    std::vector<GemmShapePoint> out;
+    for (const GemmShape& g : shapes) {
+        const auto [m, n, k] = std::tuple(g.m, g.n, g.k);
+        if (before)
+            before("matmul " + name_of(dtype) + " " + std::to_string(m) + " x " +
+                   std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n));
+        // Tiles of each side, and a sum per right tile, within kMaxShapeBytes.
+        auto tiles_of = [&](std::int64_t wanted, std::int64_t bytes) {
+            return std::clamp<std::int64_t>(wanted, 1, kMaxShapeSets) *
+                   std::max<std::int64_t>(bytes, 1);
+        };
+        const double scale = std::min(
+            1.0, static_cast<double>(kMaxShapeBytes) /
+                     static_cast<double>(tiles_of(g.left_tiles, m * k * element) +
+                                         tiles_of(g.right_tiles, (k * n + m * n) * element)));
+        auto count = [&](std::int64_t wanted) {
+            return std::max<std::int64_t>(
+                1, static_cast<std::int64_t>(
+                       static_cast<double>(std::clamp<std::int64_t>(wanted, 1, kMaxShapeSets)) *
+                       scale));
+        };
+        const std::int64_t lefts = count(g.left_tiles), rights = count(g.right_tiles);
+        std::vector<Tile> left, right, sums;
+        for (std::int64_t i = 0; i < lefts; ++i) left.push_back(filled(dtype, Shape{m, k}));
+        for (std::int64_t i = 0; i < rights; ++i) {
+            right.push_back(filled(dtype, Shape{k, n}));
+            sums.push_back(filled(dtype, Shape{m, n}));
+        }
+        // Call i takes left i mod lefts and right i mod rights: every pair in turn, as a join's
+        // calls (lcm(lefts, rights) sets).
+        OperandSets sets;
+        for (std::int64_t i = 0; i < std::lcm(lefts, rights); ++i)
+            sets.push_back({&left[static_cast<std::size_t>(i % lefts)],
+                            &right[static_cast<std::size_t>(i % rights)]});
+        const double flops =
+            2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        out.push_back({m, n, k, flops / seconds_per_call(matmul, sets, timing, &sums, g.group)});
+    }
+    return out;
+}
+
 DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
                                const BeforeMeasurement& before) {
     DtypeKernelRates out;
@@ -124,6 +194,8 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
         const Tile a = filled(dtype, Shape{n, n}), b = filled(dtype, Shape{n, n});
         out.gemm.push_back({n, flops_per_second(matmul, {{&a, &b}}, s)});
     }
+    out.gemm_shapes =
+        measure_shapes(dtype, dtype == DType::F32 ? s.f32_shapes : s.f64_shapes, s, before);
     const std::int64_t lo = s.thin_short, hi = s.thin_long;
     for (const auto [m, n, k] : {std::array{lo, hi, hi}, {hi, lo, hi}, {hi, hi, lo}}) {
         // The square product of (nearly) the same flops, on one operand set (in cache) as the
@@ -181,12 +253,22 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
 }  // namespace
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
-    return {
-        {64, 128, 256, 512, 1024, 2048}, 512, 32, std::int64_t{64} << 20, 96, 256, 2048, 0.3, 3};
+    KernelCalibrationSettings s;
+    s.gemm_sizes = {64, 128, 256, 512, 1024, 2048};
+    s.thin_long = 512, s.thin_short = 32, s.thin_operand_bytes = std::int64_t{64} << 20;
+    s.shape_seconds = 0.1;
+    s.loop_extent = 96, s.lanes_extent = 256, s.stream_extent = 2048;
+    s.min_seconds = 0.3, s.min_samples = 3;
+    return s;
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::quick() {
-    return {{64, 128, 256, 512}, 512, 32, std::int64_t{64} << 20, 32, 128, 2048, 0.05, 3};
+    KernelCalibrationSettings s = full();
+    s.gemm_sizes = {64, 128, 256, 512};
+    s.shape_seconds = 0.02;
+    s.loop_extent = 32, s.lanes_extent = 128;
+    s.min_seconds = 0.05;
+    return s;
 }
 
 KernelCalibrationSettings KernelCalibrationSettings::beyond_cache(std::int64_t cache_bytes,

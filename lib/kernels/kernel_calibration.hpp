@@ -12,6 +12,16 @@
 
 namespace tra::kernels {
 
+// An m x k by k x n product as a join makes it: its calls take `left_tiles` left and
+// `right_tiles` right operands in turn (a join streams the tiles of its inputs, and operands out
+// of the caches make products slower), and sum `group` products in a row into one tile (a fused
+// join+sum's group; 1: none are).
+struct GemmShape {
+    std::int64_t m = 0, n = 0, k = 0;
+    std::int64_t left_tiles = 1, right_tiles = 1;
+    std::int64_t group = 1;
+};
+
 struct KernelCalibrationSettings {
     std::vector<std::int64_t> gemm_sizes;  // square matmul tiles, ascending
     // Thin matmuls: m, n and k in turn `thin_short`, the other two `thin_long` (32 x 512: the
@@ -19,6 +29,12 @@ struct KernelCalibrationSettings {
     // `thin_operand_bytes` of them in all (more than the caches hold), as a join's calls do:
     // operands in cache make thin products look several times cheaper than they run.
     std::int64_t thin_long = 0, thin_short = 0, thin_operand_bytes = 0;
+    // Matmuls measured at their own shapes, per dtype (`tra calibrate --for`: the products a
+    // workflow makes), each timed for at least `shape_seconds` as a join makes them: on the
+    // shape's tiles taken in turn (at most kMaxShapeSets of each side, and at most
+    // kMaxShapeBytes of them), the products summed in groups.
+    std::vector<GemmShape> f64_shapes, f32_shapes;
+    double shape_seconds = 0;
     std::int64_t loop_extent = 0;    // max-plus "ikb,kjb->ijb": i = j = k = this, b = 4
     std::int64_t lanes_extent = 0;   // "ikb,kjb->ijb" products: i = j = k = this,
                                      // b = kCalibrationLanes (the lanes product); and
@@ -30,10 +46,10 @@ struct KernelCalibrationSettings {
                                      // so the median is one of them)
 
     // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, lanes
-    // products of 256^3, 0.3 s per figure.
+    // products of 256^3, 0.3 s per figure, 0.1 s per shape; no shapes.
     static KernelCalibrationSettings full();
     // `--quick`: sizes 64 to 512, thin as full(), a smaller loop and lanes products of 128^3,
-    // 0.05 s per figure (about a second in all).
+    // 0.05 s per figure, 0.02 s per shape (about a second in all).
     static KernelCalibrationSettings quick();
 
     // These settings with the working sets that must stream from memory (the thin products'
@@ -52,6 +68,12 @@ inline constexpr std::int64_t kCalibrationLanes = 16;
 // reads one cache line in eight of every position.
 inline constexpr std::int64_t kCalibrationLaneCounts[] = {8, kCalibrationLanes, 64};
 
+// The most operand sets, and bytes of them, a shape of KernelCalibrationSettings::f64_shapes or
+// f32_shapes is timed on: beyond a few dozen tiles and a few hundred MiB, operands come from
+// memory however many more there are.
+inline constexpr std::int64_t kMaxShapeSets = 64;
+inline constexpr std::int64_t kMaxShapeBytes = std::int64_t{256} << 20;
+
 // The most bytes one working set of beyond_cache takes per rank.
 inline constexpr std::int64_t kMaxStreamedBytes = std::int64_t{1} << 30;
 
@@ -68,8 +90,15 @@ struct ThinGemmPoint {
     double excess_seconds = 0;
 };
 
+struct GemmShapePoint {
+    std::int64_t m = 0, n = 0, k = 0;
+    double flops_per_second = 0;
+};
+
 struct DtypeKernelRates {
-    std::vector<GemmPoint> gemm;           // one per KernelCalibrationSettings::gemm_sizes
+    std::vector<GemmPoint> gemm;  // one per KernelCalibrationSettings::gemm_sizes
+    // One per shape of KernelCalibrationSettings::f64_shapes or f32_shapes, in their order.
+    std::vector<GemmShapePoint> gemm_shapes;
     std::vector<ThinGemmPoint> thin_gemm;  // m, n, k short in turn
     double loop_flops_per_second = 0;
     double lanes_flops_per_second = 0;      // batch labels innermost: the lanes product

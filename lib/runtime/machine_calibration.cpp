@@ -29,6 +29,7 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
     std::vector<double> v;
     for (const kernels::DtypeKernelRates* d : {&r.f64, &r.f32}) {
         for (const kernels::GemmPoint& g : d->gemm) v.push_back(g.flops_per_second);
+        for (const kernels::GemmShapePoint& g : d->gemm_shapes) v.push_back(g.flops_per_second);
         for (const kernels::ThinGemmPoint& g : d->thin_gemm) v.push_back(-g.excess_seconds);
         v.push_back(d->loop_flops_per_second);
         v.push_back(d->lanes_flops_per_second);
@@ -50,6 +51,18 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         to->gemm.clear();
         for (const kernels::GemmPoint& g : from->gemm)
             to->gemm.push_back({g.size, positive(v[i++])});
+        std::vector<ia::GemmShapeRate> shapes;
+        for (const kernels::GemmShapePoint& g : from->gemm_shapes)
+            shapes.push_back({g.m, g.n, g.k, positive(v[i++])});
+        // Ascending and distinct, as the profile keeps them, whatever order they were asked in.
+        const auto sides = [](const ia::GemmShapeRate& g) { return std::tuple(g.m, g.n, g.k); };
+        std::sort(shapes.begin(), shapes.end(),
+                  [&](const auto& a, const auto& b) { return sides(a) < sides(b); });
+        shapes.erase(
+            std::unique(shapes.begin(), shapes.end(),
+                        [&](const auto& a, const auto& b) { return sides(a) == sides(b); }),
+            shapes.end());
+        to->gemm_shapes = ia::GemmShapeRates(std::move(shapes));
         std::vector<ia::GemmSample> thin;
         for (const kernels::ThinGemmPoint& g : from->thin_gemm)
             thin.push_back({g.m, g.n, g.k, -v[i++]});
@@ -114,9 +127,11 @@ ia::MachineProfile calibrate_machine(MPI_Comm comm, const HostLayout& layout,
     const Host& host = layout.mine();
     const std::int64_t cache =
         kernels::host_last_level_cache_bytes(static_cast<unsigned>(host.cores));
-    const auto settings = (options.quick ? kernels::KernelCalibrationSettings::quick()
-                                         : kernels::KernelCalibrationSettings::full())
-                              .beyond_cache(cache, static_cast<int>(host.ranks.size()));
+    auto settings = (options.quick ? kernels::KernelCalibrationSettings::quick()
+                                   : kernels::KernelCalibrationSettings::full())
+                        .beyond_cache(cache, static_cast<int>(host.ranks.size()));
+    settings.f64_shapes = options.f64_shapes;
+    settings.f32_shapes = options.f32_shapes;
     if (me == 0 && options.progress)  // printed after "measuring "
         options.progress("streams of " + std::to_string(settings.thin_operand_bytes >> 20) +
                          " MiB per rank, beyond the host's last-level cache (" +

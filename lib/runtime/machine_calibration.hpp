@@ -7,8 +7,10 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ia/machine_profile.hpp"
+#include "kernels/kernel_calibration.hpp"
 #include "runtime/host_layout.hpp"
 
 namespace tra::runtime {
@@ -17,6 +19,9 @@ struct MachineCalibrationOptions {
     bool quick = false;    // KernelCalibrationSettings::quick and LinkCalibrationSettings::quick
     std::string name;      // the profile's name
     int blas_threads = 1;  // what the ranks' BLAS was set to (recorded, not set here)
+    // Matmuls also measured at these shapes (`--for`; KernelCalibrationSettings::f64_shapes),
+    // the same on every rank.
+    std::vector<kernels::GemmShape> f64_shapes, f32_shapes;
     // Rank 0 only: one line per figure as it starts ("matmul f64 256"). May be empty.
     std::function<void(const std::string& line)> progress;
 };

@@ -66,13 +66,34 @@ std::vector<ia::LanesRate> read_lanes_by_count(const Field& f) {
     return out;
 }
 
+// [{m: M, n: N, k: K, flops_per_second: R}, ...], ascending and distinct (ia::GemmShapeRates).
+ia::GemmShapeRates read_gemm_shapes(const Field& f) {
+    const std::vector<Field> entries = f.elements();
+    std::vector<ia::GemmShapeRate> points;
+    for (const Field& e : entries) {
+        if (!e.is_map()) e.fail("expected {m: M, n: N, k: K, flops_per_second: R}");
+        e.allow_only({"m", "n", "k", "flops_per_second"});
+        auto side = [&](const char* name) {
+            const Field at = e.at(name);
+            const std::int64_t v = at.as_int();
+            if (v < 1 || v > std::int64_t{1} << 40)
+                at.fail("must be a positive whole number, got " + at.as_string());
+            return v;
+        };
+        points.push_back({side("m"), side("n"), side("k"), positive(e.at("flops_per_second"))});
+    }
+    if (const auto problem = ia::GemmShapeRates::problem(points))
+        entries[problem->point].fail(problem->what);
+    return ia::GemmShapeRates(std::move(points));
+}
+
 // `fallback`: the built-in default's rates of this dtype, for fields added after the first
 // profiles were written.
 ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     if (!f.is_map()) f.fail("expected {gemm: [...], loop_flops_per_second: R}");
     f.allow_only({"gemm", "gemm_operand_excess_bytes_per_second",
                   "gemm_result_excess_bytes_per_second", "loop_flops_per_second",
-                  "lanes_flops_per_second", "lanes_by_count"});
+                  "lanes_flops_per_second", "lanes_by_count", "gemm_shapes"});
     ia::DtypeRates r;
     r.gemm = read_gemm(f.at("gemm"));
     auto optional_rate = [&](const char* name, double absent) {
@@ -86,6 +107,7 @@ ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     // Absent: not measured (0), whatever the built-in has.
     r.lanes_flops_per_second = optional_rate("lanes_flops_per_second", 0);
     if (f.has("lanes_by_count")) r.lanes_by_count = read_lanes_by_count(f.at("lanes_by_count"));
+    if (f.has("gemm_shapes")) r.gemm_shapes = read_gemm_shapes(f.at("gemm_shapes"));
     return r;
 }
 

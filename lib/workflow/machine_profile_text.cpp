@@ -36,6 +36,13 @@ std::string dtype_text(const ia::DtypeRates& r) {
     for (const ia::GemmRate& g : r.gemm)
         s += "\n      - {size: " + std::to_string(g.size) +
              ", flops_per_second: " + number(g.flops_per_second) + "}";
+    if (!r.gemm_shapes.empty()) {  // only where measured (`calibrate --for`)
+        s += "\n    gemm_shapes:";
+        for (const ia::GemmShapeRate& g : r.gemm_shapes.points())
+            s += "\n      - {m: " + std::to_string(g.m) + ", n: " + std::to_string(g.n) +
+                 ", k: " + std::to_string(g.k) +
+                 ", flops_per_second: " + number(g.flops_per_second) + "}";
+    }
     s += "\n    gemm_operand_excess_bytes_per_second: " +
          number(r.gemm_operand_excess_bytes_per_second);
     s += "\n    gemm_result_excess_bytes_per_second: " +

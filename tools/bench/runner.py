@@ -49,11 +49,13 @@ class Runner:
             self.env["OPENBLAS_CORETYPE"] = "Haswell"
         return self.env.get("OPENBLAS_CORETYPE") or version.rsplit("core ", 1)[-1].split(")")[0]
 
-    def calibrate(self, ranks, path, quick):
+    def calibrate(self, ranks, path, quick, workflows=()):
         """`tra calibrate` on `ranks` ranks with the threads and the OpenBLAS core runs will use
-        (avoid_prescott); later plans and runs on that many ranks use the profile. Returns the
-        profile's text."""
+        (avoid_prescott), also measuring the products of `workflows` at their shapes (--for);
+        later plans and runs on that many ranks use the profile. Returns the profile's text."""
         argv = [self.build / "apps/tra", "calibrate", "-o", path] + (["--quick"] if quick else [])
+        for w in workflows:
+            argv += ["--for", w]
         self.mpirun(ranks, argv)
         self.machines[ranks] = str(path)
         return pathlib.Path(path).read_text()
