@@ -111,6 +111,46 @@ else
     only_file two m.yaml
 fi
 
+# --for: the workflow's product (4 x 6 by 6 x 5 tiles, f64) measured at its shape and used by
+# `tra plan` with that profile. The workflow is a matrix product of 2 x 2 by 2 x 2 tiles.
+mkdir shapes
+cat > shapes/mm.yaml << 'YAML'
+name: mm
+sites: 1
+inputs:
+  A: {shape: [8, 12], tile: [4, 6], generate: {uniform: [-1, 1], seed: 1}}
+  B: {shape: [12, 10], tile: [6, 5], generate: {uniform: [-1, 1], seed: 2}}
+program:
+  - Cj: {join: [A, B], on: [[1], [0]], kernel: matmul}
+  - C:  {aggregate: Cj, by: [0, 2], kernel: add}
+outputs:
+  C: {file: out/c.h5}
+YAML
+rc=0
+timeout 60 "$TRA" calibrate --quick -o shapes/m.yaml --for shapes/mm.yaml > shapes.log 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then
+    cat shapes.log >&2
+    fail "tra calibrate --quick --for exited with $rc"
+else
+    grep -q "^measuring matmul f64 4 x 6 by 6 x 5$" shapes.log ||
+        fail "--for: no progress line for the product 4 x 6 by 6 x 5"
+    "$PY" - shapes/m.yaml << 'PY' || fail "--for: gemm_shapes is not the workflow's product"
+import math, sys, yaml
+p = yaml.safe_load(open(sys.argv[1]))
+shapes = p["dtypes"]["f64"]["gemm_shapes"]
+assert [(s["m"], s["n"], s["k"]) for s in shapes] == [(4, 5, 6)], shapes
+assert math.isfinite(shapes[0]["flops_per_second"]) and shapes[0]["flops_per_second"] > 0
+assert "gemm_shapes" not in p["dtypes"]["f32"], "an f64 workflow measured f32 shapes"
+PY
+    "$TRA" plan shapes/mm.yaml --machine shapes/m.yaml > shapes-plan.log 2>&1 ||
+        fail "tra plan with the --for profile failed: $(cat shapes-plan.log)"
+fi
+rc=0
+"$TRA" calibrate --quick -o shapes/n.yaml --for shapes/missing.yaml > missing.log 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || fail "--for a missing workflow: exit $rc, expected 2"
+grep -q "missing.yaml" missing.log || fail "--for a missing workflow: not named in $(cat missing.log)"
+[ ! -e shapes/n.yaml ] || fail "--for a missing workflow: a profile was written"
+
 # Bad options: exit 2, a message naming the problem, nothing written.
 expect_refused() {
     local what=$1 message=$2

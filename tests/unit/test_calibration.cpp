@@ -1,6 +1,7 @@
 // `tra calibrate`'s pieces that need no second rank: the kernel measurements on tiny settings
 // (every figure measured, in order; rates positive, excess seconds finite) and which ranks the
 // link measurements pair up.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -88,6 +89,37 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
     CHECK(good(r.kernel_call_seconds));
     // A call on 1 x 1 tiles takes well under a millisecond anywhere.
     CHECK(r.kernel_call_seconds < 1e-3);
+}
+
+TEST_CASE("kernel calibration: the shapes asked for, measured in their order", "[calibration]") {
+    kernels::KernelCalibrationSettings s;
+    s.gemm_sizes = {4};
+    s.thin_long = 4;
+    s.thin_short = 2;
+    s.thin_operand_bytes = 256;
+    s.loop_extent = 2;
+    s.lanes_extent = 2;
+    s.stream_extent = 4;
+    s.min_seconds = 0.001;
+    s.shape_seconds = 0.001;
+    s.min_samples = 3;
+    // Left tiles recurring within groups of 3, right tiles streaming; and one product alone.
+    s.f64_shapes = {{7, 5, 3, 3, 9, 3}, {2, 9, 4, 1, 1, 1}};
+    s.f32_shapes = {{4, 4, 4, 2, 2, 2}};
+    std::vector<std::string> seen;
+    const kernels::KernelRates r =
+        kernels::calibrate_kernels(s, [&](const std::string& what) { seen.push_back(what); });
+    CHECK(std::count(seen.begin(), seen.end(), "matmul f64 7 x 3 by 3 x 5") == 1);
+    CHECK(std::count(seen.begin(), seen.end(), "matmul f32 4 x 4 by 4 x 4") == 1);
+    REQUIRE(r.f64.gemm_shapes.size() == 2);
+    CHECK(r.f64.gemm_shapes[0].m == 7);
+    CHECK(r.f64.gemm_shapes[0].n == 5);
+    CHECK(r.f64.gemm_shapes[0].k == 3);
+    CHECK(r.f64.gemm_shapes[1].m == 2);
+    REQUIRE(r.f32.gemm_shapes.size() == 1);
+    for (const auto* d : {&r.f64, &r.f32})
+        for (const kernels::GemmShapePoint& g : d->gemm_shapes)
+            CHECK((std::isfinite(g.flops_per_second) && g.flops_per_second > 0));
 }
 
 TEST_CASE("link calibration: which ranks are paired", "[calibration]") {

@@ -3,6 +3,8 @@
 // calls pay beyond a square one of the same flops, with the fit calibrate makes of those rates.
 // Every expected value is computed by hand in the comments.
 #include <catch2/catch.hpp>
+#include <stdexcept>
+#include <vector>
 
 #include "ia/gemm_pricing.hpp"
 #include "ia/machine_profile.hpp"
@@ -170,4 +172,45 @@ TEST_CASE("gemm pricing: the lanes rate by lane count, interpolated in log(lanes
     const auto sixty_four = ia::einsum_gemm_plan(call, wide, pricing, DType::F64);
     REQUIRE(sixty_four);
     CHECK(sixty_four->lanes == 1);
+}
+
+TEST_CASE("gemm pricing: a shape measured by calibrate --for is priced at its rate alone",
+          "[time]") {
+    ia::DtypeRates r;
+    r.gemm = {{64, 4e10}};
+    r.gemm_operand_excess_bytes_per_second = 1e9;
+    r.gemm_result_excess_bytes_per_second = 1e9;
+    r.gemm_shapes = ia::GemmShapeRates({{20, 100, 3000, 2.5e10}, {3000, 100, 20, 5e10}});
+    // 10 calls of 20 x 3000 by 3000 x 100: 10 * 2 * 20 * 100 * 3000 = 1.2e8 flops at 2.5e10.
+    CHECK(ia::blas_seconds(r, 1.2e8, {10, 20, 100, 3000}, 8) == Approx(1.2e8 / 2.5e10));
+    CHECK(ia::blas_seconds(r, 1.2e8, {10, 3000, 100, 20}, 8) == Approx(1.2e8 / 5e10));
+    // Not measured (100 x 3000 by 3000 x 20): the size's rate, 4e10 (below 64: the first), plus
+    // the excess bytes, as without shapes.
+    ia::DtypeRates without = r;
+    without.gemm_shapes = {};
+    const double expected = ia::blas_seconds(without, 1.2e8, {10, 100, 20, 3000}, 8);
+    CHECK(ia::blas_seconds(r, 1.2e8, {10, 100, 20, 3000}, 8) == Approx(expected));
+    CHECK(expected > 1.2e8 / 4e10);  // the excess is charged there
+}
+
+TEST_CASE("gemm shape rates: found by exact shape, out of order or not positive is refused",
+          "[time]") {
+    const ia::GemmShapeRates rates({{2, 3, 4, 1e9}, {2, 4, 1, 2e9}, {5, 1, 1, 3e9}});
+    CHECK(rates.flops_per_second(2, 4, 1) == 2e9);
+    CHECK(rates.flops_per_second(5, 1, 1) == 3e9);
+    CHECK_FALSE(rates.flops_per_second(2, 3, 5));
+    CHECK_FALSE(rates.flops_per_second(1, 1, 1));
+    CHECK_FALSE(ia::GemmShapeRates().flops_per_second(2, 3, 4));
+    using P = std::vector<ia::GemmShapeRate>;
+    const auto out_of_order = ia::GemmShapeRates::problem(P{{2, 4, 1, 1e9}, {2, 3, 4, 1e9}});
+    REQUIRE(out_of_order);
+    CHECK(out_of_order->point == 1);
+    const auto twice = ia::GemmShapeRates::problem(P{{2, 4, 1, 1e9}, {2, 4, 1, 2e9}});
+    REQUIRE(twice);
+    CHECK(twice->point == 1);
+    const auto zero = ia::GemmShapeRates::problem(P{{2, 4, 1, 1e9}, {3, 4, 1, 0}});
+    REQUIRE(zero);
+    CHECK(zero->point == 1);
+    CHECK(ia::GemmShapeRates::problem(P{{2, 0, 1, 1e9}})->point == 0);
+    CHECK_THROWS_AS(ia::GemmShapeRates(P{{2, 4, 1, 1e9}, {2, 3, 4, 1e9}}), std::invalid_argument);
 }

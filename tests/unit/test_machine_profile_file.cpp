@@ -197,6 +197,7 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.f64.lanes_by_count = {{8, 4.5e10}, {64, 2.25e10}};
         p.f64.gemm_operand_excess_bytes_per_second = 9.87654321e9;
         p.f64.gemm_result_excess_bytes_per_second = 2.3456789e10;
+        p.f64.gemm_shapes = ia::GemmShapeRates({{20, 100, 3000, 3.75e10}, {3000, 100, 20, 4.5e10}});
         p.f32.gemm = {{1, 3.0}, {3, 1e300}};
         p.f32.gemm_operand_excess_bytes_per_second = ia::kNoGemmExcess;
         p.f32.gemm_result_excess_bytes_per_second = 1.0 / 7;
@@ -224,6 +225,13 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         CHECK(back.f64.lanes_by_count[1].lanes == 64);
         CHECK(back.f64.lanes_by_count[1].flops_per_second == 2.25e10);
         CHECK(back.f32.lanes_by_count.empty());
+        CHECK_THAT(
+            text, Catch::Contains("    gemm_shapes:\n"
+                                  "      - {m: 20, n: 100, k: 3000, flops_per_second: 3.75e+10}\n"
+                                  "      - {m: 3000, n: 100, k: 20, flops_per_second: 4.5e+10}\n"));
+        REQUIRE(back.f64.gemm_shapes.points().size() == 2);
+        CHECK(back.f64.gemm_shapes.flops_per_second(3000, 100, 20) == 4.5e10);
+        CHECK(back.f32.gemm_shapes.empty());
         CHECK_THAT(text, Catch::Contains("\npermute_bytes_per_second: 2.5e+09\n"));
         CHECK(back.permute_rate() == 2.5e9);
         CHECK_THAT(text, Catch::Contains("\noperator_seconds: 6.5e-06\nexchange_seconds: 1.25e-05\n"
@@ -269,6 +277,15 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
         expect_error(edited("    loop_flops_per_second: 6.0e8\n",
                             "    loop_flops_per_second: 6.0e8\n    lanes_flops_per_second: 0\n"),
                      12, "dtypes.f64.lanes_flops_per_second", "positive finite number");
+        expect_error(edited("    loop_flops_per_second: 6.0e8\n",
+                            "    loop_flops_per_second: 6.0e8\n    gemm_shapes:\n"
+                            "      - {m: 30, n: 2, k: 4, flops_per_second: 4.0e10}\n"
+                            "      - {m: 20, n: 2, k: 4, flops_per_second: 5.0e10}\n"),
+                     14, "dtypes.f64.gemm_shapes[1]", "ascending by m, then n, then k");
+        expect_error(edited("    loop_flops_per_second: 6.0e8\n",
+                            "    loop_flops_per_second: 6.0e8\n    gemm_shapes:\n"
+                            "      - {m: 0, n: 2, k: 4, flops_per_second: 4.0e10}\n"),
+                     13, "dtypes.f64.gemm_shapes[0].m", "positive whole number");
         expect_error(edited("    loop_flops_per_second: 6.0e8\n",
                             "    loop_flops_per_second: 6.0e8\n    lanes_by_count:\n"
                             "      - {lanes: 16, flops_per_second: 4.0e10}\n"
