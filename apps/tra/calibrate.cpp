@@ -40,20 +40,26 @@ struct CalibrateOptions {
 constexpr double kMaxMeasuredShapeFlops = 1e11;
 
 // The gemm shapes of the joins of `workflows` (ia::program_gemm_shapes), but those whose one call
-// exceeds kMaxMeasuredShapeFlops; `skipped` gets one line per such shape.
+// exceeds kMaxMeasuredShapeFlops or whose tiles exceed kernels::kMaxShapeBytes; `skipped` gets
+// one line per such shape.
 ia::ProgramGemmShapes shapes_to_measure(const std::vector<std::string>& workflows,
                                         std::vector<std::string>& skipped) {
     ia::ProgramGemmShapes all;
     const ia::MachineProfile profile = workflow::builtin_machine_profile();
     for (const std::string& path : workflows)
         ia::merge(all, ia::program_gemm_shapes(workflow::load_workflow(path, {}), profile));
-    for (auto* list : {&all.f64, &all.f32})
+    for (const auto& [list, element] : {std::pair{&all.f64, 8.0}, {&all.f32, 4.0}})
         std::erase_if(*list, [&](const kernels::GemmShape& g) {
-            const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
-                                 static_cast<double>(g.k);
-            if (flops <= kMaxMeasuredShapeFlops) return false;
+            const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
+                         k = static_cast<double>(g.k);
+            const bool long_call = 2 * m * n * k > kMaxMeasuredShapeFlops;
+            if (!long_call &&
+                (m * k + k * n + m * n) * element <= static_cast<double>(kernels::kMaxShapeBytes))
+                return false;
             skipped.push_back(std::to_string(g.m) + " x " + std::to_string(g.k) + " by " +
-                              std::to_string(g.k) + " x " + std::to_string(g.n));
+                              std::to_string(g.k) + " x " + std::to_string(g.n) +
+                              (long_call ? " (one call takes seconds" : " (its tiles are large") +
+                              "; priced by the square rates)");
             return true;
         });
     return all;
@@ -170,8 +176,7 @@ int calibrate(const CalibrateOptions& opt) {
         options.f32_shapes = shapes.f32;
         if (rank == 0) {
             for (const std::string& shape : skipped)
-                std::cerr << "tra: note: not measuring the product " << shape
-                          << " (one call takes seconds; priced by the square rates)\n";
+                std::cerr << "tra: note: not measuring the product " << shape << "\n";
             const std::string core = kernels::blas_core_name();
             for (const auto& line : hosts.lines())
                 std::cout << line << ", " << threads << " BLAS thread" << (threads == 1 ? "" : "s")

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
-#include <tuple>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -39,9 +38,9 @@ using OperandSets = std::vector<std::vector<const Tile*>>;
 // fused join+sum makes them: `group` calls in a row into one sum (the first makes it, the others
 // add into it where the kernel can), the groups' sums kept, taken in turn. Calls take the operand
 // sets in turn, so with enough sets each call finds its operands out of the caches, as a join's
-// calls find tiles of their own. The result of each call is dropped before the next, so large
-// outputs reuse the pages of the one before (core/host_mappings.hpp), as tiles of one size do in a
-// run.
+// calls find tiles of their own. Without sums the result of each call is dropped before the next,
+// so large outputs reuse the pages of the one before (core/host_mappings.hpp), as tiles of one
+// size do in a run.
 class BatchTimer {
   public:
     // Makes one untimed warm-up call (it maps the output and fills the caches) and sizes the
@@ -146,7 +145,7 @@ std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmSh
     const auto element = static_cast<std::int64_t>(size_of(dtype));
     std::vector<GemmShapePoint> out;
     for (const GemmShape& g : shapes) {
-        const auto [m, n, k] = std::tuple(g.m, g.n, g.k);
+        const std::int64_t m = g.m, n = g.n, k = g.k;
         if (before)
             before("matmul " + name_of(dtype) + " " + std::to_string(m) + " x " +
                    std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n));
