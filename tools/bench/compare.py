@@ -50,6 +50,15 @@ outputs:
 """
 
 
+def matmul_workflow(work, case, dtype, shape, tile):
+    """Writes the workflow of one matmul case in `tile`-tiles (at most the matrix); its path."""
+    I, K, J = shape
+    wf = work / ("%s-%s-t%d.yaml" % (case, dtype, tile))
+    wf.write_text(MATMUL_WORKFLOW.format(case=case, dtype=dtype, I=I, K=K, J=J, tI=min(tile, I),
+                                         tK=min(tile, K), tJ=min(tile, J)))
+    return wf
+
+
 def grids(ranks):
     return [(r, ranks // r) for r in range(1, ranks + 1) if ranks % r == 0]
 
@@ -123,9 +132,7 @@ def measure_matmul(runner, case, shape, dtype, ranks, tiles, blocks, repeats, to
 
     workflows, tra_plans = {}, {}
     for tile in tiles:
-        wf = workflows[tile] = work / ("%s-%s-t%d.yaml" % (case, dtype, tile))
-        wf.write_text(MATMUL_WORKFLOW.format(case=case, dtype=dtype, I=I, K=K, J=J,
-                                             tI=min(tile, I), tK=min(tile, K), tJ=min(tile, J)))
+        wf = workflows[tile] = matmul_workflow(work, case, dtype, shape, tile)
         tra_plans[tile] = tra_programs(runner, ranks, wf, work, top, programs, tile, models)
 
     times = interleaved(programs, repeats)
@@ -319,8 +326,10 @@ def main():
     if not args.no_calibrate:
         for ranks in ranks_list:
             t0 = time.time()
-            # The paper workflows' products measured at their own shapes (tra calibrate --for).
+            # Every case's products measured at their own shapes (tra calibrate --for).
             runner.calibrate(ranks, out / ("machine-%d.yaml" % ranks), args.quick,
+                             [matmul_workflow(work, m[0], args.dtype, m[1:], t)
+                              for m in matmuls for t in tiles] +
                              [SOURCE / "plans/paper/scaled" / (w + ".yaml") for w in workflows])
             print("calibrated %d rank(s) in %.0f s: %s" % (ranks, time.time() - t0,
                                                            runner.machines[ranks]), flush=True)
