@@ -15,6 +15,7 @@
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/parallel_for.hpp"
 
 using namespace tra;
 using namespace tra::kernels;
@@ -137,6 +138,20 @@ TEST_CASE("einsum: batched, grouped, dot and outer products go through BLAS", "[
     check_spec("i", "j", "ij", e);          // outer product
     check_spec("bi", "bj", "bij", e);       // batched outer product
     check_spec("ik", "kj", "ij", {{'i', 1}, {'k', 9}, {'j', 1}});  // 1 x 1 output
+}
+
+TEST_CASE("einsum: many dots, split among kernel threads, equal the naive sums", "[einsum][gemm]") {
+    // 3000 row-wise dots of 7 (three of four sums and a tail) and 9000 of 2 (the tail only):
+    // enough batches to be split among 1, 2 and 3 threads; strided dots ("en,en->n") too.
+    for (int threads : {1, 2, 3}) {
+        INFO("threads " << threads);
+        set_kernel_threads(threads);
+        check_spec("bk", "bk", "b", {{'b', 3000}, {'k', 7}});
+        check_spec("bk", "bk", "b", {{'b', 9000}, {'k', 2}});
+        check_spec("kb", "kb", "b", {{'b', 3000}, {'k', 7}});
+        check_spec("cbk", "cbk", "cb", {{'c', 3}, {'b', 1000}, {'k', 5}});
+    }
+    set_kernel_threads(1);
 }
 
 TEST_CASE("einsum: batch labels anywhere, split runs and one-operand sums", "[einsum][gemm]") {
