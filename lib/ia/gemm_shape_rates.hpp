@@ -4,7 +4,8 @@
 // A product's rate depends on more than its flops, and not smoothly: with OpenBLAS on one Xeon,
 // row-major 3000 x 20 by 20 x 16 runs at 61 GFLOP/s and 3000 x 20 by 20 x 32 at 32 (two
 // threads), so neither a square rate with a penalty per extra byte nor interpolation on a grid
-// of shapes holds thin products within 25 % (docs/benchmarks.md, "Gemm rates by exact shape").
+// of shapes holds thin products within 25 % (docs/benchmarks.md, "Gemm rates at a workflow's own
+// shapes").
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -12,6 +12,7 @@
 #include "ia/exchange_time.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/gemm_pricing.hpp"
+#include "ia/last_uses.hpp"
 #include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
 #include "ia/per_site_memo.hpp"
@@ -282,6 +283,14 @@ class LocalWork {
 
 }  // namespace
 
+double kept_copy_seconds(const IaNode& n, const MachineProfile& profile, std::size_t sites) {
+    double most = 0;
+    for (std::size_t s = 0; s < sites; ++s)
+        most = std::max(most, static_cast<double>(figure_at(n.cost.resident, s) -
+                                                  figure_at(n.cost.transfer.received_payload, s)));
+    return 2 * most / profile.memory_bytes_per_second;
+}
+
 std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
     std::vector<int> hosts(static_cast<std::size_t>(std::max(sites, 0)));
     const int per = std::max(sites_per_host, 1);
@@ -293,6 +302,9 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
     const LocalWork local(plan, model, first);
     const auto sites = static_cast<std::size_t>(plan.sites());
     const ExchangeTime exchange(model, sites);
+    // Which inputs are read again after their enforcer: known in a whole plan only (a partial
+    // plan's later readers are not placed yet; the search's beam decides by the program).
+    const std::vector<IaNodeId> last = first == 0 ? last_uses(plan) : std::vector<IaNodeId>{};
     std::vector<OperatorTime> out;
     for (IaNodeId id = first; id < plan.size(); ++id) {
         const IaNode& n = plan.node(id);
@@ -301,6 +313,8 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
             const auto [site, seconds] = exchange.slowest(n.cost.transfer);
             busiest.busiest = static_cast<Site>(site);
             busiest.communication = seconds;
+            if (!last.empty() && n.inputs.size() == 1 && last[n.inputs[0]] != n.id)
+                busiest.memory = kept_copy_seconds(n, model.profile, sites);
             busiest.fixed = model.profile.exchange_fixed_seconds();
             out.push_back(busiest);
             continue;

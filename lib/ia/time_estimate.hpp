@@ -69,6 +69,12 @@ struct OperatorTime {
 std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& model,
                                          IaNodeId first = 0);
 
+// What enforcer `n` spends copying the tuples it keeps on a site (its output's bytes there but
+// what arrived), where its input is read again by a later operator (runtime/execution.cpp,
+// keep_local; moved otherwise): read and written once at the memory rate, on the site that keeps
+// most. operator_times charges it where ia::last_uses says so.
+double kept_copy_seconds(const IaNode& n, const MachineProfile& profile, std::size_t sites);
+
 // A loop's carry between two iterations (ia/loop_carry.hpp), per move in carry_moves order: its
 // busiest site or host link, as an enforcer's communication, and the runtime's fixed cost of an
 // operator (each move is one); empty without a loop.

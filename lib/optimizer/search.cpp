@@ -50,7 +50,6 @@ std::string join_names(const std::vector<std::string>& names, const std::string&
     return out;
 }
 
-
 // Whether a1 + a2 < b1 + b2 as strings, without building either.
 bool joined_less(std::string_view a1, std::string_view a2, std::string_view b1,
                  std::string_view b2) {
@@ -95,8 +94,7 @@ class Searcher {
         std::vector<RankedPlan> out;
         for (auto& [name, c] : best_) out.push_back(std::move(c.ranked));
         std::sort(out.begin(), out.end(), [&](const RankedPlan& a, const RankedPlan& b) {
-            return cheaper(options_.cost, a.totals, a.seconds, a.name, b.totals, b.seconds,
-                           b.name);
+            return cheaper(options_.cost, a.totals, a.seconds, a.name, b.totals, b.seconds, b.name);
         });
         if (out.size() > options_.top_k) out.erase(out.begin() + options_.top_k, out.end());
         return out;
@@ -144,9 +142,9 @@ class Searcher {
                             "': it is not a needed join or aggregate of the program");
             const auto& list = strategies_for(program_.node(*id).op);
             // Named capture: clang 14 cannot capture a structured binding.
-            bool known = std::any_of(
-                list.begin(), list.end(),
-                [&wanted = strategy](const Strategy& s) { return s.name == wanted; });
+            bool known =
+                std::any_of(list.begin(), list.end(),
+                            [&wanted = strategy](const Strategy& s) { return s.name == wanted; });
             if (!known)
                 throw Error("cannot pin '" + node + "' to '" + strategy + "': the " +
                             operator_name(program_.node(*id).op) + " strategies are " +
@@ -221,6 +219,21 @@ class Searcher {
         return out;
     }
 
+    // The copies the enforcers from node `placed` on make of what they keep, where a later step
+    // reads their input's relation (`live`): the whole plan's operator_times knows its last
+    // readers, a partial plan does not have them yet.
+    double kept_copies(const ia::Plan& plan, ia::IaNodeId placed, const LiveRelations& live) const {
+        double seconds = 0;
+        for (ia::IaNodeId id = placed; id < plan.size(); ++id) {
+            const ia::IaNode& n = plan.node(id);
+            if (ia::is_enforcer(n.op) && n.inputs.size() == 1 &&
+                live.contains(plan.node(n.inputs[0]).origin))
+                seconds += ia::kept_copy_seconds(n, options_.time.profile,
+                                                 static_cast<std::size_t>(sites_));
+        }
+        return seconds;
+    }
+
     // The beam's width, given its extensions per unit of width (the sum of the nodes' choice
     // counts): a short program affords a wide beam (ffnn-xml on 2 sites: at 32 the beam
     // dropped, at its dW1 aggregate, the partial plan whose W1 update later runs in place, and
@@ -253,7 +266,8 @@ class Searcher {
                     e.so_far.payload_bytes += added.payload_bytes;
                     e.so_far.paper_floats += added.paper_floats;
                     if (options_.cost == CostModel::Time)
-                        e.seconds += ia::estimated_seconds(e.plan, options_.time, placed);
+                        e.seconds += ia::estimated_seconds(e.plan, options_.time, placed) +
+                                     kept_copies(e.plan, placed, live[i]);
                     next.push_back(std::move(e));
                 }
             }

@@ -451,3 +451,37 @@ TEST_CASE("estimated seconds: a diagonal pays for what it reads of its tile, not
     // the tile's 800: the tile, once.
     CHECK(seconds("jkk->jk", Shape{4, 5, 5}) == Approx(800 + 160));
 }
+
+TEST_CASE("operator times: an exchange copies what it keeps where its input is read again",
+          "[time]") {
+    // A is one 2x2 tile on site 0 (32 bytes), broadcast to the 4 sites for AB = A B; site 0
+    // keeps its A. Where A is also an output, the runtime reads it again after the broadcast and
+    // copies the kept tile (runtime/execution.cpp, keep_local): 2 x 32 bytes at the memory rate
+    // of 1 byte/s on site 0. Otherwise the tile is moved: no memory pass.
+    for (const bool a_is_output : {false, true}) {
+        INFO("A is an output: " << a_is_output);
+        ProgramBuilder b("keep", DType::F64);
+        b.add_input("A", Shape{2, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
+        b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
+        b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+        b.add_output("AB", "out.h5", "/AB", at("out"));
+        if (a_is_output) b.add_output("A", "out.h5", "/A", at("outA"));
+        const Program p = b.finish();
+        optimizer::SearchOptions o;
+        o.pins = {{"AB", "bcast-left"}};
+        o.input_placements[*p.find("A")] = ia::Placement::part({0});
+        o.input_placements[*p.find("B")] = ia::Placement::part({1});
+        const auto plans = optimizer::search_plans(p, 4, o);
+        REQUIRE(plans.size() == 1);
+        const ia::Plan& plan = plans[0].plan;
+        const std::vector<ia::OperatorTime> times =
+            ia::operator_times(plan, model(kInstant, kInstant, 1));
+        int enforcers = 0;
+        for (ia::IaNodeId id = 0; id < plan.size(); ++id) {
+            if (!ia::is_enforcer(plan.node(id).op)) continue;
+            ++enforcers;
+            CHECK(times[id].memory == Approx(a_is_output ? 64 : 0));
+        }
+        CHECK(enforcers == 1);
+    }
+}
