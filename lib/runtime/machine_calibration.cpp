@@ -54,14 +54,6 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
         std::vector<ia::GemmShapeRate> shapes;
         for (const kernels::GemmShapePoint& g : from->gemm_shapes)
             shapes.push_back({g.m, g.n, g.k, positive(v[i++])});
-        // Ascending and distinct, as the profile keeps them, whatever order they were asked in.
-        const auto sides = [](const ia::GemmShapeRate& g) { return std::tuple(g.m, g.n, g.k); };
-        std::sort(shapes.begin(), shapes.end(),
-                  [&](const auto& a, const auto& b) { return sides(a) < sides(b); });
-        shapes.erase(
-            std::unique(shapes.begin(), shapes.end(),
-                        [&](const auto& a, const auto& b) { return sides(a) == sides(b); }),
-            shapes.end());
         to->gemm_shapes = ia::GemmShapeRates(std::move(shapes));
         std::vector<ia::GemmSample> thin;
         for (const kernels::ThinGemmPoint& g : from->thin_gemm)

@@ -20,7 +20,8 @@ struct MachineCalibrationOptions {
     std::string name;      // the profile's name
     int blas_threads = 1;  // what the ranks' BLAS was set to (recorded, not set here)
     // Matmuls also measured at these shapes (`--for`; KernelCalibrationSettings::f64_shapes),
-    // the same on every rank.
+    // the same on every rank, each list ascending by (m, n, k) and distinct, as
+    // ia::program_gemm_shapes gives them (the profile keeps them so: ia::GemmShapeRates).
     std::vector<kernels::GemmShape> f64_shapes, f32_shapes;
     // Rank 0 only: one line per figure as it starts ("matmul f64 256"). May be empty.
     std::function<void(const std::string& line)> progress;

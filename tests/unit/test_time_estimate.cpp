@@ -252,19 +252,34 @@ TEST_CASE("estimated seconds: an exchange operator pays the fixed cost of one", 
     for (const ia::OperatorTime& t : ia::operator_times(plan, fixed_only)) CHECK(t.fixed == 1);
 }
 
-TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
-    // A is one 2x2 tile on site 0; B is four column tiles, one per site; AB = A B broadcasts A.
+namespace {
+
+// A is one 2x2 tile on site 0; B is four column tiles, one per site of 4; AB = A B broadcasts
+// A. `a_is_output`: A is also written, so read again after the broadcast.
+Program broadcast_program(bool a_is_output = false) {
     ProgramBuilder b("bc", DType::F64);
     b.add_input("A", Shape{2, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
     b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
     b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
     b.add_output("AB", "out.h5", "/AB", at("out"));
-    const Program p = b.finish();
+    if (a_is_output) b.add_output("A", "out.h5", "/A", at("outA"));
+    return b.finish();
+}
+
+// Its plan broadcasting A (pinned bcast-left) on 4 sites; the plans refer to `p`.
+std::vector<RankedPlan> broadcast_a(const Program& p) {
     optimizer::SearchOptions o;
     o.pins = {{"AB", "bcast-left"}};
     o.input_placements[*p.find("A")] = ia::Placement::part({0});
     o.input_placements[*p.find("B")] = ia::Placement::part({1});
-    const auto plans = optimizer::search_plans(p, 4, o);
+    return optimizer::search_plans(p, 4, o);
+}
+
+}  // namespace
+
+TEST_CASE("estimated seconds: a broadcast's sender pays for every copy it sends", "[time]") {
+    const Program p = broadcast_program();
+    const auto plans = broadcast_a(p);
     REQUIRE(plans.size() == 1);
     // Site 0 sends A to sites 1-3: 3 * (32 tile + 2 keys * 8) + 3 counts * 8 = 168 bytes in 3
     // messages; each receiver gets 56 bytes in 1. Charging received bytes only would say 56.
@@ -460,18 +475,8 @@ TEST_CASE("operator times: an exchange copies what it keeps where its input is r
     // of 1 byte/s on site 0. Otherwise the tile is moved: no memory pass.
     for (const bool a_is_output : {false, true}) {
         INFO("A is an output: " << a_is_output);
-        ProgramBuilder b("keep", DType::F64);
-        b.add_input("A", Shape{2, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
-        b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
-        b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-        b.add_output("AB", "out.h5", "/AB", at("out"));
-        if (a_is_output) b.add_output("A", "out.h5", "/A", at("outA"));
-        const Program p = b.finish();
-        optimizer::SearchOptions o;
-        o.pins = {{"AB", "bcast-left"}};
-        o.input_placements[*p.find("A")] = ia::Placement::part({0});
-        o.input_placements[*p.find("B")] = ia::Placement::part({1});
-        const auto plans = optimizer::search_plans(p, 4, o);
+        const Program p = broadcast_program(a_is_output);
+        const auto plans = broadcast_a(p);
         REQUIRE(plans.size() == 1);
         const ia::Plan& plan = plans[0].plan;
         const std::vector<ia::OperatorTime> times =
