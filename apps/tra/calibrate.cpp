@@ -48,7 +48,8 @@ ia::ProgramGemmShapes shapes_to_measure(const std::vector<std::string>& workflow
     const ia::MachineProfile profile = workflow::builtin_machine_profile();
     for (const std::string& path : workflows)
         ia::merge(all, ia::program_gemm_shapes(workflow::load_workflow(path, {}), profile));
-    for (const auto& [list, element] : {std::pair{&all.f64, 8.0}, {&all.f32, 4.0}})
+    for (const auto& [list, bytes] : {std::pair{&all.f64, 8.0}, {&all.f32, 4.0}}) {
+        const double element = bytes;  // clang 14 cannot capture a structured binding
         std::erase_if(*list, [&](const kernels::GemmShape& g) {
             const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
                          k = static_cast<double>(g.k);
@@ -62,6 +63,7 @@ ia::ProgramGemmShapes shapes_to_measure(const std::vector<std::string>& workflow
                               "; priced by the square rates)");
             return true;
         });
+    }
     return all;
 }
 
