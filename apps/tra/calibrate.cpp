@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "ia/program_gemm_shapes.hpp"
 #include "kernels/blas_threads.hpp"
@@ -48,8 +49,9 @@ ia::ProgramGemmShapes shapes_to_measure(const std::vector<std::string>& workflow
     const ia::MachineProfile profile = workflow::builtin_machine_profile();
     for (const std::string& path : workflows)
         ia::merge(all, ia::program_gemm_shapes(workflow::load_workflow(path, {}), profile));
-    for (const auto& [list, bytes] : {std::pair{&all.f64, 8.0}, {&all.f32, 4.0}}) {
-        const double element = bytes;  // clang 14 cannot capture a structured binding
+    for (const auto& [list, dtype] : {std::pair{&all.f64, DType::F64}, {&all.f32, DType::F32}}) {
+        // A named copy: clang 14 cannot capture a structured binding.
+        const auto element = static_cast<double>(size_of(dtype));
         std::erase_if(*list, [&](const kernels::GemmShape& g) {
             const double m = static_cast<double>(g.m), n = static_cast<double>(g.n),
                          k = static_cast<double>(g.k);

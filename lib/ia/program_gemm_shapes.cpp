@@ -25,13 +25,13 @@ void sort_unique(std::vector<kernels::GemmShape>& shapes) {
                  shapes.end());
 }
 
-// The products per group of the sum that follows the join `name` (the runtime fuses the two and
-// sums each group's products in a row, runtime/join_aggregate.cpp); 1 where no sum follows.
-std::int64_t products_per_group(const Program& program, const std::string& name,
-                                std::size_t products) {
+// The products per group of the sum that reads join `join` (the runtime fuses the two and sums
+// each group's products in a row, runtime/join_aggregate.cpp); 1 where no sum reads it.
+std::int64_t products_per_group(const Program& program, NodeId join) {
+    const std::size_t products = program.node(join).tuples();
     for (const Node& n : program.nodes)
         if (std::holds_alternative<AggregateOp>(n.op) && n.inputs.size() == 1 &&
-            program.node(n.inputs[0]).name == name && n.tuples() > 0)
+            n.inputs[0] == join && n.tuples() > 0)
             return std::max<std::int64_t>(1, static_cast<std::int64_t>(products / n.tuples()));
     return 1;
 }
@@ -41,7 +41,8 @@ std::int64_t products_per_group(const Program& program, const std::string& name,
 ProgramGemmShapes program_gemm_shapes(const Program& program, const MachineProfile& profile) {
     const ProfileGemmPricing pricing(profile);
     ProgramGemmShapes out;
-    for (const Node& node : program.nodes) {
+    for (NodeId id = 0; id < program.nodes.size(); ++id) {
+        const Node& node = program.node(id);
         const auto* join = std::get_if<JoinOp>(&node.op);
         if (!join || node.inputs.size() != 2) continue;
         const Shape shapes[] = {program.node(node.inputs[0]).type.bound,
@@ -58,7 +59,7 @@ ProgramGemmShapes program_gemm_shapes(const Program& program, const MachineProfi
             return std::max<std::int64_t>(
                 1, static_cast<std::int64_t>(program.node(node.inputs[side]).tuples()));
         };
-        const std::int64_t group = products_per_group(program, node.name, node.tuples());
+        const std::int64_t group = products_per_group(program, id);
         (dtype == DType::F32 ? out.f32 : out.f64)
             .push_back({calls->m, calls->n, calls->k,
                         group > 1 ? std::min(group, tiles(0)) : tiles(0), tiles(1), group});

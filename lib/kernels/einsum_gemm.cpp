@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "kernels/lanes_gemm.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/short_dot.hpp"
 #include "kernels/tile_permute.hpp"
 
 namespace tra::kernels::cpu {
@@ -210,37 +211,13 @@ std::pair<CBLAS_TRANSPOSE, blasint> blas_layout(std::int64_t r, std::int64_t sr,
     return {CblasTrans, blas_int(c == 1 ? std::max<std::int64_t>(r, 1) : sc)};
 }
 
-// The dot product of k elements of a and b at strides sa and sb. One running sum waits on each
-// addition before the next (4 cycles each): four sums, taken in turn, run 2-3x faster on short
-// dots (a row-wise "ne,ne->n" of 15 elements, docs/benchmarks.md).
-template <class T>
-inline T four_sums(std::int64_t k, const T* a, std::int64_t sa, const T* b, std::int64_t sb) {
-    T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    std::int64_t i = 0;
-    for (; i + 4 <= k; i += 4) {
-        s0 += a[i * sa] * b[i * sb];
-        s1 += a[(i + 1) * sa] * b[(i + 1) * sb];
-        s2 += a[(i + 2) * sa] * b[(i + 2) * sb];
-        s3 += a[(i + 3) * sa] * b[(i + 3) * sb];
-    }
-    for (; i < k; ++i) s0 += a[i * sa] * b[i * sb];
-    return (s0 + s1) + (s2 + s3);
-}
-
-template <class T>
-T dot(std::int64_t k, const T* a, std::int64_t sa, const T* b, std::int64_t sb) {
-    // Unit strides spelled out, so the compiler may run the four sums as one vector's lanes:
-    // the same sums either way.
-    return sa == 1 && sb == 1 ? four_sums(k, a, 1, b, 1) : four_sums(k, a, sa, b, sb);
-}
-
 // C (m x n at strides scm, scn) = or += A (m x k at sam, sak) B (k x n at sbk, sbn).
 template <class T>
 void strided_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, std::int64_t sam,
                   std::int64_t sak, const T* b, std::int64_t sbk, std::int64_t sbn, T* c,
                   std::int64_t scm, std::int64_t scn, bool accumulate) {
     if (m == 1 && n == 1) {  // a dot product: BLAS call overhead would dominate
-        const T sum = dot(k, a, sak, b, sbk);
+        const T sum = short_dot(k, a, sak, b, sbk);
         c[0] = accumulate ? c[0] + sum : sum;
         return;
     }

@@ -149,22 +149,19 @@ std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmSh
         if (before)
             before("matmul " + name_of(dtype) + " " + std::to_string(m) + " x " +
                    std::to_string(k) + " by " + std::to_string(k) + " x " + std::to_string(n));
-        // Tiles of each side, and a sum per right tile, within kMaxShapeBytes.
-        auto tiles_of = [&](std::int64_t wanted, std::int64_t bytes) {
-            return std::clamp<std::int64_t>(wanted, 1, kMaxShapeSets) *
-                   std::max<std::int64_t>(bytes, 1);
-        };
-        const double scale = std::min(
-            1.0, static_cast<double>(kMaxShapeBytes) /
-                     static_cast<double>(tiles_of(g.left_tiles, m * k * element) +
-                                         tiles_of(g.right_tiles, (k * n + m * n) * element)));
-        auto count = [&](std::int64_t wanted) {
+        // Tiles of each side (a sum per right tile), at most kMaxShapeSets each, both counts
+        // cut alike where their bytes would exceed kMaxShapeBytes.
+        const std::int64_t want_left = std::clamp<std::int64_t>(g.left_tiles, 1, kMaxShapeSets),
+                           want_right = std::clamp<std::int64_t>(g.right_tiles, 1, kMaxShapeSets);
+        const double bytes = static_cast<double>(element) *
+                             static_cast<double>(want_left * m * k + want_right * (k * n + m * n));
+        const double scale =
+            std::min(1.0, static_cast<double>(kMaxShapeBytes) / std::max(bytes, 1.0));
+        auto cut = [&](std::int64_t c) {
             return std::max<std::int64_t>(
-                1, static_cast<std::int64_t>(
-                       static_cast<double>(std::clamp<std::int64_t>(wanted, 1, kMaxShapeSets)) *
-                       scale));
+                1, static_cast<std::int64_t>(static_cast<double>(c) * scale));
         };
-        const std::int64_t lefts = count(g.left_tiles), rights = count(g.right_tiles);
+        const std::int64_t lefts = cut(want_left), rights = cut(want_right);
         std::vector<Tile> left, right, sums;
         for (std::int64_t i = 0; i < lefts; ++i) left.push_back(filled(dtype, Shape{m, k}));
         for (std::int64_t i = 0; i < rights; ++i) {
