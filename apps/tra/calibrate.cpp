@@ -88,7 +88,8 @@ std::string micro(double seconds) {
 
 std::string link_line(const ia::LinkRates& l) {
     if (!l.measured) return "unmeasured (the built-in default's rates are used)";
-    return "latency " + micro(l.latency_seconds) + ", " + engineering(l.bytes_per_second, "B/s");
+    return "latency " + micro(l.latency_seconds) + ", " + engineering(l.bytes_per_second, "B/s") +
+           ", both ways at once " + engineering(l.duplex_bytes_per_second, "B/s") + " each";
 }
 
 void print_summary(const ia::MachineProfile& p) {

@@ -147,11 +147,14 @@ ia::TimeModel time_model(const TimeFlags& flags, int sites, const std::vector<in
         }
     }
     if (flags.bandwidth) {
-        // Both links, measured or not: the flag states what the network does.
-        model.profile.same_host.bytes_per_second = *flags.bandwidth;
+        // Both links, measured or not, both directions at once: the flag states what the
+        // network does.
         model.profile.across_hosts = model.profile.across_hosts_or_default();
         model.profile.across_hosts.measured = true;
-        model.profile.across_hosts.bytes_per_second = *flags.bandwidth;
+        for (ia::LinkRates* link : {&model.profile.same_host, &model.profile.across_hosts}) {
+            link->bytes_per_second = *flags.bandwidth;
+            link->duplex_bytes_per_second = 0;
+        }
     }
     if (!host_of_site.empty())
         model.host_of_site = host_of_site;

@@ -18,6 +18,13 @@ double remote_share(const TimeModel& model, std::size_t s, std::size_t sites) {
            static_cast<double>(sites - 1);
 }
 
+// Seconds to send `sent` and receive `received` bytes at once: the bytes both directions
+// carry together at the duplex rate, the rest of the larger direction at the one-way rate.
+double two_way_seconds(double sent, double received, double per_byte, double per_duplex_byte) {
+    const double both = std::min(sent, received);
+    return both * per_duplex_byte + (std::max(sent, received) - both) * per_byte;
+}
+
 }  // namespace
 
 struct ExchangeTime::Figures {
@@ -59,12 +66,13 @@ std::pair<std::size_t, double> ExchangeTime::slowest(const Transfer& transfer) c
     // The beam times one costed enforcer in every partial plan that places it alike
     // (per_site_memo.hpp); on several hosts the link rates differ per site: not kept.
     if (!rates_.empty()) return work_out_slowest(transfer);
-    thread_local PerSiteMemo<6, 3, std::pair<std::size_t, double>> memo;
+    thread_local PerSiteMemo<6, 4, std::pair<std::size_t, double>> memo;
     const Transfer& t = transfer;
     const decltype(memo)::ArrayRefs arrays = {&t.sent_payload,     &t.sent_overhead,
                                               &t.received_payload, &t.received_overhead,
                                               &t.sent_messages,    &t.received_messages};
-    const decltype(memo)::ScalarValues scalars = {near_only_.per_byte, near_only_.per_message,
+    const decltype(memo)::ScalarValues scalars = {near_only_.per_byte, near_only_.per_duplex_byte,
+                                                  near_only_.per_message,
                                                   static_cast<double>(share_.size())};
     if (const auto* known = memo.find(arrays, scalars)) return *known;
     const auto result = work_out_slowest(transfer);
@@ -74,12 +82,14 @@ std::pair<std::size_t, double> ExchangeTime::slowest(const Transfer& transfer) c
 
 ExchangeTime::SiteRates ExchangeTime::rates_for(double r) const {
     return {(1 - r) / near_.bytes_per_second + r / far_.bytes_per_second,
+            (1 - r) / near_.duplex_rate() + r / far_.duplex_rate(),
             (1 - r) * near_.latency_seconds + r * far_.latency_seconds + message_seconds_};
 }
 
 double ExchangeTime::site(const Figures& t, std::size_t s) const {
     const SiteRates& r = rates_.empty() ? near_only_ : rates_[s];
-    return std::max(t.sent(s), t.received(s)) * r.per_byte + t.messages(s) * r.per_message;
+    return two_way_seconds(t.sent(s), t.received(s), r.per_byte, r.per_duplex_byte) +
+           t.messages(s) * r.per_message;
 }
 
 std::pair<std::size_t, double> ExchangeTime::work_out_slowest(const Transfer& transfer) const {
@@ -104,8 +114,10 @@ double ExchangeTime::busiest_link(const Figures& t) const {
         in[h] += share_[s] * t.received(s);
     }
     double most = 0;
-    for (std::size_t h = 0; h < out.size(); ++h) most = std::max({most, out[h], in[h]});
-    return most / far_.bytes_per_second;
+    for (std::size_t h = 0; h < out.size(); ++h)
+        most = std::max(most, two_way_seconds(out[h], in[h], 1 / far_.bytes_per_second,
+                                              1 / far_.duplex_rate()));
+    return most;
 }
 
 }  // namespace tra::ia

@@ -1,10 +1,11 @@
 #pragma once
 // The time model's communication of one exchange (time_estimate.hpp): every site's own time
-// (sent or received bytes, whichever is more, at its links' rates, plus a latency and the
-// runtime's own cost per message, MachineProfile::message_seconds, per peer in each direction),
-// and every host's network link, which the sites on that host share (a host
-// sends and receives at the across-host bandwidth, whatever the number of its ranks that talk
-// across at once). Operators and the loop's carry are timed by this one class.
+// (the bytes it sends and receives at once at its links' duplex rate, the rest of the larger
+// direction at their one-way rate, plus a latency and the runtime's own cost per message,
+// MachineProfile::message_seconds, per peer in each direction), and every host's network link,
+// which the sites on that host share (a host sends and receives at the across-host rates,
+// whatever the number of its ranks that talk across at once). Operators and the loop's carry
+// are timed by this one class.
 //
 //   ExchangeTime exchange(model, plan.sites());
 //   auto [site, seconds] = exchange.slowest(node.cost.transfer);
@@ -30,7 +31,7 @@ class ExchangeTime {
     // What a byte and a message cost a site whose peers are on other hosts in share r: worked
     // out once per site, not once per site and exchange (the search asks thousands).
     struct SiteRates {
-        double per_byte = 0, per_message = 0;
+        double per_byte = 0, per_duplex_byte = 0, per_message = 0;
     };
     SiteRates rates_for(double r) const;
 

@@ -91,11 +91,19 @@ GemmExcessRates fitted_gemm_excess_rates(std::span<const GemmSample> samples, do
 inline constexpr double kNoGemmExcess = 1e15;
 
 // Point-to-point messages between two ranks: a message of b bytes takes
-// latency_seconds + b / bytes_per_second on each side.
+// latency_seconds + b / bytes_per_second on each side. While the two ranks send to each other
+// at once, each direction runs at duplex_bytes_per_second: Open MPI's shared memory copies a
+// message in and out on both ranks, so a rank sending and receiving copies twice (half the
+// rate); a network link carries both directions at once (near the one-way rate) but not always.
 struct LinkRates {
     bool measured = false;  // false: not measured here; the model uses the default's rates
     double latency_seconds = 0;
     double bytes_per_second = 0;
+    double duplex_bytes_per_second = 0;  // 0: not measured: both directions at bytes_per_second
+
+    double duplex_rate() const {
+        return duplex_bytes_per_second > 0 ? duplex_bytes_per_second : bytes_per_second;
+    }
 };
 
 struct MachineProfile {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "runtime/polite_barrier.hpp"
 
@@ -11,6 +10,7 @@ namespace tra::runtime {
 namespace {
 
 constexpr int kPingTag = 7101;  // nothing else is in flight while calibrating
+constexpr int kDuplexTag = 7102;
 
 double median(std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -39,6 +39,37 @@ double one_way_seconds(MPI_Comm comm, int me, int a, int b, std::vector<char>& b
         const double start = MPI_Wtime();
         for (int j = 0; j < round_trips; ++j) round_trip();
         samples.push_back((MPI_Wtime() - start) / (2.0 * round_trips));
+    }
+    return me == a ? median(samples) : 0;
+}
+
+// Both ranks of the pair send `bytes` to each other at once, one message each way posted as an
+// exchange posts them (receive, send, wait for both), `batches` times `exchanges`; each exchange
+// starts and ends with the pair in step (a zero-byte exchange), as an exchange operator starts
+// and ends with every rank's agreement. Returns, on `a`, the median seconds of one exchange;
+// on `b`, 0.
+double duplex_seconds(MPI_Comm comm, int me, int a, int b, std::vector<char>& out,
+                      std::vector<char>& in, std::int64_t bytes, int batches, int exchanges) {
+    const int count = static_cast<int>(bytes);
+    const int peer = me == a ? b : a;
+    auto in_step = [&] {
+        MPI_Sendrecv(nullptr, 0, MPI_BYTE, peer, kDuplexTag, nullptr, 0, MPI_BYTE, peer, kDuplexTag,
+                     comm, MPI_STATUS_IGNORE);
+    };
+    auto exchange = [&] {
+        in_step();
+        MPI_Request requests[2];
+        MPI_Irecv(in.data(), count, MPI_BYTE, peer, kDuplexTag, comm, &requests[0]);
+        MPI_Isend(out.data(), count, MPI_BYTE, peer, kDuplexTag, comm, &requests[1]);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        in_step();
+    };
+    exchange();  // warm-up
+    std::vector<double> samples;
+    for (int i = 0; i < batches; ++i) {
+        const double start = MPI_Wtime();
+        for (int j = 0; j < exchanges; ++j) exchange();
+        samples.push_back((MPI_Wtime() - start) / exchanges);
     }
     return me == a ? median(samples) : 0;
 }
@@ -87,25 +118,29 @@ std::optional<std::pair<int, int>> across_hosts_pair(const HostLayout& layout) {
 ia::LinkRates measure_link(MPI_Comm comm, int a, int b, const LinkCalibrationSettings& s) {
     int me = 0;
     MPI_Comm_rank(comm, &me);
-    std::array<double, 2> result{0, 0};  // latency, bandwidth; filled on `a`
+    std::array<double, 3> result{0, 0, 0};  // latency, bandwidth, duplex; filled on `a`
     if (me == a || me == b) {
         const std::int64_t largest = std::max(s.small_bytes, s.large_bytes.back());
-        std::vector<char> buffer(static_cast<std::size_t>(largest));
-        std::memset(buffer.data(), 1, buffer.size());  // map every page before timing
+        // Every page mapped before timing.
+        std::vector<char> buffer(static_cast<std::size_t>(largest), 1), other = buffer;
         const double latency = one_way_seconds(comm, me, a, b, buffer, s.small_bytes,
                                                s.small_batches, s.small_round_trips);
-        std::vector<double> seconds;
+        std::vector<double> one_way, duplex;
         for (const std::int64_t bytes : s.large_bytes) {
             const int trips =
                 static_cast<int>(std::max<std::int64_t>(1, s.large_batch_bytes / bytes));
-            seconds.push_back(
+            one_way.push_back(
                 one_way_seconds(comm, me, a, b, buffer, bytes, s.large_batches, trips));
+            duplex.push_back(
+                duplex_seconds(comm, me, a, b, buffer, other, bytes, s.large_batches, trips));
         }
-        if (me == a) result = {latency, fitted_bandwidth(s.large_bytes, seconds, latency)};
+        if (me == a)
+            result = {latency, fitted_bandwidth(s.large_bytes, one_way, latency),
+                      fitted_bandwidth(s.large_bytes, duplex, latency)};
     }
     polite_barrier(comm);  // the others sleep: spinning, they would take the pair's cores
-    MPI_Bcast(result.data(), 2, MPI_DOUBLE, a, comm);
-    return {true, result[0], result[1]};
+    MPI_Bcast(result.data(), 3, MPI_DOUBLE, a, comm);
+    return {true, result[0], result[1], result[2]};
 }
 
 }  // namespace tra::runtime

@@ -1,7 +1,8 @@
 #pragma once
 // Measures point-to-point links between two ranks by ping-pong, for `tra calibrate`
 // (docs/machine-profile.md): latency from small messages, bandwidth from large ones, fitted to
-// the time model's  seconds = latency + bytes / bandwidth  per message on each side.
+// the time model's  seconds = latency + bytes / bandwidth  per message on each side; and the
+// duplex bandwidth from the same large messages sent both ways at once.
 #include <mpi.h>
 
 #include <cstdint>
@@ -37,7 +38,8 @@ std::optional<std::pair<int, int>> across_hosts_pair(const HostLayout& layout);
 // Collective over `comm`: ranks `a` and `b` ping-pong while the others sleep; every rank returns
 // the measured rates (measured = true). One-way time is half a round trip; latency is the median
 // over batches of small messages, bandwidth the inverse slope of a least-squares line through
-// the median one-way times of the large sizes.
+// the median one-way times of the large sizes; the duplex bandwidth the same through the median
+// times of an exchange of each large size both ways at once.
 ia::LinkRates measure_link(MPI_Comm comm, int a, int b, const LinkCalibrationSettings& settings);
 
 }  // namespace tra::runtime

@@ -98,6 +98,7 @@ ia::LinkRates link(MPI_Comm comm, std::optional<std::pair<int, int>> pair,
     ia::LinkRates r = measure_link(comm, pair->first, pair->second, settings);
     r.latency_seconds = positive(r.latency_seconds);
     r.bytes_per_second = positive(r.bytes_per_second);
+    r.duplex_bytes_per_second = positive(r.duplex_bytes_per_second);
     return r;
 }
 

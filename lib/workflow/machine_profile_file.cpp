@@ -111,17 +111,21 @@ ia::DtypeRates read_dtype(const Field& f, const ia::DtypeRates& fallback) {
     return r;
 }
 
-// `unmeasured`, or {latency_seconds, bytes_per_second}.
+// `unmeasured`, or {latency_seconds, bytes_per_second[, duplex_bytes_per_second]}.
 ia::LinkRates read_link(const Field& f, const ia::LinkRates& fallback) {
     if (f.is_scalar()) {
         if (f.as_string() != "unmeasured")
             f.fail("expected 'unmeasured' or {latency_seconds: S, bytes_per_second: R}, got '" +
                    f.as_string() + "'");
-        return {false, fallback.latency_seconds, fallback.bytes_per_second};
+        ia::LinkRates unmeasured = fallback;
+        unmeasured.measured = false;
+        return unmeasured;
     }
     if (!f.is_map()) f.fail("expected 'unmeasured' or {latency_seconds: S, bytes_per_second: R}");
-    f.allow_only({"latency_seconds", "bytes_per_second"});
-    return {true, positive(f.at("latency_seconds")), positive(f.at("bytes_per_second"))};
+    f.allow_only({"latency_seconds", "bytes_per_second", "duplex_bytes_per_second"});
+    // Absent duplex rate (profiles before it): both directions at the one-way rate.
+    return {true, positive(f.at("latency_seconds")), positive(f.at("bytes_per_second")),
+            f.has("duplex_bytes_per_second") ? positive(f.at("duplex_bytes_per_second")) : 0};
 }
 
 }  // namespace

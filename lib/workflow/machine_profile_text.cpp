@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "core/content_hash.hpp"
 #include "workflow/machine_profile_file.hpp"
@@ -63,7 +64,11 @@ std::string dtype_text(const ia::DtypeRates& r) {
 std::string link_text(const ia::LinkRates& l) {
     if (!l.measured) return "unmeasured";
     return "{latency_seconds: " + number(l.latency_seconds) +
-           ", bytes_per_second: " + number(l.bytes_per_second) + "}";
+           ", bytes_per_second: " + number(l.bytes_per_second) +
+           (l.duplex_bytes_per_second > 0
+                ? ", duplex_bytes_per_second: " + number(l.duplex_bytes_per_second)
+                : std::string()) +
+           "}";
 }
 
 }  // namespace

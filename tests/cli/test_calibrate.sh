@@ -71,7 +71,9 @@ if same_host == "unmeasured":
 else:
     rate(links["same_host"]["latency_seconds"], "latency")
     rate(links["same_host"]["bytes_per_second"], "bandwidth")
-    assert set(links["same_host"]) == {"latency_seconds", "bytes_per_second"}, links
+    rate(links["same_host"]["duplex_bytes_per_second"], "duplex bandwidth")
+    assert set(links["same_host"]) == {"latency_seconds", "bytes_per_second",
+                                       "duplex_bytes_per_second"}, links
 print(f"{path}: {p['ranks']} rank(s), f64 gemm 512 {p['dtypes']['f64']['gemm'][-1]['flops_per_second']:.3g} flop/s, links {links}")
 PY
 }

@@ -102,6 +102,7 @@ void check_same(const ia::MachineProfile& a, const ia::MachineProfile& b, double
         CHECK(x->measured == y->measured);
         CHECK(near(x->latency_seconds, y->latency_seconds));
         CHECK(near(x->bytes_per_second, y->bytes_per_second));
+        CHECK(near(x->duplex_bytes_per_second, y->duplex_bytes_per_second));
     }
 }
 
@@ -145,6 +146,8 @@ TEST_CASE("machine profile: a hand-written file loads field by field", "[machine
     CHECK(p.same_host.measured);
     CHECK(p.same_host.latency_seconds == 1.5e-6);
     CHECK(p.same_host.bytes_per_second == 4e9);
+    CHECK(p.same_host.duplex_bytes_per_second == 0);  // absent: both ways at bytes_per_second
+    CHECK(p.same_host.duplex_rate() == 4e9);
     // Unmeasured: the default's rates, so either link reads as a usable rate.
     CHECK_FALSE(p.across_hosts.measured);
     CHECK(p.across_hosts.bytes_per_second ==
@@ -210,8 +213,8 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         p.einsum_call_seconds = 2.5e-7;
         p.kernel_call_seconds = 1.23456789e-7;
         p.first_touch_bytes_per_second = 8.7654321e8;
-        p.same_host = {true, 1.7e-6, 5.4321e9};
-        p.across_hosts = {true, 2.5e-5, 1.1e9};
+        p.same_host = {true, 1.7e-6, 5.4321e9, 2.75e9};
+        p.across_hosts = {true, 2.5e-5, 1.1e9};  // duplex unmeasured: not written
         const std::string text = machine_profile_yaml(p);
         const std::string path = dir.write("p.yaml", text);
         const ia::MachineProfile back = load_machine_profile(path);
@@ -233,6 +236,11 @@ TEST_CASE("machine profile: what the writer prints reads back the same", "[machi
         CHECK(back.f64.gemm_shapes.flops_per_second(3000, 100, 20) == 4.5e10);
         CHECK(back.f32.gemm_shapes.empty());
         CHECK_THAT(text, Catch::Contains("\npermute_bytes_per_second: 2.5e+09\n"));
+        CHECK_THAT(text,
+                   Catch::Contains("  same_host: {latency_seconds: 1.7e-06, bytes_per_second: "
+                                   "5.4321e+09, duplex_bytes_per_second: 2.75e+09}\n"
+                                   "  across_hosts: {latency_seconds: 2.5e-05, "
+                                   "bytes_per_second: 1.1e+09}\n"));
         CHECK(back.permute_rate() == 2.5e9);
         CHECK_THAT(text, Catch::Contains("\noperator_seconds: 6.5e-06\nexchange_seconds: 1.25e-05\n"
                                          "message_seconds: 3.0e-06\n"));
@@ -272,6 +280,8 @@ TEST_CASE("machine profile: malformed files name file:line and the field", "[mac
         expect_error(edited("2.5e-6", "nan"), 16, "kernel_call_seconds", "positive finite number");
         expect_error(edited("1.5e-6", "fast"), 18, "links.same_host.latency_seconds",
                      "expected a number, got 'fast'");
+        expect_error(edited("4.0e9}", "4.0e9, duplex_bytes_per_second: -1}"), 18,
+                     "links.same_host.duplex_bytes_per_second", "positive finite number");
         expect_error(edited("threads: 2", "threads: 0"), 4, "blas.threads", "from 1");
         expect_error(edited("ranks: 3", "ranks: 1.5"), 5, "ranks", "expected an integer");
         expect_error(edited("    loop_flops_per_second: 6.0e8\n",

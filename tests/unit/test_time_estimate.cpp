@@ -339,20 +339,32 @@ TEST_CASE("estimated seconds: the sites of a host share its network link", "[tim
     CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(128));
 }
 
-TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link", "[time]") {
-    // A's 4 row tiles, one per site, broadcast to every site: each site sends its tile to the
-    // other 3 and receives 3: 3 * (32 + 2 keys * 8) + 3 counts * 8 = 168 bytes each way.
+namespace {
+
+// AB = A B with A's 4 row tiles, one per site, broadcast to every site: each site sends its
+// tile to the other 3 and receives 3: 3 * (32 + 2 keys * 8) + 3 counts * 8 = 168 bytes each way.
+Program all_to_all_program() {
     ProgramBuilder b("all", DType::F64);
     b.add_input("A", Shape{8, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
     b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
     b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
     b.add_output("AB", "out.h5", "/AB", at("out"));
-    const Program p = b.finish();
+    return b.finish();
+}
+
+std::vector<RankedPlan> broadcast_to_all(const Program& p) {
     optimizer::SearchOptions o;
     o.pins = {{"AB", "bcast-left"}};
     o.input_placements[*p.find("A")] = ia::Placement::part({0});
     o.input_placements[*p.find("B")] = ia::Placement::part({1});
-    const auto plans = optimizer::search_plans(p, 4, o);
+    return optimizer::search_plans(p, 4, o);
+}
+
+}  // namespace
+
+TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link", "[time]") {
+    const Program p = all_to_all_program();
+    const auto plans = broadcast_to_all(p);
     REQUIRE(plans.size() == 1);
     ia::TimeModel m = model(kInstant, kInstant);
     m.profile.across_hosts = {true, 0, 1};
@@ -360,6 +372,32 @@ TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link
     // Per site 2/3 of 168 bytes cross (112), but both sites of a host send theirs over the one
     // link: 224.
     CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(224));
+}
+
+TEST_CASE("estimated seconds: bytes sent and received at once go at the duplex rate", "[time]") {
+    const Program p = all_to_all_program();
+    const auto plans = broadcast_to_all(p);
+    REQUIRE(plans.size() == 1);
+    // Every site sends and receives 168 bytes at once. Without a duplex rate both directions run
+    // at the one-way rate: 168 s at 1 byte per second.
+    ia::TimeModel m = model(kInstant, 1);
+    CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(168));
+    // Half a byte per second each way while both directions carry (shared memory's two copies).
+    m.profile.same_host.duplex_bytes_per_second = 0.5;
+    CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(336));
+    // Two sites per host, the network slow (1 byte per second one way, 0.25 each way at once):
+    // a host's link carries 224 bytes out and 224 in at once: 896 s; each site's own 112 bytes
+    // each way across take 448 s.
+    ia::TimeModel hosts = model(kInstant, kInstant);
+    hosts.profile.across_hosts = {true, 0, 1, 0.25};
+    hosts.host_of_site = ia::TimeModel::blocked_hosts(4, 2);
+    CHECK(ia::estimated_seconds(plans[0].plan, hosts) == Approx(896));
+    // A broadcast from one site only sends: site 0's 168 bytes at the one-way rate whatever the
+    // duplex rate; each receiver's 56 likewise.
+    const Program b = broadcast_program();
+    const auto from_one = broadcast_a(b);
+    REQUIRE(from_one.size() == 1);
+    CHECK(ia::estimated_seconds(from_one[0].plan, m) == Approx(168));
 }
 
 TEST_CASE("estimated seconds: a skinny product is bound by its bytes, not its flops (roofline)",

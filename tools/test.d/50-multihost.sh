@@ -304,9 +304,12 @@ for name in ("same_host", "across_hosts") if pair_on_a_host else ("across_hosts"
     link = p["links"][name]
     assert isinstance(link, dict) and link["latency_seconds"] > 0 and link["bytes_per_second"] > 0, (name, link)
     links[name] = link
-    print("calibrate: %-12s latency %.3g s (%.1f us), bandwidth %.3g B/s (%.1f MB/s, %.2f Gbit/s)" % (
+    assert link.get("duplex_bytes_per_second", 0) > 0, (name, link)
+    print("calibrate: %-12s latency %.3g s (%.1f us), bandwidth %.3g B/s (%.1f MB/s, %.2f Gbit/s), "
+          "both ways at once %.1f MB/s each" % (
         name, link["latency_seconds"], link["latency_seconds"] * 1e6, link["bytes_per_second"],
-        link["bytes_per_second"] / 1e6, link["bytes_per_second"] * 8 / 1e9))
+        link["bytes_per_second"] / 1e6, link["bytes_per_second"] * 8 / 1e9,
+        link["duplex_bytes_per_second"] / 1e6))
 # Slower: a 1 MiB message takes longer by the fitted model (latency + bytes / bandwidth), the
 # measure the time model uses. No threshold on the figures: they depend on the machine's load.
 if not pair_on_a_host:
