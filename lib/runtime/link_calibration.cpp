@@ -101,7 +101,7 @@ LinkCalibrationSettings LinkCalibrationSettings::full() {
 }
 
 LinkCalibrationSettings LinkCalibrationSettings::quick() {
-    return {8, 5, 50, {1 << 20, 4 << 20}, 3, 8 << 20};
+    return {8, 5, 50, {1 << 20, 4 << 20}, 5, 8 << 20};
 }
 
 std::optional<std::pair<int, int>> same_host_pair(const HostLayout& layout) {
