@@ -1,5 +1,5 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
-// One task computes G vectors of W lanes (one cache line of each position) for a range of C's
+// One task computes G vectors of W lanes (G x W lanes of each position) for a range of C's
 // columns: it packs B's rows for all its columns (up to kBPanelBytes at a time), then, block of
 // kMc rows by block and kKc inner indices at a time, A's, into panels where each position holds
 // its lanes contiguously, one panel per vector; a register tile of Mr x Nr vectors sums over

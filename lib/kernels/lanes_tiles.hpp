@@ -1,7 +1,7 @@
 #pragma once
 // The register tiles of the lanes product (lanes_gemm.cpp), one per instruction set, each with
-// the geometry its packing follows: W lanes per vector, G vectors of lanes per task (together one
-// 64-byte cache line of each position), and Mr x Nr vectors of partial sums held in registers.
+// the geometry its packing follows: W lanes per vector, G vectors of lanes per task (the lanes a
+// task packs of each position at once), and Mr x Nr vectors of partial sums held in registers.
 //   acc[r][j][W] = (acc +, when `add`) the sum over kc of ap[p][r][W] * bp[p][j][W], lane by lane.
 // AVX-512 has twice AVX2's lanes per instruction and 32 registers: on a Xeon whose dgemm runs
 // AVX-512 (OpenBLAS's SkylakeX kernels) the AVX2 tile ran the lanes orders at 0.6-0.73x dgemm.
@@ -21,10 +21,13 @@ struct Narrow {
     static constexpr int W = static_cast<int>(32 / sizeof(T)), G = 2, Mr = 3, Nr = 4;
 };
 // AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 4
-// columns of B and one row of A at a time take 5 more).
+// columns of B and one row of A at a time take 5 more). A task packs 4 lines of each position
+// (G = 4): packing reads runs of 256 bytes where the lanes are many, not one line at a 512-byte
+// stride (f64 `ijb,jkb->ikb`, b = 64, 256^3: 72 -> 58 ms on one core, calibrate's 64 lanes
+// 32-33 -> 34-36 GFLOP/s; 8 lanes, one vector, unchanged).
 template <class T>
 struct Wide {
-    static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 1, Mr = 6, Nr = 4;
+    static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 4, Mr = 6, Nr = 4;
 };
 
 template <class T>
