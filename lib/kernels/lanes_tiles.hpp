@@ -21,13 +21,13 @@ struct Narrow {
     static constexpr int W = static_cast<int>(32 / sizeof(T)), G = 2, Mr = 3, Nr = 4;
 };
 // AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 4
-// columns of B and one row of A at a time take 5 more). A task packs 4 lines of each position
-// (G = 4): packing reads runs of 256 bytes where the lanes are many, not one line at a 512-byte
-// stride (f64 `ijb,jkb->ikb`, b = 64, 256^3: 72 -> 58 ms on one core, calibrate's 64 lanes
-// 32-33 -> 34-36 GFLOP/s; 8 lanes, one vector, unchanged).
+// columns of B and one row of A at a time take 5 more). A task packs 2 lines of each position
+// (G = 2): packing reads runs of 128 bytes where the lanes are many, not one line at a 512-byte
+// stride (f64 `ijb,jkb->ikb`, b = 64, 256^3: 72 -> 56 ms on one core; 8 lanes, one vector,
+// unchanged). G = 4 and 8 ran alike with 2x and 4x the partial sums' panel (Panels::c).
 template <class T>
 struct Wide {
-    static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 4, Mr = 6, Nr = 4;
+    static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 2, Mr = 6, Nr = 4;
 };
 
 template <class T>
