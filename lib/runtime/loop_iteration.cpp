@@ -62,6 +62,11 @@ void Execution::end_iteration() {
         iterations_.back().seconds = MPI_Wtime() - iteration_started_;
 }
 
+bool Execution::carried_twice(ia::IaNodeId step) const {
+    return std::count_if(moves_.begin(), moves_.end(),
+                         [&](const ia::CarryMove& m) { return m.step == step; }) > 1;
+}
+
 void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before) {
     const ia::CarryMove& m = moves_[j];
     const double started = MPI_Wtime();
@@ -77,7 +82,7 @@ void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_bef
         watchdog_.set_place(
             "the carry of " + input + " after iteration " + std::to_string(iteration_),
             operator_limit(options_.operator_timeout_factor, options_.operator_timeout_floor, 0.0));
-    const HeldTuples& from = held_.at(m.step);
+    HeldTuples& from = held_.at(m.step);
     agree_.step([&] {
         step.lists =
             move_lists(plan_.node(m.input).placement, from, where_.at(m.step), me_, sites_);
@@ -88,8 +93,14 @@ void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_bef
         step.lists.send, step.lists.expect,
         [&](int, Key k, Tile t) { next.tuples.emplace(std::move(k), std::move(t)); },
         options_.memory, options_.max_message_bytes, &trace_, &watchdog_);
-    // What this site already holds is copied: the step's result may be another carry's value.
-    for (const Key* k : step.lists.keep) next.tuples.emplace(*k, Tile(from.tuples.at(*k)));
+    // What this site already holds stays here: moved, since carry() frees the step's result
+    // next; copied where that result is another carry's value too, or stays for the next
+    // iteration (an input read once).
+    const bool copy = carried_twice(m.step) || ia::read_once(plan_, plan_.node(m.step));
+    for (const Key* k : step.lists.keep) {
+        Tile& kept = from.tuples.at(*k);
+        next.tuples.emplace(*k, copy ? Tile(kept) : std::move(kept));
+    }
     // Agreed on at the next step, as an enforcer's local part (Execution::run_local).
     agree_.defer([&] {
         next.count();
