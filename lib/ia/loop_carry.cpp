@@ -1,6 +1,9 @@
 #include "ia/loop_carry.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "ia/last_uses.hpp"
 #include "ia/peak_memory.hpp"
 
 namespace tra::ia {
@@ -49,6 +52,13 @@ std::vector<std::int64_t> carry_scratch(const Plan& plan, const std::vector<Carr
         for (std::size_t s = 0; s < S; ++s) scratch[s] += buffers.at(s) + tiles.at(s);
     }
     return scratch;
+}
+
+bool copies_kept_tuples(const Plan& plan, const std::vector<CarryMove>& moves, std::size_t j) {
+    const IaNodeId step = moves.at(j).step;
+    const auto takers = std::count_if(moves.begin(), moves.end(),
+                                      [&](const CarryMove& m) { return m.step == step; });
+    return takers > 1 || read_once(plan, plan.node(step));
 }
 
 }  // namespace tra::ia

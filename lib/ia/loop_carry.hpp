@@ -22,6 +22,12 @@ struct CarryMove {
 // (NodeCost::sites of the step's result).
 std::vector<CarryMove> carry_moves(const Plan& plan);
 
+// Whether move `j` of `moves` copies the tuples its sites keep (runtime/loop_iteration.cpp)
+// rather than moving them out of its step's result: where another move takes the same step, or
+// the step is an input read once (kept for the next iteration). The time model charges the copy
+// (carry_seconds) where the runtime makes it.
+bool copies_kept_tuples(const Plan& plan, const std::vector<CarryMove>& moves, std::size_t j);
+
 // What a carry needs per site beside what is alive at the end of an iteration: every move's
 // exchange buffers and the carried inputs' new tiles, held together (the runtime installs the
 // new values only once every move is done, since a step may read a carried input).

@@ -283,12 +283,16 @@ class LocalWork {
 
 }  // namespace
 
-double kept_copy_seconds(const IaNode& n, const MachineProfile& profile, std::size_t sites) {
+double kept_copy_seconds(const PerSite& resident, const PerSite& arrived,
+                         const MachineProfile& profile, std::size_t sites) {
     double most = 0;
     for (std::size_t s = 0; s < sites; ++s)
-        most = std::max(most, static_cast<double>(figure_at(n.cost.resident, s) -
-                                                  figure_at(n.cost.transfer.received_payload, s)));
+        most = std::max(most, static_cast<double>(figure_at(resident, s) - figure_at(arrived, s)));
     return 2 * most / profile.memory_bytes_per_second;
+}
+
+double kept_copy_seconds(const IaNode& n, const MachineProfile& profile, std::size_t sites) {
+    return kept_copy_seconds(n.cost.resident, n.cost.transfer.received_payload, profile, sites);
 }
 
 std::vector<int> TimeModel::blocked_hosts(int sites, int sites_per_host) {
@@ -330,8 +334,16 @@ std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model) {
     const ExchangeTime exchange(model, sites);
     std::vector<double> out;
     // Each move is one exchange operator of the run ("carry" in its report), whatever it moves.
-    for (const CarryMove& m : carry_moves(plan))
-        out.push_back(exchange.slowest(m.transfer).second + model.profile.exchange_fixed_seconds());
+    const std::vector<CarryMove> moves = carry_moves(plan);
+    for (std::size_t j = 0; j < moves.size(); ++j) {
+        const CarryMove& m = moves[j];
+        double seconds =
+            exchange.slowest(m.transfer).second + model.profile.exchange_fixed_seconds();
+        if (copies_kept_tuples(plan, moves, j))
+            seconds += kept_copy_seconds(plan.node(m.input).cost.resident,
+                                         m.transfer.received_payload, model.profile, sites);
+        out.push_back(seconds);
+    }
     return out;
 }
 

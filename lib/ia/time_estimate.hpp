@@ -74,10 +74,14 @@ std::vector<OperatorTime> operator_times(const Plan& plan, const TimeModel& mode
 // keep_local; moved otherwise): read and written once at the memory rate, on the site that keeps
 // most. operator_times charges it where ia::last_uses says so.
 double kept_copy_seconds(const IaNode& n, const MachineProfile& profile, std::size_t sites);
+// The same for tuples of `resident` bytes per site of which `arrived` came in the exchange.
+double kept_copy_seconds(const PerSite& resident, const PerSite& arrived,
+                         const MachineProfile& profile, std::size_t sites);
 
 // A loop's carry between two iterations (ia/loop_carry.hpp), per move in carry_moves order: its
 // busiest site or host link, as an enforcer's communication, and the runtime's fixed cost of an
-// operator (each move is one); empty without a loop.
+// operator (each move is one), and the copy of what its sites keep where the runtime copies
+// (copies_kept_tuples); empty without a loop.
 std::vector<double> carry_seconds(const Plan& plan, const TimeModel& model);
 
 // A lower bound on estimated_seconds of every plan of `program` on `sites` sites: each needed

@@ -122,8 +122,6 @@ class Execution {
     void record(std::vector<OperatorRun>& slots, std::size_t slot, OperatorRun run);
     // Moves carry `j` (ia/loop_carry.hpp) into `next`, with `held_before` bytes resident.
     void carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before);
-    // Whether more than one carry takes the result of `step`.
-    bool carried_twice(ia::IaNodeId step) const;
     // Writes the jobs' tuples in turns or together (output_writing.cpp); `op` names the operator
     // for the fault hook. The files stay open for the next call where `keep_open` (written
     // together, or by a rank alone), else every open file is closed. Collective.

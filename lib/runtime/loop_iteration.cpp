@@ -62,11 +62,6 @@ void Execution::end_iteration() {
         iterations_.back().seconds = MPI_Wtime() - iteration_started_;
 }
 
-bool Execution::carried_twice(ia::IaNodeId step) const {
-    return std::count_if(moves_.begin(), moves_.end(),
-                         [&](const ia::CarryMove& m) { return m.step == step; }) > 1;
-}
-
 void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_before) {
     const ia::CarryMove& m = moves_[j];
     const double started = MPI_Wtime();
@@ -96,7 +91,7 @@ void Execution::carry_one(std::size_t j, HeldTuples& next, std::int64_t held_bef
     // What this site already holds stays here: moved, since carry() frees the step's result
     // next; copied where that result is another carry's value too, or stays for the next
     // iteration (an input read once).
-    const bool copy = carried_twice(m.step) || ia::read_once(plan_, plan_.node(m.step));
+    const bool copy = ia::copies_kept_tuples(plan_, moves_, j);
     for (const Key* k : step.lists.keep) {
         Tile& kept = from.tuples.at(*k);
         next.tuples.emplace(*k, copy ? Tile(kept) : std::move(kept));

@@ -228,6 +228,33 @@ TEST_CASE("estimated seconds: a loop's carry pays the fixed cost of an exchange 
     CHECK(ia::carry_seconds(plan, model(kInstant, kInstant))[0] == Approx(0).margin(1e-12));
 }
 
+TEST_CASE("estimated seconds: a carry copies what it keeps where a second carry takes its step",
+          "[time]") {
+    // X <- Y and Z <- Y (Y = relu(X)), or Z <- W (another step), on 2 sites: the maps keep every
+    // tile where it starts, so each move keeps all of its site's 8 tiles of 32 bytes (256 bytes)
+    // and moves nothing. The runtime moves kept tiles into the carried input, but copies them
+    // where two carries take one step: read and written once at the memory rate, 512 s at 1 byte
+    // per second.
+    for (const bool shared : {true, false}) {
+        ProgramBuilder b("loop", DType::F64);
+        b.add_input("X", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("X"));
+        b.add_input("Z", Shape{8, 8}, Shape{2, 2}, DType::F64, generated(), at("Z"));
+        b.add_transform("Y", "X", KernelCall("relu"), at("Y"));
+        b.add_transform("W", "Z", KernelCall("relu"), at("W"));
+        REQUIRE_FALSE(b.try_set_repeat(3, {{"X", "Y", {}}, {"Z", shared ? "Y" : "W", {}}}, {}));
+        b.add_output("W", "out.h5", "/W", at("out"));
+        const Program p = b.finish();
+        ia::Plan plan = ia::compile_initial(p, 2);
+        ia::annotate_costs(plan);
+        const std::vector<double> carry = ia::carry_seconds(plan, model(kInstant, kInstant, 1));
+        REQUIRE(carry.size() == 2);
+        for (const double seconds : carry) {
+            INFO("carries of one step: " << shared);
+            CHECK(seconds == Approx(shared ? 512 : 0).margin(1e-9));
+        }
+    }
+}
+
 TEST_CASE("estimated seconds: an exchange operator pays the fixed cost of one", "[time]") {
     // The runtime agrees twice on an exchange (its lists, its memory account) and sets up its
     // messages: a profile that measured it charges exchange_seconds to every enforcer and carry
