@@ -1,12 +1,13 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
 // One task computes G vectors of W lanes (G x W lanes of each position) for a range of C's
 // columns: it packs B's rows for all its columns (up to kBPanelBytes at a time), then, block of
-// kMc rows by block and kKc inner indices at a time, A's, into panels where each position holds
+// kMc rows by block and Kc inner indices at a time, A's, into panels where each position holds
 // its lanes contiguously, one panel per vector; a register tile of Mr x Nr vectors sums over
 // the inner indices, keeping partial sums in a panel of its own between blocks, and writes C's
 // tile once at the end. Packing pads partial vectors and edge tiles with zeros, so the register
 // tile never branches; the writes touch only real elements. W, G, Mr and Nr are the register
-// tile's geometry (lanes_tiles.hpp: AVX-512's or AVX2's), a template parameter L throughout.
+// tile's geometry, and Kc its blocks of inner indices (lanes_tiles.hpp: AVX-512's or AVX2's), a
+// template parameter L throughout.
 #include "kernels/lanes_gemm.hpp"
 
 #include <algorithm>
@@ -24,8 +25,7 @@ namespace {
 
 using lanes::TileFn;
 
-constexpr std::int64_t kKc = 128;  // inner indices per packed block: B's micro-panel fits L1
-constexpr std::int64_t kMc = 48;   // rows per packed A block (a multiple of every Mr): fits L2
+constexpr std::int64_t kMc = 48;  // rows per packed A block (a multiple of every Mr): fits L2
 constexpr std::int64_t kBPanelBytes = std::int64_t{16} << 20;  // packed B per task
 
 // Copies `valid` lanes from src to a W-lane slot, zeros the rest.
@@ -103,8 +103,8 @@ struct Panels {
         const std::int64_t rows = (std::min(kMc, g.m) + L::Mr - 1) / L::Mr * L::Mr;
         const std::int64_t fits =
             kBPanelBytes / (padded(g.n) * L::G * L::W * std::int64_t{sizeof(T)});
-        depth = std::min(g.k, std::max<std::int64_t>(1, fits / kKc) * kKc);
-        a = lines(rows * std::min(kKc, g.k) * L::W);
+        depth = std::min(g.k, std::max<std::int64_t>(1, fits / L::Kc) * L::Kc);
+        a = lines(rows * std::min(L::Kc, g.k) * L::W);
         b = lines(padded(cols) * depth * L::W);
         c = lines(rows * padded(cols) * L::G * L::W);
     }
@@ -145,16 +145,17 @@ void run_task(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate,
     // B's rows are packed sizes.depth at a time (all of them unless B's panel would not fit).
     for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
         const std::int64_t qn = std::min(sizes.depth, g.k - q0);
-        for (std::int64_t p0 = 0; p0 < qn; p0 += kKc)  // blocks of kKc rows, [column tile][p][j][W]
+        // Blocks of Kc rows, each [column tile][p][j][W].
+        for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc)
             pack<W>(b + (q0 + p0) * g.b_rows + j0 * g.b_cols + l0, g.b_cols, g.b_rows, cols,
-                    std::min(kKc, qn - p0), Nr, lanes, sizes.b, bp + p0 * padded_cols * W);
+                    std::min(L::Kc, qn - p0), Nr, lanes, sizes.b, bp + p0 * padded_cols * W);
         for (std::int64_t i0 = 0; i0 < g.m; i0 += kMc) {
             const std::int64_t mc = std::min(kMc, g.m - i0), row_tiles = (mc + Mr - 1) / Mr;
-            for (std::int64_t p0 = 0; p0 < qn; p0 += kKc) {
-                const std::int64_t kc = std::min(kKc, qn - p0);
+            for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc) {
+                const std::int64_t kc = std::min(L::Kc, qn - p0);
                 pack<W>(a + i0 * g.a_rows + (q0 + p0) * g.a_cols + l0, g.a_rows, g.a_cols, mc, kc,
                         Mr, lanes, sizes.a, ap);
-                const bool last = p0 + kKc >= qn, assign = q0 == 0 && !accumulate;
+                const bool last = p0 + L::Kc >= qn, assign = q0 == 0 && !accumulate;
                 for (int v = 0; v * W < lanes; ++v)
                     for (std::int64_t jt = 0; jt < cols; jt += Nr)
                         for (std::int64_t it = 0; it < row_tiles; ++it) {

@@ -102,8 +102,10 @@ TEST_CASE("lanes product: lane counts that fill vectors and leave tails", "[lane
 
 TEST_CASE("lanes product: extents around the register tile and packing blocks", "[lanes]") {
     // Register tiles of 3 x 4 (AVX2, portable) or 6 x 4 (AVX-512), row blocks of 48, inner blocks
-    // of 128.
+    // of 128 (AVX2, portable) or 64 (AVX-512).
     check_dense<double>(1, 1, 1, 8);
+    check_dense<double>(7, 5, 65, 8);
+    check_dense<float>(6, 4, 63, 16);
     check_dense<double>(2, 3, 5, 8);
     check_dense<double>(47, 5, 127, 8);
     check_dense<double>(49, 6, 129, 4);
@@ -126,8 +128,9 @@ TEST_CASE("lanes product: transposed operands and a batch label outside the lane
 }
 
 TEST_CASE("lanes product: B's packed rows in several parts, empty sums", "[lanes]") {
-    // 16 MiB of packed B hold 256 rows of 1024 columns x 8 f64 lanes: 600 rows take three parts
-    // (whatever the threads: two take 512 columns each, and still 256 rows).
+    // 16 MiB of packed B hold 128 (AVX-512) or 256 (AVX2, portable) rows of 1024 columns x G x W
+    // f64 lanes: 600 rows take five or three parts (whatever the threads: two take 512 columns
+    // each, and still as many rows).
     check_dense<double>(2, 1024, 600, 8);
     // k = 0: C is zeros, or unchanged when accumulating.
     const LanesGemm g = dense(3, 4, 0, 8);
