@@ -26,7 +26,7 @@ namespace {
 // large leaves the caches before anything reads it (einsum's GEMM packs it block by block), so
 // the stores skip reading each line before overwriting it: a third of the permute's memory
 // traffic (an f64 64 x 65536 transpose ran 1.7x faster). Smaller outputs stay cached for the
-// GEMM that reads them next.
+// GEMM that reads them next. Only where a block writes long runs, though (transpose_blocks).
 constexpr std::int64_t kStreamBytes = std::int64_t(8) << 20;
 
 // dst[j] = src[j * stride] for j < n, the 16-byte-aligned part with non-temporal stores when
@@ -171,10 +171,11 @@ struct SplitRows {
 // longer write streams at a time.
 template <class T>
 struct BlockTranspose {
-    static constexpr std::int64_t kRows = 512 / sizeof(T);  // along p, read contiguously
-    static constexpr std::int64_t kCols = 128;              // along q, written contiguously
+    static constexpr std::int64_t kRows = 512 / sizeof(T);   // along p, read contiguously
+    static constexpr std::int64_t kCols = 128;               // along q, written contiguously
     static constexpr std::int64_t kNarrow = 64 / sizeof(T);  // one line (two: 1.25x slower)
     static constexpr std::int64_t kNarrowCols = 32;          // q per narrow block (more ran slower)
+    static constexpr std::int64_t kChunkCols = 32 * kCols;   // q per item of the parallel loop
     static constexpr std::int64_t kStride = kRows + 64 / sizeof(T);
     alignas(64) T buffer[kCols * kStride];
     bool stream = false;  // write output rows with non-temporal stores (kStreamBytes)
@@ -231,25 +232,37 @@ void transpose_blocks(const T* in, T* out, std::vector<Dim> outer, Dim p, Dim q,
         p.extent *= around->extent;
         outer.erase(around);
     }
+    // Non-temporal stores pay where a block's output rows are whole runs of kCols elements or
+    // follow each other in the output; rows of 32 f64 at a stride (`cadb->abcd`, all 32: a block
+    // writes 32 runs of 256 bytes 8 KiB apart) ran 1.6x slower with them than through the caches.
+    const bool long_runs = q.extent >= Block::kCols || out_rows.inner_stride == q.extent;
     const std::int64_t p_blocks = (p.extent + Block::kRows - 1) / Block::kRows;
-    // Items: (outer index, block of p), each a strip of kRows x q.extent elements.
-    const std::int64_t strip = std::min(p.extent, Block::kRows) * q.extent;
+    const std::int64_t q_chunks = (q.extent + Block::kChunkCols - 1) / Block::kChunkCols;
+    // Items: (outer index, block of p, chunk of q), each a strip of up to kRows x kChunkCols
+    // elements, q innermost: one thread walks q in order as a whole transpose does. Chunks of q
+    // let threads share a transpose with no outer dimension (f64 [65536][64] -> [64][65536], the
+    // permute of a batch of 64 innermost, ran on one thread of two).
+    const std::int64_t per_outer = p_blocks * q_chunks;
+    const std::int64_t strip =
+        std::min(p.extent, Block::kRows) * std::min(q.extent, Block::kChunkCols);
     const std::int64_t grain = std::max<std::int64_t>(1, kGrainElements / strip);
-    parallel_for(count(outer) * p_blocks, grain, [&](std::int64_t begin, std::int64_t end) {
+    parallel_for(count(outer) * per_outer, grain, [&](std::int64_t begin, std::int64_t end) {
         auto block = std::make_unique<Block>();
-        block->stream = !accumulate &&
+        block->stream = !accumulate && long_runs &&
                         count(outer) * p.extent * q.extent * static_cast<std::int64_t>(sizeof(T)) >=
                             kStreamBytes;
-        Walk w(outer, begin / p_blocks);
+        Walk w(outer, begin / per_outer);
         for (std::int64_t item = begin; item < end; ++item) {
-            const std::int64_t pb = item % p_blocks;
-            if (item != begin && pb == 0) w.next();
-            const std::int64_t p0 = pb * Block::kRows;
+            const std::int64_t within = item % per_outer;
+            if (item != begin && within == 0) w.next();
+            const std::int64_t p0 = within / q_chunks * Block::kRows;
             const std::int64_t np = std::min(Block::kRows, p.extent - p0);
             const std::int64_t step = np <= Block::kNarrow ? Block::kNarrowCols : Block::kCols;
-            for (std::int64_t q0 = 0; q0 < q.extent; q0 += step)
+            const std::int64_t q_begin = within % q_chunks * Block::kChunkCols;
+            const std::int64_t q_end = std::min(q.extent, q_begin + Block::kChunkCols);
+            for (std::int64_t q0 = q_begin; q0 < q_end; q0 += step)
                 (*block)(in + w.from + p0, in_rows, q0, out + w.to + q0, out_rows, p0, np,
-                         std::min(step, q.extent - q0), accumulate);
+                         std::min(step, q_end - q0), accumulate);
         }
         if (block->stream) store_fence();
     });

@@ -146,6 +146,11 @@ TEST_CASE("permute: einsum's layout classes on 1 and 2 threads", "[permute][thre
     // A transposed matrix with several blocks each way.
     check_threads<double>(Shape{300, 333}, {1, 0});
     check_threads<float>(Shape{300, 333}, {1, 0});
+    // The output's rows longer than a chunk of the parallel loop (4096 elements along q), the
+    // last chunk partial: with no outer dimension (a batch of 64 moved first) and with one.
+    check_threads<double>(Shape{9001, 64}, {1, 0});
+    check_threads<float>(Shape{9001, 130}, {1, 0});
+    check_threads<double>(Shape{3, 4500, 70}, {0, 2, 1});
 }
 
 TEST_CASE("permute: outputs past 8 MiB (non-temporal stores) on 1 and 2 threads",
@@ -159,6 +164,8 @@ TEST_CASE("permute: outputs past 8 MiB (non-temporal stores) on 1 and 2 threads"
     check_threads<float>(Shape{2053, 1031}, {1, 0});
     check_threads<float>(Shape{129, 131, 129}, {2, 0, 1});
     check_threads<float>(Shape{129, 131, 129}, {1, 2, 0});
+    // Rows of several chunks (4096 elements along q), streamed.
+    check_threads<double>(Shape{17001, 65}, {1, 0});
 }
 
 TEST_CASE("permute: a narrow innermost output dimension joined with the one around it",
