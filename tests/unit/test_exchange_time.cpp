@@ -38,7 +38,19 @@ Program broadcast_program(bool a_is_output = false) {
     return b.finish();
 }
 
-// Its plan broadcasting A (pinned bcast-left) on 4 sites; the plans refer to `p`.
+// AB = A B with A's 4 row tiles, one per site, broadcast to every site: each site sends its
+// tile to the other 3 and receives 3: 3 * (32 + 2 keys * 8) + 3 counts * 8 = 168 bytes each way.
+Program all_to_all_program() {
+    ProgramBuilder b("all", DType::F64);
+    b.add_input("A", Shape{8, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
+    b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
+    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
+    b.add_output("AB", "out.h5", "/AB", at("out"));
+    return b.finish();
+}
+
+// The plan broadcasting A (pinned bcast-left) on 4 sites, A partitioned on its rows and B on its
+// columns (broadcast_program's and all_to_all_program's); the plans refer to `p`.
 std::vector<RankedPlan> broadcast_a(const Program& p) {
     optimizer::SearchOptions o;
     o.pins = {{"AB", "bcast-left"}};
@@ -111,32 +123,9 @@ TEST_CASE("estimated seconds: the sites of a host share its network link", "[tim
     CHECK(ia::estimated_seconds(plans[0].plan, m) == Approx(128));
 }
 
-namespace {
-
-// AB = A B with A's 4 row tiles, one per site, broadcast to every site: each site sends its
-// tile to the other 3 and receives 3: 3 * (32 + 2 keys * 8) + 3 counts * 8 = 168 bytes each way.
-Program all_to_all_program() {
-    ProgramBuilder b("all", DType::F64);
-    b.add_input("A", Shape{8, 2}, Shape{2, 2}, DType::F64, generated(), at("A"));
-    b.add_input("B", Shape{2, 8}, Shape{2, 2}, DType::F64, generated(), at("B"));
-    b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
-    b.add_output("AB", "out.h5", "/AB", at("out"));
-    return b.finish();
-}
-
-std::vector<RankedPlan> broadcast_to_all(const Program& p) {
-    optimizer::SearchOptions o;
-    o.pins = {{"AB", "bcast-left"}};
-    o.input_placements[*p.find("A")] = ia::Placement::part({0});
-    o.input_placements[*p.find("B")] = ia::Placement::part({1});
-    return optimizer::search_plans(p, 4, o);
-}
-
-}  // namespace
-
 TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link", "[time]") {
     const Program p = all_to_all_program();
-    const auto plans = broadcast_to_all(p);
+    const auto plans = broadcast_a(p);
     REQUIRE(plans.size() == 1);
     ia::TimeModel m = model(kInstant, kInstant);
     m.profile.across_hosts = {true, 0, 1};
@@ -148,7 +137,7 @@ TEST_CASE("estimated seconds: an all-to-all exchange is bound by the host's link
 
 TEST_CASE("estimated seconds: bytes sent and received at once go at the duplex rate", "[time]") {
     const Program p = all_to_all_program();
-    const auto plans = broadcast_to_all(p);
+    const auto plans = broadcast_a(p);
     REQUIRE(plans.size() == 1);
     // Every site sends and receives 168 bytes at once. Without a duplex rate both directions run
     // at the one-way rate: 168 s at 1 byte per second.
