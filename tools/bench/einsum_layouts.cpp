@@ -4,13 +4,17 @@
 // one such dgemm per batch index). BLAS threads from OPENBLAS_NUM_THREADS.
 // The non-BLAS kernels (the permutes) use the same threads (kernels/parallel_for.hpp), and
 // OpenBLAS's idle threads spin as briefly as under `tra` (kernels::limit_blas_spin_wait).
-// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time] [--machine FILE]
+// Usage: bench_einsum_layouts [REPEATS] [--every] [--cpu-time] [--machine FILE] [--rounds R]
 // --machine FILE: the kernel chooses lanes or BLAS by that machine profile's rates, as `tra run
 // --machine FILE` does (kernels/gemm_pricing.hpp); without it, by fewest elements permuted.
 // --cpu-time: the process's CPU seconds instead of wall seconds, which other programs on the
 // cores inflate less (for 1 thread; with more it sums the threads' seconds).
 // --every: the batched and 4-D contractions in every label order of each operand and the output
 // in turn (the others in GEMM order; batched: all 6 x 6 x 6 orders), instead of a sample.
+// --rounds R (default 1): each group's ceiling and orders timed R times, one round after another,
+// each round starting one order later; a figure is then the median over the rounds, and a ratio
+// the median of each round's own ratio (paired), so that drift between rounds and one noisy
+// round do not make an order look slower than it is (the worst of 8 noisy orders is biased up).
 // Prints one line per spec: best seconds, GFLOP/s, the ratio to the ceiling and to the group's
 // fastest order (1.00 = the fastest; 0.83 = 1.2x its time), then the group's worst order.
 #include <cblas.h>
@@ -76,6 +80,12 @@ double dgemm_seconds(std::int64_t batch, std::int64_t m, std::int64_t n, std::in
     });
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 struct Group {
     std::map<char, std::int64_t> extent;
     std::int64_t batch, m, n, k;
@@ -103,14 +113,29 @@ std::vector<std::string> each_operand_in_every_order(const std::string& a, const
     return out;
 }
 
+// Best seconds of `repeats` calls of the einsum kernel on `spec`'s operands, made for the call.
+double order_seconds(const Group& g, const std::string& spec, int repeats) {
+    const std::string a = spec.substr(0, spec.find(','));
+    const std::string b = spec.substr(spec.find(',') + 1, spec.find('-') - spec.find(',') - 1);
+    const tra::Tile ta = tile_of(a, g.extent), tb = tile_of(b, g.extent);
+    const tra::Tile* ops[] = {&ta, &tb};
+    tra::kernels::KernelParams p;
+    p.spec = spec;
+    const tra::kernels::KernelCall call("einsum", p);
+    return best_seconds(repeats, [&] { call.apply(ops); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     tra::kernels::limit_blas_spin_wait();  // as tra does
     const int repeats = argc > 1 && argv[1][0] != '-' ? std::atoi(argv[1]) : 5;
     bool every = false;
+    int rounds = 1;
     for (int i = 1; i < argc; ++i) {
         every = every || std::string(argv[i]) == "--every";
+        if (std::string(argv[i]) == "--rounds" && i + 1 < argc)
+            rounds = std::max(1, std::atoi(argv[++i]));
         cpu_time = cpu_time || std::string(argv[i]) == "--cpu-time";
         if (std::string(argv[i]) == "--machine" && i + 1 < argc) {
             tra::ia::MachineProfile profile;
@@ -171,36 +196,43 @@ int main(int argc, char** argv) {
     }
     for (const Group& g : groups) {
         const double flops = 2.0 * g.batch * g.m * g.n * g.k;
-        const double ceiling = dgemm_seconds(g.batch, g.m, g.n, g.k, repeats);
+        const std::size_t orders = g.specs.size();
+        std::vector<double> ceiling(rounds);
+        // seconds[order][round]
+        std::vector<std::vector<double>> seconds(orders, std::vector<double>(rounds));
+        for (int r = 0; r < rounds; ++r) {
+            ceiling[r] = dgemm_seconds(g.batch, g.m, g.n, g.k, repeats);
+            for (std::size_t j = 0; j < orders; ++j) {
+                const std::size_t i = (j + static_cast<std::size_t>(r)) % orders;
+                seconds[i][r] = order_seconds(g, g.specs[i], repeats);
+            }
+        }
         std::printf("dgemm %lld x (%lld x %lld x %lld): %.4f s, %.2f GFLOP/s\n",
                     static_cast<long long>(g.batch), static_cast<long long>(g.m),
-                    static_cast<long long>(g.n), static_cast<long long>(g.k), ceiling,
-                    flops / ceiling / 1e9);
-        std::vector<double> seconds;
-        for (const std::string& spec : g.specs) {
-            const std::string a = spec.substr(0, spec.find(','));
-            const std::string b =
-                spec.substr(spec.find(',') + 1, spec.find('-') - spec.find(',') - 1);
-            const tra::Tile ta = tile_of(a, g.extent), tb = tile_of(b, g.extent);
-            const tra::Tile* ops[] = {&ta, &tb};
-            tra::kernels::KernelParams p;
-            p.spec = spec;
-            const tra::kernels::KernelCall call("einsum", p);
-            seconds.push_back(best_seconds(repeats, [&] { call.apply(ops); }));
-        }
-        const double best = *std::min_element(seconds.begin(), seconds.end());
-        std::size_t worst = 0;
-        for (std::size_t i = 0; i < g.specs.size(); ++i) {
-            const double s = seconds[i];
-            if (s > seconds[worst]) worst = i;
+                    static_cast<long long>(g.n), static_cast<long long>(g.k), median(ceiling),
+                    flops / median(ceiling) / 1e9);
+        // Per order, medians over the rounds: its seconds, and the ceiling's and the round's
+        // best order's seconds over its own.
+        std::vector<double> to_ceiling(orders), to_best(orders);
+        for (std::size_t i = 0; i < orders; ++i) {
+            std::vector<double> c(rounds), b(rounds);
+            for (int r = 0; r < rounds; ++r) {
+                double best = seconds[0][r];
+                for (std::size_t o = 1; o < orders; ++o) best = std::min(best, seconds[o][r]);
+                c[r] = ceiling[r] / seconds[i][r], b[r] = best / seconds[i][r];
+            }
+            to_ceiling[i] = median(c), to_best[i] = median(b);
+            const double s = median(seconds[i]);
             std::printf("  %-16s %.4f s, %.2f GFLOP/s, %.2fx the ceiling, %.2fx the best order\n",
-                        g.specs[i].c_str(), s, flops / s / 1e9, ceiling / s, best / s);
+                        g.specs[i].c_str(), s, flops / s / 1e9, to_ceiling[i], to_best[i]);
         }
+        const auto worst = static_cast<std::size_t>(
+            std::min_element(to_best.begin(), to_best.end()) - to_best.begin());
         std::printf("  worst %s: %.2fx the best order's time, %zu of %zu orders within 1.2x\n",
-                    g.specs[worst].c_str(), seconds[worst] / best,
-                    static_cast<std::size_t>(std::count_if(
-                        seconds.begin(), seconds.end(), [&](double s) { return s <= 1.2 * best; })),
-                    g.specs.size());
+                    g.specs[worst].c_str(), 1 / to_best[worst],
+                    static_cast<std::size_t>(std::count_if(to_best.begin(), to_best.end(),
+                                                           [](double b) { return 1 / b <= 1.2; })),
+                    orders);
     }
     return 0;
 }
