@@ -7,7 +7,7 @@ medians, writes JSON and a PNG chart. docs/benchmarks.md explains every column.
 Usage: tools/bench/compare.py [--quick] [--build DIR] [--out DIR] [--ranks 1,2] [--repeats N]
                               [--top N] [--monitor] [--cases A,B] [--tiles 1024,2048]
                               [--cost exact|paper|time] [--all-models] [--no-calibrate]
-                              [--coretype NAME]
+                              [--calibrate-once] [--coretype NAME]
                               [--dtype f64|f32]
 Needs the build's apps/tra and tools/bench/bench_* (bench_pdgemm only where ScaLAPACK is
 installed; without it that column is empty).
@@ -78,11 +78,15 @@ def interleaved(programs, rounds):
     """Runs every program once per round, in turn, and returns {key: [seconds per round]}.
     This machine's speed drifts by 10-15% within minutes; run one after another, a program
     measured in a slow minute would look slower than its peers. Interleaved, a drift falls
-    on all of them alike, and the ratios of the same round (paired_ratio) cancel it."""
+    on all of them alike, and the ratios of the same round (paired_ratio) cancel it. Each round
+    starts one program later than the one before, so that none always runs first (after the
+    previous case's work, or a calibration) or always after the same neighbour."""
     times = {key: [] for key in programs}
-    for _ in range(rounds):
-        for key, run in programs.items():
-            times[key].append(run())
+    keys = list(programs)
+    for r in range(rounds):
+        for i in range(len(keys)):
+            key = keys[(r + i) % len(keys)]
+            times[key].append(programs[key]())
     return times
 
 
@@ -291,7 +295,11 @@ def main():
                          "two")
     ap.add_argument("--no-calibrate", action="store_true",
                     help="rank with tra's built-in machine profile instead of measuring one "
-                         "with `tra calibrate` per rank count first")
+                         "with `tra calibrate` before each case")
+    ap.add_argument("--calibrate-once", action="store_true",
+                    help="one `tra calibrate` per rank count, before all cases, instead of one "
+                         "before each case (at that case's shapes): faster, but the machine's "
+                         "pace may change between the calibration and a case's runs")
     args = ap.parse_args()
     args.repeats = args.repeats or (1 if args.quick else 3)
     build = pathlib.Path(args.build).resolve()
@@ -323,16 +331,38 @@ def main():
     blocks = QUICK_BLOCKS if args.quick else BLOCKS
 
     started = time.time()
-    if not args.no_calibrate:
+
+    def case_workflows(case):  # the workflows whose products a case runs
+        if case in workflows:
+            return [SOURCE / "plans/paper/scaled" / (case + ".yaml")]
+        return [matmul_workflow(work, m[0], args.dtype, m[1:], t)
+                for m in matmuls if m[0] == case for t in tiles]
+
+    def calibrate(ranks, cases, label):
+        """`tra calibrate` on `ranks` ranks, measuring the products of `cases` at their shapes
+        (--for); the runs that follow on that many ranks are ranked and predicted by it. Close
+        before a case's runs: on the development VM the pace of the whole machine moved by
+        15-20 % within minutes, every rate alike (docs/benchmarks.md, "Calibrated per case")."""
+        t0 = time.time()
+        path = out / ("machine-%d%s.yaml" % (ranks, label))
+        runner.calibrate(ranks, path, args.quick, [w for c in cases for w in case_workflows(c)])
+        print("calibrated %d rank(s)%s in %.0f s: %s" % (
+            ranks, " for " + ", ".join(cases) if label else "", time.time() - t0, path),
+            flush=True)
+
+    every_case = [m[0] for m in matmuls] + workflows
+    if not args.no_calibrate and args.calibrate_once:
         for ranks in ranks_list:
-            t0 = time.time()
-            # Every case's products measured at their own shapes (tra calibrate --for).
-            runner.calibrate(ranks, out / ("machine-%d.yaml" % ranks), args.quick,
-                             [matmul_workflow(work, m[0], args.dtype, m[1:], t)
-                              for m in matmuls for t in tiles] +
-                             [SOURCE / "plans/paper/scaled" / (w + ".yaml") for w in workflows])
-            print("calibrated %d rank(s) in %.0f s: %s" % (ranks, time.time() - t0,
-                                                           runner.machines[ranks]), flush=True)
+            calibrate(ranks, every_case, "")
+
+    def profiled(rows, ranks):  # each row names the profile that ranked and predicted it
+        for r in rows:
+            r.setdefault("machine_profile", runner.machines.get(ranks))
+
+    def calibrate_for(ranks, case):
+        if not args.no_calibrate and not args.calibrate_once:
+            calibrate(ranks, [case], "-" + case)
+
     print("cores %d, OPENBLAS_CORETYPE=%s, load average %s; matrix multiplies in %s; medians of "
           "%d runs; ratios are tra's time over the other's" % (
               runner.cores, runner.env.get("OPENBLAS_CORETYPE", "-"), os.getloadavg(), args.dtype,
@@ -349,14 +379,18 @@ def main():
 
     for ranks in ranks_list:
         for case, I, K, J in matmuls:
+            calibrate_for(ranks, case)
             rows += measure_matmul(runner, case, (I, K, J), args.dtype, ranks, tiles, blocks,
                                    args.repeats, args.top, work, args.monitor, models)
+            profiled(rows, ranks)
             save()
         square = next((r for r in rows if r["ranks"] == ranks and r["case"] == "mm-square"), None)
         for name in workflows:
+            calibrate_for(ranks, name)
             rows.append(measure_workflow(runner, name, ranks, args.repeats, args.top, work,
                                          square and square["methods"]["ceiling"]["gflops"],
                                          models))
+            profiled(rows, ranks)
             save()
     png = chart.write_chart(rows, out / "bench.png", args.dtype)
     print("wrote %s%s in %.0f s" % (out / "bench.json", " and %s" % png if png else "",
