@@ -196,7 +196,8 @@ def tra_result(plans, times, key, flops):
     first_times = times[(key, plans[0]["name"])]
     for plan in plans:
         report = plan.pop("report")
-        plan["seconds"] = statistics.median(times[(key, plan["name"])])
+        plan["round_seconds"] = times[(key, plan["name"])]  # in the rounds' order
+        plan["seconds"] = statistics.median(plan["round_seconds"])
         plan["predicted_seconds"] = predicted_compute_seconds(report)
         plan["reserve_seconds"] = statistics.median(plan.pop("reserve_times"))
         plan["bytes"] = report["measured_bytes"] + report["overhead_bytes"]
