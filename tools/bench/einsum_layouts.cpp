@@ -211,16 +211,19 @@ int main(int argc, char** argv) {
                     static_cast<long long>(g.batch), static_cast<long long>(g.m),
                     static_cast<long long>(g.n), static_cast<long long>(g.k), median(ceiling),
                     flops / median(ceiling) / 1e9);
+        std::vector<double> round_best(rounds);  // each round's fastest order
+        for (int r = 0; r < rounds; ++r) {
+            round_best[r] = seconds[0][r];
+            for (std::size_t o = 1; o < orders; ++o)
+                round_best[r] = std::min(round_best[r], seconds[o][r]);
+        }
         // Per order, medians over the rounds: its seconds, and the ceiling's and the round's
         // best order's seconds over its own.
         std::vector<double> to_ceiling(orders), to_best(orders);
         for (std::size_t i = 0; i < orders; ++i) {
             std::vector<double> c(rounds), b(rounds);
-            for (int r = 0; r < rounds; ++r) {
-                double best = seconds[0][r];
-                for (std::size_t o = 1; o < orders; ++o) best = std::min(best, seconds[o][r]);
-                c[r] = ceiling[r] / seconds[i][r], b[r] = best / seconds[i][r];
-            }
+            for (int r = 0; r < rounds; ++r)
+                c[r] = ceiling[r] / seconds[i][r], b[r] = round_best[r] / seconds[i][r];
             to_ceiling[i] = median(c), to_best[i] = median(b);
             const double s = median(seconds[i]);
             std::printf("  %-16s %.4f s, %.2f GFLOP/s, %.2fx the ceiling, %.2fx the best order\n",
