@@ -1,11 +1,12 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
-// One task computes G vectors of W lanes (G x W lanes of each position) for a range of C's
-// columns: it packs B's rows for all its columns (up to kBPanelBytes at a time), then, block of
-// kMc rows by block and Kc inner indices at a time, A's, into panels where each position holds
-// its lanes contiguously, one panel per vector; a register tile of Mr x Nr vectors sums over
-// the inner indices, keeping partial sums in a panel of its own between blocks, and writes C's
+// B's rows are packed once for all of C's columns and all lanes (each position's lanes read at
+// once, whole cache lines in memory order), into one panel per vector of W lanes that every
+// thread reads. A task then takes a block of kMc of C's rows (and a range of columns when rows
+// are few): it packs A's block for all lanes, and computes one vector of lanes at a time: Kc
+// inner indices at a time, a register tile of Mr x Nr vectors sums over them, keeping partial
+// sums in a panel of its own (one vector's, which stays in L2) between blocks, and writes C's
 // tile once at the end. Packing pads partial vectors and edge tiles with zeros, so the register
-// tile never branches; the writes touch only real elements. W, G, Mr and Nr are the register
+// tile never branches; the writes touch only real elements. W, Mr and Nr are the register
 // tile's geometry, and Kc its blocks of inner indices (lanes_tiles.hpp: AVX-512's or AVX2's), a
 // template parameter L throughout.
 #include "kernels/lanes_gemm.hpp"
@@ -25,8 +26,12 @@ namespace {
 
 using lanes::TileFn;
 
-constexpr std::int64_t kMc = 48;  // rows per packed A block (a multiple of every Mr): fits L2
-constexpr std::int64_t kBPanelBytes = std::int64_t{16} << 20;  // packed B per task
+constexpr std::int64_t kMc = 48;  // rows per packed A block (a multiple of every Mr)
+// Packed B (shared by the threads) and packed A (per thread), at most; more inner indices than
+// fit are summed in parts, each added to C. B of 64 lanes x 256 x 256 f64 (32 MiB) packs whole.
+constexpr std::int64_t kBPanelBytes = std::int64_t{32} << 20;
+constexpr std::int64_t kAPanelBytes = std::int64_t{8} << 20;
+constexpr std::int64_t kPackColumns = 64;  // columns of B packed per parallel item
 
 // Copies `valid` lanes from src to a W-lane slot, zeros the rest.
 template <int W, class T>
@@ -39,8 +44,8 @@ inline void put_lanes(T* slot, const T* src, int valid) {
     std::fill(slot + valid, slot + W, T(0));
 }
 
-// rows x depth positions of a strided operand, `lanes` lanes each (at most G vectors), into G
-// panels of `panel` elements, one per vector of lanes, each laid out [tile][p][r][W] in tiles of
+// rows x depth positions of a strided operand, `lanes` lanes each, into panels of `panel`
+// elements, one per vector of lanes, each laid out [tile][p][r][W] in tiles of
 // `tile` rows. The walk follows the source's memory order (its smaller stride innermost), and
 // reads each position's lanes once: whole cache lines where the lanes fill them.
 template <int W, class T>
@@ -90,26 +95,33 @@ void write_tile(T* dst, std::int64_t row_stride, std::int64_t col_stride, const 
                               lanes, assign);
 }
 
-// Sizes of one task's panels, in elements: per vector of lanes A's block and B's packed rows
-// for all the task's columns, and for all vectors the partial sums of one block of C's rows
-// ([vector][column tile][row tile][r][j][W]).
+// Sizes of the panels, in elements: per vector of lanes, B's packed rows for all of C's columns
+// and A's block of rows for the same inner indices, and one vector's partial sums of a task's
+// block of C ([column tile][row tile][r][j][W]). Lanes are packed `vectors` at a time: all of
+// them unless Kc inner indices of that many would not fit the panels' bounds.
 template <class L, class T>
 struct Panels {
-    std::int64_t depth, a, b, c;
-    // B's rows packed at a time depend on all of C's columns, not a task's: they decide where
-    // C's sums are split, which must not depend on the thread count.
-    Panels(const LanesGemm& g, std::int64_t cols) {
-        const auto padded = [](std::int64_t n) { return (n + L::Nr - 1) / L::Nr * L::Nr; };
-        const std::int64_t rows = (std::min(kMc, g.m) + L::Mr - 1) / L::Mr * L::Mr;
-        const std::int64_t fits =
-            kBPanelBytes / (padded(g.n) * L::G * L::W * std::int64_t{sizeof(T)});
-        depth = std::min(g.k, std::max<std::int64_t>(1, fits / L::Kc) * L::Kc);
-        a = lines(rows * std::min(L::Kc, g.k) * L::W);
-        b = lines(padded(cols) * depth * L::W);
-        c = lines(rows * padded(cols) * L::G * L::W);
+    std::int64_t vectors, depth, a, b, c;
+    // Inner indices packed at a time depend on the extents only, not on the thread count: they
+    // decide where C's sums are split.
+    Panels(const LanesGemm& g, std::int64_t span) {
+        const auto padded = [](std::int64_t n, std::int64_t to) { return (n + to - 1) / to * to; };
+        const std::int64_t rows = padded(std::min(kMc, g.m), L::Mr), cols = padded(g.n, L::Nr);
+        const std::int64_t vector_bytes = L::W * std::int64_t{sizeof(T)};
+        const auto fit = [&](std::int64_t per_vector_row) {  // rows of inner indices that fit
+            return std::min(kBPanelBytes / (cols * per_vector_row),
+                            kAPanelBytes / (rows * per_vector_row));
+        };
+        vectors =
+            std::clamp<std::int64_t>(fit(vector_bytes) / L::Kc, 1, (g.lanes + L::W - 1) / L::W);
+        depth =
+            std::min(g.k, std::max<std::int64_t>(1, fit(vectors * vector_bytes) / L::Kc) * L::Kc);
+        b = lines(cols * depth * L::W);
+        a = lines(rows * depth * L::W);
+        c = lines(rows * padded(span, L::Nr) * L::W);
     }
-    // Elements of one task loop's panels: G vectors of A's and of B's, and the sums.
-    std::int64_t per_loop() const { return L::G * (a + b) + c; }
+    // Elements of one task loop's panels: every vector's A block, and the sums.
+    std::int64_t per_loop() const { return vectors * a + c; }
 
   private:
     static std::int64_t lines(std::int64_t n) {  // whole cache lines: panels stay aligned
@@ -132,81 +144,104 @@ T* panel_scratch(std::int64_t elements) {
         std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
 }
 
-// C's part of one task: lanes [l0, l0 + G * W) (or to the last) of columns [j0, j1), with
-// scratch for G vectors of each of the panels `sizes`.
+// Packs B's rows [q0, q0 + qn) for every column and lane, in items of Kc rows x kPackColumns
+// columns spread over the threads.
 template <class L, class T>
-void run_task(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile,
-              std::int64_t l0, std::int64_t j0, std::int64_t j1, const Panels<L, T>& sizes, T* ap,
-              T* bp, T* cp) {
+void pack_b(const LanesGemm& g, const T* b, std::int64_t q0, std::int64_t qn,
+            const Panels<L, T>& sizes, T* bp) {
+    constexpr int W = L::W;
+    const std::int64_t padded_n = (g.n + L::Nr - 1) / L::Nr * L::Nr;
+    const std::int64_t row_blocks = (qn + L::Kc - 1) / L::Kc;
+    const std::int64_t col_blocks = (g.n + kPackColumns - 1) / kPackColumns;
+    parallel_for(row_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t item = begin; item < end; ++item) {
+            const std::int64_t p0 = item / col_blocks * L::Kc,
+                               j0 = item % col_blocks * kPackColumns;
+            const std::int64_t kc = std::min(L::Kc, qn - p0);
+            pack<W>(b + (q0 + p0) * g.b_rows + j0 * g.b_cols, g.b_cols, g.b_rows,
+                    std::min(kPackColumns, g.n - j0), kc, L::Nr, static_cast<int>(g.lanes), sizes.b,
+                    bp + (p0 * padded_n + j0 * kc) * W);
+        }
+    });
+}
+
+// C's part of one task: rows [i0, i0 + kMc) (or to the last) and columns [j0, j1), every lane,
+// over B's packed rows [q0, q0 + qn); `ap` and `cp` are the task loop's A blocks and sums.
+template <class L, class T>
+void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate, TileFn<T> tile,
+              std::int64_t q0, std::int64_t qn, std::int64_t i0, std::int64_t j0, std::int64_t j1,
+              const Panels<L, T>& sizes, T* ap, T* cp) {
     constexpr int W = L::W, Mr = L::Mr, Nr = L::Nr;
     constexpr int kTile = Mr * Nr * W;
-    const int lanes = static_cast<int>(std::min<std::int64_t>(L::G * W, g.lanes - l0));
-    const std::int64_t cols = j1 - j0, padded_cols = (cols + Nr - 1) / Nr * Nr;
-    // B's rows are packed sizes.depth at a time (all of them unless B's panel would not fit).
-    for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
-        const std::int64_t qn = std::min(sizes.depth, g.k - q0);
-        // Blocks of Kc rows, each [column tile][p][j][W].
-        for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc)
-            pack<W>(b + (q0 + p0) * g.b_rows + j0 * g.b_cols + l0, g.b_cols, g.b_rows, cols,
-                    std::min(L::Kc, qn - p0), Nr, lanes, sizes.b, bp + p0 * padded_cols * W);
-        for (std::int64_t i0 = 0; i0 < g.m; i0 += kMc) {
-            const std::int64_t mc = std::min(kMc, g.m - i0), row_tiles = (mc + Mr - 1) / Mr;
-            for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc) {
-                const std::int64_t kc = std::min(L::Kc, qn - p0);
-                pack<W>(a + i0 * g.a_rows + (q0 + p0) * g.a_cols + l0, g.a_rows, g.a_cols, mc, kc,
-                        Mr, lanes, sizes.a, ap);
-                const bool last = p0 + L::Kc >= qn, assign = q0 == 0 && !accumulate;
-                for (int v = 0; v * W < lanes; ++v)
-                    for (std::int64_t jt = 0; jt < cols; jt += Nr)
-                        for (std::int64_t it = 0; it < row_tiles; ++it) {
-                            T* sums = cp + ((v * padded_cols + jt) / Nr * row_tiles + it) * kTile;
-                            T* out =
-                                c + (i0 + it * Mr) * g.c_rows + (j0 + jt) * g.c_cols + l0 + v * W;
-                            const std::int64_t rows = std::min<std::int64_t>(Mr, mc - it * Mr),
-                                               cs = std::min<std::int64_t>(Nr, cols - jt);
-                            if (last)  // C's lines arrive while the tile computes
-                                for (std::int64_t r = 0; r < rows; ++r)
-                                    for (std::int64_t j = 0; j < cs; ++j)
-                                        __builtin_prefetch(out + r * g.c_rows + j * g.c_cols, 1);
-                            tile(kc, ap + v * sizes.a + it * Mr * kc * W,
-                                 bp + v * sizes.b + (p0 * padded_cols + jt * kc) * W, sums, p0 > 0);
-                            if (last)  // the sums over all of B's packed rows, while in L1
-                                write_tile<L>(out, g.c_rows, g.c_cols, sums, rows, cs,
-                                              std::min(W, lanes - v * W), assign);
-                        }
-            }
+    const std::int64_t padded_n = (g.n + Nr - 1) / Nr * Nr;
+    const std::int64_t mc = std::min(kMc, g.m - i0), row_tiles = (mc + Mr - 1) / Mr;
+    const bool assign = q0 == 0 && !accumulate;
+    for (std::int64_t v = 0; v * W < g.lanes; ++v) {
+        const int lanes = static_cast<int>(std::min<std::int64_t>(W, g.lanes - v * W));
+        for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc) {
+            const std::int64_t kc = std::min(L::Kc, qn - p0);
+            const T* ab = ap + p0 * row_tiles * Mr * W;  // this block of every vector's A
+            if (v == 0)  // A's block for all lanes, read once, while the first vector uses it
+                pack<W>(a + i0 * g.a_rows + (q0 + p0) * g.a_cols, g.a_rows, g.a_cols, mc, kc, Mr,
+                        static_cast<int>(g.lanes), sizes.a, ap + p0 * row_tiles * Mr * W);
+            const bool last = p0 + L::Kc >= qn;
+            for (std::int64_t jt = j0; jt < j1; jt += Nr)
+                for (std::int64_t it = 0; it < row_tiles; ++it) {
+                    T* sums = cp + ((jt - j0) / Nr * row_tiles + it) * kTile;
+                    T* out = c + (i0 + it * Mr) * g.c_rows + jt * g.c_cols + v * W;
+                    const std::int64_t rows = std::min<std::int64_t>(Mr, mc - it * Mr),
+                                       cols = std::min<std::int64_t>(Nr, j1 - jt);
+                    if (last)  // C's lines arrive while the tile computes
+                        for (std::int64_t r = 0; r < rows; ++r)
+                            for (std::int64_t j = 0; j < cols; ++j)
+                                __builtin_prefetch(out + r * g.c_rows + j * g.c_cols, 1);
+                    tile(kc, ab + v * sizes.a + it * Mr * kc * W,
+                         bp + v * sizes.b + (p0 * padded_n + jt * kc) * W, sums, p0 > 0);
+                    if (last)  // the sums over all of B's packed rows, while in L1
+                        write_tile<L>(out, g.c_rows, g.c_cols, sums, rows, cols, lanes, assign);
+                }
         }
     }
 }
 
-// Runs the product's tasks: groups of G vectors of lanes, each split into column ranges when
-// there are fewer groups than threads (attention's 8 heads are one group); a split repacks A,
-// so ranges stay at least 64 columns.
+// Runs the product: for each group of lanes and each part of the inner indices, B's packed
+// rows, then tasks of a block of C's rows each, split into column ranges when blocks are fewer
+// than threads (a split packs A's block again, so ranges stay at least 64 columns).
 template <class L, class T>
 void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile) {
-    constexpr int W = L::W, G = L::G;
-    const std::int64_t groups = (g.lanes + G * W - 1) / (G * W);
+    constexpr int Nr = L::Nr;
+    const std::int64_t blocks = (g.m + kMc - 1) / kMc;
     const std::int64_t threads = kernel_threads();
-    const std::int64_t splits = std::clamp<std::int64_t>((threads + groups - 1) / groups, 1,
+    const std::int64_t splits = std::clamp<std::int64_t>((threads + blocks - 1) / blocks, 1,
                                                          std::max<std::int64_t>(1, g.n / 64));
-    const std::int64_t span = (g.n + splits - 1) / splits;
-    const std::int64_t flops_per_task = 2 * g.m * span * g.k * G * W;
-    const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
+    const std::int64_t span = ((g.n + splits - 1) / splits + Nr - 1) / Nr * Nr;
     const Panels<L, T> sizes(g, span);
-    const std::int64_t loops = std::min(groups * splits, threads);  // parallel_for's chunks
-    T* scratch = panel_scratch<T>(loops * sizes.per_loop());
-    std::atomic<std::int64_t> next_loop{0};
-    parallel_for(groups * splits, grain, [&](std::int64_t begin, std::int64_t end) {
-        T* ap = scratch + next_loop++ * sizes.per_loop();
-        T* bp = ap + G * sizes.a;
-        T* cp = bp + G * sizes.b;
-        for (std::int64_t t = begin; t < end; ++t) {
-            const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
-            if (j0 < j1)
-                run_task<L>(g, a, b, c, accumulate, tile, (t / splits) * G * W, j0, j1, sizes, ap,
-                            bp, cp);
+    const std::int64_t group = sizes.vectors * L::W;
+    const std::int64_t flops_per_task =
+        2 * std::min(kMc, g.m) * span * sizes.depth * std::min(group, g.lanes);
+    const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
+    const std::int64_t loops = std::min(blocks * splits, threads);  // parallel_for's chunks
+    T* bp = panel_scratch<T>(sizes.vectors * sizes.b + loops * sizes.per_loop());
+    T* loop_scratch = bp + sizes.vectors * sizes.b;
+    for (std::int64_t l0 = 0; l0 < g.lanes; l0 += group) {
+        LanesGemm part = g;  // this group's lanes; every position holds its lanes contiguously
+        part.lanes = std::min(group, g.lanes - l0);
+        for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
+            const std::int64_t qn = std::min(sizes.depth, g.k - q0);
+            pack_b<L>(part, b + l0, q0, qn, sizes, bp);
+            std::atomic<std::int64_t> next_loop{0};
+            parallel_for(blocks * splits, grain, [&](std::int64_t begin, std::int64_t end) {
+                T* ap = loop_scratch + next_loop++ * sizes.per_loop();
+                T* cp = ap + sizes.vectors * sizes.a;
+                for (std::int64_t t = begin; t < end; ++t) {
+                    const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
+                    if (j0 < j1)
+                        run_task<L>(part, a + l0, bp, c + l0, accumulate, tile, q0, qn,
+                                    (t / splits) * kMc, j0, j1, sizes, ap, cp);
+                }
+            });
         }
-    });
+    }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The register tiles of the lanes product (lanes_gemm.cpp), one per instruction set, each with
-// the geometry its packing follows: W lanes per vector, G vectors of lanes per task (the lanes a
-// task packs of each position at once), and Mr x Nr vectors of partial sums held in registers.
+// the geometry its packing follows: W lanes per vector and Mr x Nr vectors of partial sums held
+// in registers.
 //   acc[r][j][W] = (acc +, when `add`) the sum over kc of ap[p][r][W] * bp[p][j][W], lane by lane.
 // AVX-512 has twice AVX2's lanes per instruction and 32 registers: on a Xeon whose dgemm runs
 // AVX-512 (OpenBLAS's SkylakeX kernels) the AVX2 tile ran the lanes orders at 0.6-0.73x dgemm.
@@ -20,19 +20,16 @@ namespace tra::kernels::cpu::lanes {
 // vectors, 28 KiB) stay in a 32 KiB L1 while the register tile sums over them.
 template <class T>
 struct Narrow {
-    static constexpr int W = static_cast<int>(32 / sizeof(T)), G = 2, Mr = 3, Nr = 4;
+    static constexpr int W = static_cast<int>(32 / sizeof(T)), Mr = 3, Nr = 4;
     static constexpr std::int64_t Kc = 128;
 };
 // AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 4
-// columns of B and one row of A at a time take 5 more). A task packs 2 lines of each position
-// (G = 2): packing reads runs of 128 bytes where the lanes are many, not one line at a 512-byte
-// stride (f64 `ijb,jkb->ikb`, b = 64, 256^3: 72 -> 56 ms on one core; 8 lanes, one vector,
-// unchanged). G = 4 and 8 ran alike with 2x and 4x the partial sums' panel (Panels::c).
-// Kc = 64: a row tile of A and a column tile of B take 40 KiB, within a 48 KiB L1; with 128
-// (80 KiB) they came from L2 and the register tile ran 10 % slower (f64, 8 and 64 lanes).
+// columns of B and one row of A at a time take 5 more). Kc = 64: a row tile of A and a column tile
+// of B take 40 KiB, within a 48 KiB L1; with 128 (80 KiB) they came from L2 and the register tile
+// ran 10 % slower (f64, 8 and 64 lanes).
 template <class T>
 struct Wide {
-    static constexpr int W = static_cast<int>(64 / sizeof(T)), G = 2, Mr = 6, Nr = 4;
+    static constexpr int W = static_cast<int>(64 / sizeof(T)), Mr = 6, Nr = 4;
     static constexpr std::int64_t Kc = 64;
 };
 

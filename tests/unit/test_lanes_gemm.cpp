@@ -93,7 +93,7 @@ void check_dense(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t la
 }  // namespace
 
 TEST_CASE("lanes product: lane counts that fill vectors and leave tails", "[lanes]") {
-    // 72: several groups of a task's lanes (lanes_tiles.hpp, G x W), the last partial.
+    // 72: several vectors of lanes (lanes_tiles.hpp, W), the last partial.
     for (std::int64_t lanes : {1, 3, 4, 5, 8, 13, 16, 17, 24, 40, 72}) {
         check_dense<double>(7, 9, 11, lanes);
         check_dense<float>(7, 9, 11, lanes);
@@ -127,11 +127,14 @@ TEST_CASE("lanes product: transposed operands and a batch label outside the lane
     check<double>(g, batch * m * k * lanes, k * n * batch * lanes, m * batch * n * lanes);
 }
 
-TEST_CASE("lanes product: B's packed rows in several parts, empty sums", "[lanes]") {
-    // 16 MiB of packed B hold 128 (AVX-512) or 256 (AVX2, portable) rows of 1024 columns x G x W
-    // f64 lanes: 600 rows take five or three parts (whatever the threads: two take 512 columns
-    // each, and still as many rows).
-    check_dense<double>(2, 1024, 600, 8);
+TEST_CASE("lanes product: B's packed rows in several parts, lanes in groups, empty sums",
+          "[lanes]") {
+    // 32 MiB of packed B hold 256 rows of 2048 f64 columns x 8 lanes (AVX-512: one vector,
+    // Kc 64; AVX2 and portable: two, Kc 128): 600 rows take three parts.
+    check_dense<double>(2, 2048, 600, 8);
+    // Kc rows of 1024 columns take 4 MiB per vector: 8 vectors fit, so 72 lanes are packed in
+    // two groups (AVX-512, 8 lanes a vector) or three (AVX2, portable: 4).
+    check_dense<double>(2, 1024, 70, 72);
     // k = 0: C is zeros, or unchanged when accumulating.
     const LanesGemm g = dense(3, 4, 0, 8);
     std::vector<double> c(3 * 4 * 8, 5.0);
