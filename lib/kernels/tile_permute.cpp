@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/stream_stores.hpp"
 
 namespace tra::kernels {
 
@@ -52,13 +53,6 @@ void store_row(T* dst, const T* src, std::int64_t stride, std::int64_t n, bool s
     (void)stream;
 #endif
     for (; j < n; ++j) dst[j] = src[j * stride];
-}
-
-// Orders a thread's non-temporal stores before its join (no-op without SSE2, which has none).
-void store_fence() {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
 }
 
 // One dimension of the walk, in output order: its extent and its strides in elements.
