@@ -27,8 +27,8 @@ enum class LanesIsa { best, portable };
 // C (+= when `accumulate`) the product, on up to kernel_threads() threads; every element of C is
 // summed in the same order whatever the thread count or instruction set (over p in blocks, each
 // block added to C in turn), so results do not depend on either but for fused multiply-adds.
-// Packed panels take up to 32 MiB of B (shared by the threads) and per thread up to 8 MiB of A
-// and one vector of lanes' partial sums of 48 of C's rows (under 1 MiB where n <= 512); the
+// Packed panels take up to 32 MiB of B (shared by the threads) and per thread up to 16 MiB of A
+// and one vector of lanes' partial sums of up to 96 of C's rows (1.5 MiB where n = 256); the
 // calling thread keeps them between calls.
 template <class T>
 void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate,

@@ -101,8 +101,8 @@ TEST_CASE("lanes product: lane counts that fill vectors and leave tails", "[lane
 }
 
 TEST_CASE("lanes product: extents around the register tile and packing blocks", "[lanes]") {
-    // Register tiles of 3 x 4 (AVX2, portable) or 6 x 4 (AVX-512), row blocks of 48, inner blocks
-    // of 128 (AVX2, portable) or 64 (AVX-512).
+    // Register tiles of 3 x 4 (AVX2, portable) or 6 x 4 (AVX-512), row blocks of up to 96, inner
+    // blocks of 128 (AVX2, portable) or 64 (AVX-512).
     check_dense<double>(1, 1, 1, 8);
     check_dense<double>(7, 5, 65, 8);
     check_dense<float>(6, 4, 63, 16);
@@ -111,6 +111,8 @@ TEST_CASE("lanes product: extents around the register tile and packing blocks", 
     check_dense<double>(49, 6, 129, 4);
     check_dense<float>(50, 13, 260, 16);
     check_dense<double>(97, 70, 3, 12);
+    // AVX-512: 3 blocks of 66 rows on one thread, 4 of 54 on two.
+    check_dense<double>(193, 9, 5, 8);
     check_dense<double>(11, 3, 2, 8);  // rows 6 + 5: one full AVX-512 tile and one short one
     check_dense<float>(13, 5, 7, 16);
 }
