@@ -4,11 +4,16 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <memory>
 #include <numeric>
+#include <span>
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/tile.hpp"
+#include "kernels/einsum_gemm.hpp"
+#include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
 
 namespace tra::kernels {
@@ -280,6 +285,84 @@ KernelCalibrationSettings KernelCalibrationSettings::beyond_cache(std::int64_t c
     return s;
 }
 
+namespace {
+
+// Prices every lanes plan out of reach, so the einsum kernel takes the BLAS plan (TTGT).
+class BlasOnly : public cpu::GemmPricing {
+  public:
+    double seconds(const cpu::GemmPlan& plan, DType) const override {
+        return plan.lanes > 1 ? std::numeric_limits<double>::infinity() : 0.0;
+    }
+};
+
+// Seconds per call of `spec`'s einsum on `count` sets of tiles of `shapes` taken in turn, as many
+// as the thin products stream: a join's calls find their tiles out of the caches.
+double seconds_in_turn(const char* spec, std::span<const Shape> shapes,
+                       const KernelCalibrationSettings& s, const BeforeMeasurement& before,
+                       const std::string& what) {
+    const KernelCall call = einsum_call(spec, "mul", "add");
+    std::int64_t set_bytes = 0;
+    for (const Shape& shape : shapes)
+        set_bytes += shape.product() * static_cast<std::int64_t>(sizeof(double));
+    const std::int64_t count =
+        std::max<std::int64_t>(1, (s.thin_operand_bytes + set_bytes - 1) / set_bytes);
+    if (before)
+        before(call.str() + " f64 " + what + ", " + std::to_string(count) +
+               (shapes.size() == 1 ? " tiles in turn" : " tile pairs in turn"));
+    std::vector<Tile> tiles;
+    tiles.reserve(static_cast<std::size_t>(count) * shapes.size());
+    OperandSets sets;
+    for (std::int64_t i = 0; i < count; ++i) {
+        sets.emplace_back();
+        for (const Shape& shape : shapes) {
+            tiles.push_back(filled(DType::F64, shape));
+            sets.back().push_back(&tiles.back());
+        }
+    }
+    return seconds_per_call(call, sets, s);
+}
+
+// Bytes read plus written per second of TTGT's permutes, as they cost inside TTGT: a batch label
+// innermost in [n, n, 16] f64 tiles (n = lanes_extent) moved outermost for BLAS and back in the
+// product, over the seconds the whole product takes beyond its gemms at the profile's rate
+// (`f64.gemm` at size n). Each permute streams its output past the caches and the gemms read it
+// back from memory, and the steps evict each other's operands: priced as lone permutes,
+// f64 `ijb,jkb->ikb` with 64 lanes of 256^3 ran 1.2x over its price (docs/benchmarks.md). Never
+// above the rate of the lone permutes (`ijb->bij` and back, tiles in turn), where noise would.
+double permute_rate(const DtypeKernelRates& f64, const KernelCalibrationSettings& s,
+                    const BeforeMeasurement& before) {
+    const std::int64_t e = s.lanes_extent, lanes = kCalibrationLanes;
+    const Shape inner{e, e, lanes}, outer{lanes, e, e};
+    const double tile_bytes = static_cast<double>(inner.product() * sizeof(double));
+    const auto text = [](const Shape& x) {
+        return std::to_string(x[0]) + " x " + std::to_string(x[1]) + " x " + std::to_string(x[2]);
+    };
+    const double lone = seconds_in_turn("ijb->bij", std::array{inner}, s, before, text(inner)) +
+                        seconds_in_turn("bij->ijb", std::array{outer}, s, before, text(outer));
+    const double lone_rate = 4.0 * tile_bytes / lone;
+    const auto gemm = std::find_if(f64.gemm.begin(), f64.gemm.end(),
+                                   [&](const GemmPoint& g) { return g.size == e; });
+    if (gemm == f64.gemm.end() || gemm->flops_per_second <= 0) return lone_rate;
+    // TTGT permutes A and B to batch-first and the product back: 3 tiles read and written.
+    const std::shared_ptr<const cpu::GemmPricing> installed = cpu::gemm_pricing();
+    cpu::use_gemm_pricing(std::make_shared<BlasOnly>());
+    double ttgt = 0;
+    try {
+        ttgt = seconds_in_turn("ikb,kjb->ijb", std::array{inner, inner}, s, before,
+                               text(inner) + " by TTGT");
+    } catch (...) {
+        cpu::use_gemm_pricing(installed);
+        throw;
+    }
+    cpu::use_gemm_pricing(installed);
+    const double products = 2.0 * static_cast<double>(lanes) * std::pow(static_cast<double>(e), 3) /
+                            gemm->flops_per_second;
+    const double permuted_bytes = 6.0 * tile_bytes;
+    return permuted_bytes / std::max(ttgt - products, permuted_bytes / lone_rate);
+}
+
+}  // namespace
+
 KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMeasurement& before) {
     KernelRates out;
     out.f64 = measure_dtype(DType::F64, s, before);
@@ -293,33 +376,7 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
     out.memory_bytes_per_second =
         3.0 * static_cast<double>(a.bytes()) / seconds_per_call(add, {{&a, &b}}, s);
 
-    // A batch label moved from innermost to outermost and back, as TTGT moves it for BLAS and
-    // the product back (einsum's unary spec without sums is a permute; writing the lanes
-    // innermost ran 1.5x slower than reading them there on one core here), on tiles taken in
-    // turn, as many as the thin products stream: a join's permutes find their tiles out of
-    // the caches. The figure is both directions' bytes over both directions' seconds.
-    const std::int64_t e = s.lanes_extent, lanes = kCalibrationLanes;
-    const Shape inner{e, e, lanes}, outer{lanes, e, e};
-    const std::int64_t tile_bytes = inner.product() * static_cast<std::int64_t>(sizeof(double));
-    const std::int64_t count =
-        std::max<std::int64_t>(1, (s.thin_operand_bytes + tile_bytes - 1) / tile_bytes);
-    double permute_seconds = 0;
-    for (const auto& [spec, shape] : {std::pair{"ijb->bij", inner}, {"bij->ijb", outer}}) {
-        const KernelCall permute = einsum_call(spec, "mul", "add");
-        if (before)
-            before(permute.str() + " f64 " + std::to_string(shape[0]) + " x " +
-                   std::to_string(shape[1]) + " x " + std::to_string(shape[2]) + ", " +
-                   std::to_string(count) + " tiles in turn");
-        std::vector<Tile> tiles;
-        tiles.reserve(static_cast<std::size_t>(count));
-        OperandSets sets;
-        for (std::int64_t i = 0; i < count; ++i) {
-            tiles.push_back(filled(DType::F64, shape));
-            sets.push_back({&tiles.back()});
-        }
-        permute_seconds += seconds_per_call(permute, sets, s);
-    }
-    out.permute_bytes_per_second = 4.0 * static_cast<double>(tile_bytes) / permute_seconds;
+    out.permute_bytes_per_second = permute_rate(out.f64, s, before);
 
     if (before) before("add f64 1 x 1 (the fixed cost of a call)");
     const Tile x = filled(DType::F64, Shape{1, 1}), y = filled(DType::F64, Shape{1, 1});

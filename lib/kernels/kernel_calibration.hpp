@@ -109,9 +109,10 @@ struct DtypeKernelRates {
 struct KernelRates {
     DtypeKernelRates f32, f64;
     double memory_bytes_per_second = 0;  // (2 reads + 1 write) x tile bytes / seconds of `add`
-    // Bytes read plus written per second by einsum's permutes of [n, n, 16] f64 tiles to
-    // [16, n, n] and back (n = lanes_extent): what TTGT pays to move a batch label out of the
-    // way of BLAS and back into the product
+    // Bytes read plus written per second by TTGT's permutes of [n, n, 16] f64 tiles to
+    // [16, n, n] and back (n = lanes_extent), as they cost inside TTGT: the bytes over what the
+    // whole product takes beyond its gemms at the f64 gemm rate of size n (at most the rate of
+    // the permutes alone). What TTGT pays to move a batch label out of the way of BLAS.
     double permute_bytes_per_second = 0;
     double kernel_call_seconds = 0;  // one `add` call on 1 x 1 tiles
 };
