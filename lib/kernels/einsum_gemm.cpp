@@ -141,22 +141,33 @@ std::string innermost_batch(const Layout& l, const std::string& labels, const st
     return s.substr(s.size() - n);
 }
 
+// Elements a position's lanes may span in an operand read in place with its lanes apart (not
+// innermost): packing then gathers them from lines that stay in L1 for the next positions
+// (attention's `shd` with the heads as lanes: 8 heads x d elements). Wider, permuting the
+// operand first reads it in fewer passes.
+constexpr std::int64_t kMaxLaneSpan = 4096;
+
 // How the lanes product reads `labels` (an operand, or the output when `is_output`) as a
-// `rows` x `cols` matrix of `lanes`: in place where the lanes are its innermost sized labels
-// and rows and cols runs with one stride each (any strides: the lanes product packs its
-// operands itself), else permuted to [outer batch][rows][cols][lanes], as view_of does.
+// `rows` x `cols` matrix of `lanes`: in place where rows, cols and lanes are runs with one
+// stride each (any strides: the lanes product packs its operands itself) and the lanes are
+// innermost (the output) or span at most kMaxLaneSpan elements (an operand), else permuted to
+// [outer batch][rows][cols][lanes], as view_of does.
 GemmView lanes_view(const Layout& l, const std::string& labels, const std::string& outer,
                     const std::string& rows, const std::string& cols, const std::string& lanes,
                     bool is_output) {
     GemmView v;
     std::string layout = labels;
-    if (innermost_batch(l, labels, lanes) != lanes || run_stride(l, labels, rows) < 0 ||
-        run_stride(l, labels, cols) < 0) {
+    const std::int64_t lane_stride = run_stride(l, labels, lanes);
+    const bool lanes_usable =
+        is_output ? innermost_batch(l, labels, lanes) == lanes
+                  : lane_stride >= 0 && lane_stride * l.extent(lanes) <= kMaxLaneSpan;
+    if (!lanes_usable || run_stride(l, labels, rows) < 0 || run_stride(l, labels, cols) < 0) {
         layout = canonical(labels, outer, rows, cols + lanes);
         set_permute(l, labels, layout, is_output, v);
     }
     v.rows_stride = run_stride(l, layout, rows);
     v.cols_stride = run_stride(l, layout, cols);
+    v.lanes_stride = std::max<std::int64_t>(1, run_stride(l, layout, lanes));
     for (char c : outer) v.batch_strides.push_back(l.stride(layout, c));
     return v;
 }
@@ -245,6 +256,7 @@ LanesGemm lanes_geometry(const GemmPlan& p) {
     g.a_rows = p.a.rows_stride, g.a_cols = p.a.cols_stride;
     g.b_rows = p.b.rows_stride, g.b_cols = p.b.cols_stride;
     g.c_rows = p.out.rows_stride, g.c_cols = p.out.cols_stride;
+    g.a_lanes = p.a.lanes_stride, g.b_lanes = p.b.lanes_stride;
     return g;
 }
 

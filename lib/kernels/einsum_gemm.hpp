@@ -31,6 +31,7 @@ struct GemmView {
     Shape from;
     std::vector<std::int64_t> batch_strides;  // per batch label of the plan
     std::int64_t rows_stride = 0, cols_stride = 0;
+    std::int64_t lanes_stride = 1;  // between lanes (the lanes product's operands; else 1)
 };
 
 // A: rows M, cols K; B: rows K, cols N; out: rows M, cols N.

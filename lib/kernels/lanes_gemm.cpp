@@ -55,14 +55,16 @@ inline void put_lanes(T* slot, const T* src, int valid, bool stream) {
     std::fill(slot + valid, slot + W, T(0));
 }
 
-// rows x depth positions of a strided operand, `lanes` lanes each, into panels of `panel`
-// elements, one per vector of lanes, each laid out [tile][p][r][W] in tiles of
+// rows x depth positions of a strided operand, `lanes` lanes each (`lane_stride` apart), into
+// panels of `panel` elements, one per vector of lanes, each laid out [tile][p][r][W] in tiles of
 // `tile` rows. The walk follows the source's memory order (its smaller stride innermost), and
-// reads each position's lanes once: whole cache lines where the lanes fill them. Whole vectors
-// are written with non-temporal stores when `stream` (the caller fences).
+// reads each position's lanes once: whole cache lines where the lanes are contiguous and fill
+// them; lanes apart are gathered from lines the next positions read too. Whole vectors are
+// written with non-temporal stores when `stream` (the caller fences).
 template <int W, class T>
 void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::int64_t rows,
-          std::int64_t depth, int tile, int lanes, std::int64_t panel, bool stream, T* out) {
+          std::int64_t depth, int tile, int lanes, std::int64_t lane_stride, std::int64_t panel,
+          bool stream, T* out) {
     const int vectors = (lanes + W - 1) / W;
     const std::int64_t padded = (rows + tile - 1) / tile * tile;
     auto put = [&](std::int64_t r, std::int64_t p) {
@@ -70,10 +72,16 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
         const T* src = x + r * row_stride + p * depth_stride;
         for (int v = 0; v < vectors; ++v) {
             T* dst = out + v * panel + slot;
-            if (r < rows)
-                put_lanes<W>(dst, src + v * W, std::min(W, lanes - v * W), stream);
-            else
+            const int valid = std::min(W, lanes - v * W);
+            if (r >= rows) {
                 std::fill(dst, dst + W, T(0));
+            } else if (lane_stride == 1) {
+                put_lanes<W>(dst, src + v * W, valid, stream);
+            } else {
+                T gathered[W];
+                for (int l = 0; l < valid; ++l) gathered[l] = src[(v * W + l) * lane_stride];
+                put_lanes<W>(dst, gathered, valid, stream);
+            }
         }
     };
     if (row_stride > depth_stride)
@@ -173,8 +181,8 @@ void pack_b(const LanesGemm& g, const T* b, std::int64_t q0, std::int64_t qn,
                                j0 = item % col_blocks * kPackColumns;
             const std::int64_t kc = std::min(L::Kc, qn - p0);
             pack<W>(b + (q0 + p0) * g.b_rows + j0 * g.b_cols, g.b_cols, g.b_rows,
-                    std::min(kPackColumns, g.n - j0), kc, L::Nr, static_cast<int>(g.lanes), sizes.b,
-                    stream, bp + (p0 * padded_n + j0 * kc) * W);
+                    std::min(kPackColumns, g.n - j0), kc, L::Nr, static_cast<int>(g.lanes),
+                    g.b_lanes, sizes.b, stream, bp + (p0 * padded_n + j0 * kc) * W);
         }
         if (stream) store_fence();
     });
@@ -199,7 +207,8 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
             const T* ab = ap + p0 * row_tiles * Mr * W;  // this block of every vector's A
             if (v == 0) {  // A's block for all lanes, read once, while the first vector uses it
                 pack<W>(a + i0 * g.a_rows + (q0 + p0) * g.a_cols, g.a_rows, g.a_cols, mc, kc, Mr,
-                        static_cast<int>(g.lanes), sizes.a, stream, ap + p0 * row_tiles * Mr * W);
+                        static_cast<int>(g.lanes), g.a_lanes, sizes.a, stream,
+                        ap + p0 * row_tiles * Mr * W);
                 if (stream) store_fence();
             }
             const bool last = p0 + L::Kc >= qn;
@@ -249,7 +258,7 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
         part.lanes = std::min(group, g.lanes - l0);
         for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
             const std::int64_t qn = std::min(sizes.depth, g.k - q0);
-            pack_b<L>(part, b + l0, q0, qn, sizes, bp);
+            pack_b<L>(part, b + l0 * g.b_lanes, q0, qn, sizes, bp);
             std::atomic<std::int64_t> next_loop{0};
             parallel_for(blocks * splits, grain, [&](std::int64_t begin, std::int64_t end) {
                 T* ap = loop_scratch + next_loop++ * sizes.per_loop();
@@ -258,8 +267,8 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
                     const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
                     const std::int64_t i0 = (t / splits) * rows, i1 = std::min(g.m, i0 + rows);
                     if (j0 < j1)
-                        run_task<L>(part, a + l0, bp, c + l0, accumulate, tile, q0, qn, i0, i1, j0,
-                                    j1, sizes, ap, cp);
+                        run_task<L>(part, a + l0 * g.a_lanes, bp, c + l0, accumulate, tile, q0, qn,
+                                    i0, i1, j0, j1, sizes, ap, cp);
                 }
             });
         }

@@ -12,12 +12,14 @@
 namespace tra::kernels::cpu {
 
 // The geometry of one lanes product, in elements. `lanes` elements sit contiguously at every
-// (row, column) position of A (m x k), B (k x n) and C (m x n); the other strides are free.
+// (row, column) position of C (m x n), and at every position of A (m x k) and B (k x n) at a
+// stride of their own (1: contiguous); the other strides are free.
 struct LanesGemm {
     std::int64_t m = 1, n = 1, k = 1, lanes = 1;
-    std::int64_t a_rows = 0, a_cols = 0;  // A's strides along m and along k
-    std::int64_t b_rows = 0, b_cols = 0;  // B's along k and along n
-    std::int64_t c_rows = 0, c_cols = 0;  // C's along m and along n
+    std::int64_t a_rows = 0, a_cols = 0;    // A's strides along m and along k
+    std::int64_t b_rows = 0, b_cols = 0;    // B's along k and along n
+    std::int64_t c_rows = 0, c_cols = 0;    // C's along m and along n
+    std::int64_t a_lanes = 1, b_lanes = 1;  // A's and B's between lanes
 };
 
 // The instruction set the register tile runs on: the CPU's best (AVX-512, else AVX2 with FMA, where

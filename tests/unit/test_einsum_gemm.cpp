@@ -207,18 +207,31 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     CHECK(plan("aikb", "akjb", "aijb", e).lanes == 8);     // a outer batch, b lanes
     CHECK(plan("ikcb", "kjcb", "ijcb", e).lanes == 32);    // a run of two lane labels
     CHECK(plan("ikb", "kjb", "ijb", e, true).lanes == 1);  // the GPU's plan permutes
-    // Heads innermost in the output only: with a short d, permuting both operands (9*2*8 +
-    // 7*2*8 elements) moves less than permuting the product (9*7*8) for BLAS; with d = 5 not.
+    // Heads innermost in the output only: the operands are read with their heads apart (d
+    // elements, packing gathers them), where BLAS would permute the product (9*7*8).
     const std::map<char, std::int64_t> short_d{{'s', 9}, {'t', 7}, {'d', 2}, {'h', 8}};
     CHECK(plan("shd", "thd", "sth", short_d).lanes == 8);
-    CHECK(permuted("shd", "thd", "sth", short_d) == 9 * 2 * 8 + 7 * 2 * 8);
-    CHECK(plan("shd", "thd", "sth", e).lanes == 1);
-    CHECK(permuted("hsd", "tdh", "tsh", short_d) == 9 * 2 * 8);  // only A, to [s][d][h]
+    CHECK(permuted("shd", "thd", "sth", short_d) == 0);
+    CHECK(plan("shd", "thd", "sth", e).lanes == 8);
+    CHECK(permuted("hsd", "tdh", "tsh", short_d) == 0);  // A's heads 9*2 apart
+    // Lanes spanning more than 4096 elements of an operand are permuted first: A's heads
+    // 64*65 apart, to [s][d][h] (64*65*8 elements, less than BLAS's B and product, 40*65*8 +
+    // 40*64*8).
+    const std::map<char, std::int64_t> long_sd{{'s', 64}, {'t', 40}, {'d', 65}, {'h', 8}};
+    CHECK(plan("hsd", "tdh", "tsh", long_sd).lanes == 8);
+    CHECK(permuted("hsd", "tdh", "tsh", long_sd) == 64 * 65 * 8);
     // b innermost in both operands: the product is computed as [i][j][b] and permuted, not both
     // operands for BLAS.
     CHECK(plan("ikb", "kjb", "ibj", e).lanes == 8);
     CHECK(permuted("ikb", "kjb", "ibj", e) == 5 * 6 * 8);
-    CHECK(plan("bik", "bkj", "ijb", e).lanes == 1);  // there permuting the product moves less
+    // b outermost in both operands: read in place with their lanes 35 and 42 elements apart;
+    // with 64^3 matrices 4096 apart, too far: permuting the product for BLAS moves less than
+    // permuting both operands for the lanes product.
+    CHECK(plan("bik", "bkj", "ijb", e).lanes == 8);
+    CHECK(permuted("bik", "bkj", "ijb", e) == 0);
+    const std::map<char, std::int64_t> wide{{'b', 8}, {'i', 64}, {'j', 64}, {'k', 64}};
+    CHECK(plan("bik", "bkj", "ijb", wide).lanes == 1);
+    CHECK(permuted("bik", "bkj", "ijb", wide) == 64 * 64 * 8);
     CHECK(plan("bik", "bkj", "bij", e).lanes == 1);  // BLAS reads these in place
     CHECK(plan("ikb", "kjb", "ijb", {{'i', 5}, {'j', 6}, {'k', 7}, {'b', 4}}).lanes == 1);
     check_spec("ikb", "kjb", "ijb", e);        // batch last everywhere
@@ -228,9 +241,12 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     check_spec("ikcb", "kjcb", "ijcb", e);     // two lane labels
     check_spec("ib", "jb", "ijb", e);          // an outer product: no inner labels
     check_spec("kb", "kb", "b", e);            // dot products, one per lane
-    check_spec("shd", "thd", "sth", short_d);  // both operands permuted to the lanes first
+    check_spec("shd", "thd", "sth", short_d);  // both operands' heads apart
+    check_spec("shd", "thd", "sth", e);
     check_spec("hsd", "tdh", "tsh", short_d);  // one of them
+    check_spec("hsd", "tdh", "tsh", long_sd);  // too far apart: A permuted
     check_spec("ikb", "kjb", "ibj", e);        // the product permuted after
+    check_spec("bik", "bkj", "ijb", e);        // lanes outermost in both operands
     check_spec("ikcb", "kjbc", "icjb", e);     // lanes of an operand, the others permuted
     std::map<char, std::int64_t> tail{{'b', 11}, {'i', 50}, {'j', 13}, {'k', 130}};
     check_spec("ikb", "kjb", "ijb", tail);  // a lane tail, edge tiles, two inner blocks

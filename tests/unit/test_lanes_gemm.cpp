@@ -1,7 +1,7 @@
 // The lanes product (kernels/lanes_gemm.hpp) against a naive loop: f32 and f64, the CPU's
 // instruction set and the portable loops, lane counts that fill vectors and that leave tails,
 // extents around the packing blocks, operands at any strides (transposed, with a batch label
-// outside the lanes), written and accumulated, on 1 and 2 threads with identical bits.
+// outside the lanes, lanes apart), written and accumulated, on 1 and 2 threads with identical bits.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -48,8 +48,8 @@ std::vector<double> naive(const LanesGemm& g, const std::vector<T>& a, const std
             for (std::int64_t l = 0; l < g.lanes; ++l) {
                 double sum = 0;
                 for (std::int64_t p = 0; p < g.k; ++p)
-                    sum += double(a[i * g.a_rows + p * g.a_cols + l]) *
-                           double(b[p * g.b_rows + j * g.b_cols + l]);
+                    sum += double(a[i * g.a_rows + p * g.a_cols + l * g.a_lanes]) *
+                           double(b[p * g.b_rows + j * g.b_cols + l * g.b_lanes]);
                 double& out = c[i * g.c_rows + j * g.c_cols + l];
                 out = accumulate ? out + sum : sum;
             }
@@ -127,6 +127,20 @@ TEST_CASE("lanes product: transposed operands and a batch label outside the lane
     g.b_rows = n * batch * lanes, g.b_cols = batch * lanes;  // B [p][j][b][l]
     g.c_rows = batch * n * lanes, g.c_cols = lanes;          // C [i][b][j][l]
     check<double>(g, batch * m * k * lanes, k * n * batch * lanes, m * batch * n * lanes);
+}
+
+TEST_CASE("lanes product: operands with their lanes apart", "[lanes]") {
+    // A [i][l][p] and B [p][l][j] (attention's shd and thd with the heads as lanes), C [i][j][l];
+    // lane counts that fill vectors and leave tails, two groups of A's rows.
+    for (const std::int64_t lanes : {8, 11, 16}) {
+        const std::int64_t m = 100, n = 9, k = 70;
+        LanesGemm g{m, n, k, lanes};
+        g.a_rows = lanes * k, g.a_cols = 1, g.a_lanes = k;
+        g.b_rows = lanes * n, g.b_cols = 1, g.b_lanes = n;
+        g.c_rows = n * lanes, g.c_cols = lanes;
+        check<double>(g, m * k * lanes, k * n * lanes, m * n * lanes);
+        check<float>(g, m * k * lanes, k * n * lanes, m * n * lanes);
+    }
 }
 
 TEST_CASE("lanes product: B's packed rows in several parts, lanes in groups, empty sums",
