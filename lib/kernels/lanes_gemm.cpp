@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/lanes_tiles.hpp"
@@ -67,27 +68,47 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
           bool stream, T* out) {
     const int vectors = (lanes + W - 1) / W;
     const std::int64_t padded = (rows + tile - 1) / tile * tile;
-    auto put = [&](std::int64_t r, std::int64_t p) {
-        const std::int64_t slot = ((r / tile * depth + p) * tile + r % tile) * W;
+    auto put_vector = [&](std::int64_t r, std::int64_t p, int v) {
+        T* dst = out + v * panel + ((r / tile * depth + p) * tile + r % tile) * W;
         const T* src = x + r * row_stride + p * depth_stride;
-        for (int v = 0; v < vectors; ++v) {
-            T* dst = out + v * panel + slot;
-            const int valid = std::min(W, lanes - v * W);
-            if (r >= rows) {
-                std::fill(dst, dst + W, T(0));
-            } else if (lane_stride == 1) {
-                put_lanes<W>(dst, src + v * W, valid, stream);
-            } else {
-                T gathered[W];
-                for (int l = 0; l < valid; ++l) gathered[l] = src[(v * W + l) * lane_stride];
-                put_lanes<W>(dst, gathered, valid, stream);
-            }
+        const int valid = std::min(W, lanes - v * W);
+        if (r >= rows) {
+            std::fill(dst, dst + W, T(0));
+        } else if (lane_stride == 1) {
+            put_lanes<W>(dst, src + v * W, valid, stream);
+        } else {
+            T gathered[W];
+            for (int l = 0; l < valid; ++l) gathered[l] = src[(v * W + l) * lane_stride];
+            put_lanes<W>(dst, gathered, valid, stream);
         }
     };
-    if (row_stride > depth_stride)
-        for (std::int64_t r = 0; r < padded; ++r)
-            for (std::int64_t p = 0; p < depth; ++p) put(r, p);
-    else
+    auto put = [&](std::int64_t r, std::int64_t p) {
+        for (int v = 0; v < vectors; ++v) put_vector(r, p, v);
+    };
+    if (row_stride > depth_stride) {
+        for (std::int64_t r = 0; r < padded; ++r) {
+            std::int64_t p = 0;
+#ifdef TRA_LANES_X86
+            // Lanes apart with their inner indices contiguous (attention's `shd` as heads):
+            // 8 of them at a time transposed in registers rather than gathered.
+            if constexpr (std::is_same_v<T, double> && W == 8) {
+                if (r < rows && depth_stride == 1 && lane_stride != 1 && !stream &&
+                    lanes::cpu_has_avx512())
+                    for (; p + 8 <= depth; p += 8)
+                        for (int v = 0; v < vectors; ++v) {
+                            const T* src = x + r * row_stride + p + v * W * lane_stride;
+                            T* dst =
+                                out + v * panel + ((r / tile * depth + p) * tile + r % tile) * W;
+                            if (lanes - v * W >= W)
+                                lanes::transpose_8x8(src, lane_stride, dst, tile * W);
+                            else
+                                for (int q = 0; q < 8; ++q) put_vector(r, p + q, v);
+                        }
+            }
+#endif
+            for (; p < depth; ++p) put(r, p);
+        }
+    } else
         for (std::int64_t p = 0; p < depth; ++p)
             for (std::int64_t r = 0; r < padded; ++r) put(r, p);
 }

@@ -117,6 +117,38 @@ template <class T>
                                                    T* acc, bool add) {
     tile_registers<Avx512<T>, Wide<T>>(kc, ap, bp, acc, add);
 }
+// dst[q * step + l] = src[l * stride + q] for l, q < 8: eight lanes' runs of 8 inner indices
+// (each a cache line where the runs are aligned) transposed into 8 vectors of lanes, in three
+// rounds of two-source permutes (pairs of elements, of 2, of 4); packing's alternative to
+// gathering lanes one element at a time. (Two-source permutes, not unpack and shuffle_f64x2,
+// whose GCC 12 intrinsics warn of an uninitialized operand.)
+TRA_LANES_AVX512 inline void transpose_8x8(const double* src, std::int64_t stride, double* dst,
+                                           std::int64_t step) {
+    // Indices, last element first: element e of the first source, or e - 8 of the second.
+    const __m512i low1 = _mm512_set_epi64(14, 6, 12, 4, 10, 2, 8, 0),
+                  high1 = _mm512_set_epi64(15, 7, 13, 5, 11, 3, 9, 1),
+                  low2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0),
+                  high2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2),
+                  low4 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0),
+                  high4 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    __m512d r[8], t[8], u[8];
+    for (int l = 0; l < 8; ++l) r[l] = _mm512_loadu_pd(src + l * stride);
+    for (int l = 0; l < 8; l += 2) {                               // [i][l, l+1] pairs
+        t[l] = _mm512_permutex2var_pd(r[l], low1, r[l + 1]);       // inner 0, 2, 4, 6
+        t[l + 1] = _mm512_permutex2var_pd(r[l], high1, r[l + 1]);  // inner 1, 3, 5, 7
+    }
+    for (int l = 0; l < 8; l += 4)  // lanes l..l+3 of inner indices {0,4}, {1,5}, {2,6}, {3,7}
+        for (int i = 0; i < 2; ++i) {
+            u[l + i] = _mm512_permutex2var_pd(t[l + i], low2, t[l + 2 + i]);
+            u[l + 2 + i] = _mm512_permutex2var_pd(t[l + i], high2, t[l + 2 + i]);
+        }
+    // u[q] holds inner indices q and q + 4 of lanes 0-3, u[4 + q] of lanes 4-7.
+    for (int q = 0; q < 4; ++q) {
+        _mm512_store_pd(dst + q * step, _mm512_permutex2var_pd(u[q], low4, u[4 + q]));
+        _mm512_store_pd(dst + (q + 4) * step, _mm512_permutex2var_pd(u[q], high4, u[4 + q]));
+    }
+}
+
 #undef TRA_LANES_AVX2
 #undef TRA_LANES_AVX512
 
