@@ -8,8 +8,9 @@
 // orders that leave the fewest elements to permute. Where that would permute something and
 // batch labels are innermost in the output or an operand (where BLAS cannot read it), the plan
 // may instead compute those labels side by side as SIMD lanes (lanes_gemm.hpp), permuting only
-// what does not hold them innermost: it does when that permutes fewer elements or, given a
-// pricing of the machine (gemm_pricing.hpp), when that is priced faster.
+// an output that does not hold them innermost or an operand that holds them too far apart: it
+// does when that permutes fewer elements or, given a pricing of the machine (gemm_pricing.hpp),
+// when that is priced faster.
 #include <cstdint>
 #include <string>
 #include <vector>
