@@ -159,8 +159,8 @@ GemmView lanes_view(const Layout& l, const std::string& labels, const std::strin
     std::string layout = labels;
     const std::int64_t lane_stride = run_stride(l, labels, lanes);
     const bool lanes_usable =
-        is_output ? innermost_batch(l, labels, lanes) == lanes
-                  : lane_stride >= 0 && lane_stride * l.extent(lanes) <= kMaxLaneSpan;
+        innermost_batch(l, labels, lanes) == lanes ||
+        (!is_output && lane_stride >= 0 && lane_stride * l.extent(lanes) <= kMaxLaneSpan);
     if (!lanes_usable || run_stride(l, labels, rows) < 0 || run_stride(l, labels, cols) < 0) {
         layout = canonical(labels, outer, rows, cols + lanes);
         set_permute(l, labels, layout, is_output, v);

@@ -204,8 +204,11 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     CHECK(plan("ikb", "kjb", "ijb", e).lanes == 8);
     CHECK(permuted("ikb", "kjb", "ijb", e) == 0);
     CHECK(plan("dsh", "dth", "tsh", e).lanes == 8);
-    CHECK(plan("aikb", "akjb", "aijb", e).lanes == 8);     // a outer batch, b lanes
-    CHECK(plan("ikcb", "kjcb", "ijcb", e).lanes == 32);    // a run of two lane labels
+    CHECK(plan("aikb", "akjb", "aijb", e).lanes == 8);   // a outer batch, b lanes
+    CHECK(plan("ikcb", "kjcb", "ijcb", e).lanes == 32);  // a run of two lane labels
+    // Innermost lanes are read in place however many (5000 here, beyond the span allowed to
+    // lanes apart).
+    CHECK(permuted("ikb", "kjb", "ijb", {{'i', 2}, {'j', 2}, {'k', 2}, {'b', 5000}}) == 0);
     CHECK(plan("ikb", "kjb", "ijb", e, true).lanes == 1);  // the GPU's plan permutes
     // Heads innermost in the output only: the operands are read with their heads apart (d
     // elements, packing gathers them), where BLAS would permute the product (9*7*8).
