@@ -1,8 +1,8 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
 // B's rows are packed once for all of C's columns and all lanes (each position's lanes read at
 // once, whole cache lines in memory order), into one panel per vector of W lanes that every
-// thread reads. A task then takes a block of kMc of C's rows (and a range of columns when rows
-// are few): it packs A's block for all lanes, and computes one vector of lanes at a time: Kc
+// thread reads. A task then takes a block of up to kMc of C's rows (and a range of columns when
+// rows are few): it packs A's block for all lanes, and computes one vector of lanes at a time: Kc
 // inner indices at a time, a register tile of Mr x Nr vectors sums over them, keeping partial
 // sums in a panel of its own (one vector's, which stays in L2) between blocks, and writes C's
 // tile once at the end. Packing pads partial vectors and edge tiles with zeros, so the register
