@@ -295,6 +295,20 @@ class BlasOnly : public cpu::GemmPricing {
     }
 };
 
+// BlasOnly installed for the einsum kernels while in scope, the pricing before it after.
+class BlasOnlyInScope {
+  public:
+    BlasOnlyInScope() : before_(cpu::gemm_pricing()) {
+        cpu::use_gemm_pricing(std::make_shared<BlasOnly>());
+    }
+    ~BlasOnlyInScope() { cpu::use_gemm_pricing(before_); }
+    BlasOnlyInScope(const BlasOnlyInScope&) = delete;
+    BlasOnlyInScope& operator=(const BlasOnlyInScope&) = delete;
+
+  private:
+    std::shared_ptr<const cpu::GemmPricing> before_;
+};
+
 // Seconds per call of `spec`'s einsum on `count` sets of tiles of `shapes` taken in turn, as many
 // as the thin products stream: a join's calls find their tiles out of the caches.
 double seconds_in_turn(const char* spec, std::span<const Shape> shapes,
@@ -343,20 +357,14 @@ double permute_rate(const DtypeKernelRates& f64, const KernelCalibrationSettings
     const auto gemm = std::find_if(f64.gemm.begin(), f64.gemm.end(),
                                    [&](const GemmPoint& g) { return g.size == e; });
     if (gemm == f64.gemm.end() || gemm->flops_per_second <= 0) return lone_rate;
-    // TTGT permutes A and B to batch-first and the product back: 3 tiles read and written.
-    const std::shared_ptr<const cpu::GemmPricing> installed = cpu::gemm_pricing();
-    cpu::use_gemm_pricing(std::make_shared<BlasOnly>());
-    double ttgt = 0;
-    try {
-        ttgt = seconds_in_turn("ikb,kjb->ijb", std::array{inner, inner}, s, before,
+    const double ttgt = [&] {
+        const BlasOnlyInScope blas_only;
+        return seconds_in_turn("ikb,kjb->ijb", std::array{inner, inner}, s, before,
                                text(inner) + " by TTGT");
-    } catch (...) {
-        cpu::use_gemm_pricing(installed);
-        throw;
-    }
-    cpu::use_gemm_pricing(installed);
+    }();
     const double products = 2.0 * static_cast<double>(lanes) * std::pow(static_cast<double>(e), 3) /
                             gemm->flops_per_second;
+    // TTGT permutes A and B to batch-first and the product back: 3 tiles read and written.
     const double permuted_bytes = 6.0 * tile_bytes;
     return permuted_bytes / std::max(ttgt - products, permuted_bytes / lone_rate);
 }

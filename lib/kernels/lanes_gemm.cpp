@@ -68,8 +68,11 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
           bool stream, T* out) {
     const int vectors = (lanes + W - 1) / W;
     const std::int64_t padded = (rows + tile - 1) / tile * tile;
+    auto slot = [&](std::int64_t r, std::int64_t p, int v) {
+        return out + v * panel + ((r / tile * depth + p) * tile + r % tile) * W;
+    };
     auto put_vector = [&](std::int64_t r, std::int64_t p, int v) {
-        T* dst = out + v * panel + ((r / tile * depth + p) * tile + r % tile) * W;
+        T* dst = slot(r, p, v);
         const T* src = x + r * row_stride + p * depth_stride;
         const int valid = std::min(W, lanes - v * W);
         if (r >= rows) {
@@ -85,30 +88,34 @@ void pack(const T* x, std::int64_t row_stride, std::int64_t depth_stride, std::i
     auto put = [&](std::int64_t r, std::int64_t p) {
         for (int v = 0; v < vectors; ++v) put_vector(r, p, v);
     };
-    if (row_stride > depth_stride) {
-        for (std::int64_t r = 0; r < padded; ++r) {
-            std::int64_t p = 0;
+    // Row r's inner indices from 0 in blocks of 8, transposed in registers where lanes apart
+    // have their inner indices contiguous (attention's `shd` as heads; f64 on AVX-512): the
+    // first inner index not packed.
+    auto put_transposed = [&](std::int64_t r) -> std::int64_t {
+        std::int64_t p = 0;
 #ifdef TRA_LANES_X86
-            // Lanes apart with their inner indices contiguous (attention's `shd` as heads):
-            // 8 of them at a time transposed in registers rather than gathered.
-            if constexpr (std::is_same_v<T, double> && W == 8) {
-                if (r < rows && depth_stride == 1 && lane_stride != 1 && !stream &&
-                    lanes::cpu_has_avx512())
-                    for (; p + 8 <= depth; p += 8)
-                        for (int v = 0; v < vectors; ++v) {
-                            const T* src = x + r * row_stride + p + v * W * lane_stride;
-                            T* dst =
-                                out + v * panel + ((r / tile * depth + p) * tile + r % tile) * W;
-                            if (lanes - v * W >= W)
-                                lanes::transpose_8x8(src, lane_stride, dst, tile * W);
-                            else
-                                for (int q = 0; q < 8; ++q) put_vector(r, p + q, v);
-                        }
-            }
-#endif
-            for (; p < depth; ++p) put(r, p);
+        if constexpr (std::is_same_v<T, double> && W == 8) {
+            if (r >= rows || depth_stride != 1 || lane_stride == 1 || stream ||
+                !lanes::cpu_has_avx512())
+                return 0;
+            for (; p + 8 <= depth; p += 8)
+                for (int v = 0; v < vectors; ++v) {
+                    if (lanes - v * W < W) {  // a partial vector
+                        for (int q = 0; q < 8; ++q) put_vector(r, p + q, v);
+                        continue;
+                    }
+                    lanes::transpose_8x8(x + r * row_stride + p + v * W * lane_stride, lane_stride,
+                                         slot(r, p, v), tile * W);
+                }
         }
-    } else
+#endif
+        (void)r;
+        return p;
+    };
+    if (row_stride > depth_stride)
+        for (std::int64_t r = 0; r < padded; ++r)
+            for (std::int64_t p = put_transposed(r); p < depth; ++p) put(r, p);
+    else
         for (std::int64_t p = 0; p < depth; ++p)
             for (std::int64_t r = 0; r < padded; ++r) put(r, p);
 }
@@ -275,7 +282,7 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
     T* bp = panel_scratch<T>(sizes.vectors * sizes.b + loops * sizes.per_loop());
     T* loop_scratch = bp + sizes.vectors * sizes.b;
     for (std::int64_t l0 = 0; l0 < g.lanes; l0 += group) {
-        LanesGemm part = g;  // this group's lanes; every position holds its lanes contiguously
+        LanesGemm part = g;  // this group's lanes, from lane l0 of every operand
         part.lanes = std::min(group, g.lanes - l0);
         for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
             const std::int64_t qn = std::min(sizes.depth, g.k - q0);
