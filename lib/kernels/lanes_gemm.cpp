@@ -5,10 +5,11 @@
 // rows are few): it packs A's block for all lanes, and computes one vector of lanes at a time: Kc
 // inner indices at a time, a register tile of Mr x Nr vectors sums over them, keeping partial
 // sums in a panel of its own (one vector's, which stays in L2) between blocks, and writes C's
-// tile once at the end. Packing pads partial vectors and edge tiles with zeros, so the register
-// tile never branches; the writes touch only real elements. W, Mr and Nr are the register
-// tile's geometry, and Kc its blocks of inner indices (lanes_tiles.hpp: AVX-512's or AVX2's), a
-// template parameter L throughout.
+// tile once at the end, fetching B's next column tile a few lines per row tile while it
+// computes (B's panel comes back from memory for every block of rows). Packing pads partial vectors
+// and edge tiles with zeros, so the register tile never branches; the writes touch only real
+// elements. W, Mr and Nr are the register tile's geometry, and Kc its blocks of inner indices
+// (lanes_tiles.hpp: AVX-512's or AVX2's), a template parameter L throughout.
 #include "kernels/lanes_gemm.hpp"
 
 #include <algorithm>
@@ -216,6 +217,13 @@ void pack_b(const LanesGemm& g, const T* b, std::int64_t q0, std::int64_t qn,
     });
 }
 
+// Asks for lines [from, to) of `tile` to be fetched into the caches (a hint; never faults).
+template <class T>
+inline void prefetch_lines(const T* tile, std::int64_t from, std::int64_t to) {
+    for (std::int64_t l = from; l < to; ++l)
+        __builtin_prefetch(reinterpret_cast<const char*>(tile) + 64 * l);
+}
+
 // C's part of one task: rows [i0, i1) and columns [j0, j1), every lane, over B's packed rows
 // [q0, q0 + qn); `ap` and `cp` are the task loop's A blocks and sums.
 template <class L, class T>
@@ -228,6 +236,14 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
     const std::int64_t mc = i1 - i0, row_tiles = (mc + Mr - 1) / Mr;
     const bool assign = q0 == 0 && !accumulate;
     const bool stream = sizes.vectors * sizes.a * std::int64_t{sizeof(T)} > kStreamBytes;
+    // B's packed tile of vector v for the block of inner indices from p0 and columns from jt,
+    // and its cache lines.
+    auto b_tile = [&](std::int64_t v, std::int64_t p0, std::int64_t jt) {
+        return bp + v * sizes.b + (p0 * padded_n + jt * std::min(L::Kc, qn - p0)) * W;
+    };
+    auto b_lines = [&](std::int64_t p0) {
+        return Nr * std::min(L::Kc, qn - p0) * W * std::int64_t{sizeof(T)} / 64;
+    };
     for (std::int64_t v = 0; v * W < g.lanes; ++v) {
         const int lanes = static_cast<int>(std::min<std::int64_t>(W, g.lanes - v * W));
         for (std::int64_t p0 = 0; p0 < qn; p0 += L::Kc) {
@@ -240,7 +256,14 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
                 if (stream) store_fence();
             }
             const bool last = p0 + L::Kc >= qn;
-            for (std::int64_t jt = j0; jt < j1; jt += Nr)
+            for (std::int64_t jt = j0; jt < j1; jt += Nr) {
+                // The tile of B that follows, in the order of these loops (none after the last).
+                std::int64_t nv = v, np = p0, nj = jt + Nr;
+                if (nj >= j1) nj = j0, np += L::Kc;
+                if (np >= qn) np = 0, ++nv;
+                const T* next = nv * W < g.lanes ? b_tile(nv, np, nj) : nullptr;
+                const std::int64_t lines = next ? b_lines(np) : 0;
+                const std::int64_t share = (lines + row_tiles - 1) / row_tiles;
                 for (std::int64_t it = 0; it < row_tiles; ++it) {
                     T* sums = cp + ((jt - j0) / Nr * row_tiles + it) * kTile;
                     T* out = c + (i0 + it * Mr) * g.c_rows + jt * g.c_cols + v * W;
@@ -250,11 +273,14 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
                         for (std::int64_t r = 0; r < rows; ++r)
                             for (std::int64_t j = 0; j < cols; ++j)
                                 __builtin_prefetch(out + r * g.c_rows + j * g.c_cols, 1);
-                    tile(kc, ab + v * sizes.a + it * Mr * kc * W,
-                         bp + v * sizes.b + (p0 * padded_n + jt * kc) * W, sums, p0 > 0);
+                    // B's next tile, a share of its lines per row tile: its first row tile
+                    // would otherwise wait for all of it from memory
+                    prefetch_lines(next, it * share, std::min(lines, (it + 1) * share));
+                    tile(kc, ab + v * sizes.a + it * Mr * kc * W, b_tile(v, p0, jt), sums, p0 > 0);
                     if (last)  // the sums over all of B's packed rows, while in L1
                         write_tile<L>(out, g.c_rows, g.c_cols, sums, rows, cols, lanes, assign);
                 }
+            }
         }
     }
 }

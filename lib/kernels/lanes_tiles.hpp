@@ -15,23 +15,27 @@
 
 namespace tra::kernels::cpu::lanes {
 
-// AVX2's geometry, also the portable loops': 256-bit vectors, two per cache line, 3 x 4 sums.
-// Kc inner indices per packed block: a row tile of A and a column tile of B (Kc x (Mr + Nr)
-// vectors, 28 KiB) stay in a 32 KiB L1 while the register tile sums over them.
+// Kc, the inner indices per packed block, is sized so that a row tile of A, a column tile of B
+// and the next column tile of B, which the product fetches while the tile computes
+// (lanes_gemm.cpp), fit a 32 KiB L1: (Mr + 2 Nr) x Kc vectors.
+// AVX2's geometry, also the portable loops': 256-bit vectors, two per cache line, 3 x 4 sums;
+// Kc = 64 (22 KiB). With 128 (28 KiB without the next tile, 44 with it) 16 lanes x 512^3 f64
+// ran 1.14-1.17x the batched dgemm's time on a Zen 4 EPYC, against 1.11-1.14x.
 template <class T>
 struct Narrow {
     static constexpr int W = static_cast<int>(32 / sizeof(T)), Mr = 3, Nr = 4;
-    static constexpr std::int64_t Kc = 128;
+    static constexpr std::int64_t Kc = 64;
 };
 // AVX-512's: one 512-bit vector per cache line, 6 x 4 sums (24 of the 32 registers; the 4
-// columns of B and one row of A at a time take 5 more). Kc = 64: a row tile of A and a column tile
-// of B take 40 KiB, within a 48 KiB L1; with 128 (80 KiB) they came from L2 and the register tile
-// ran 10 % slower (f64, 8 and 64 lanes). On a Zen 4 EPYC (32 KiB L1) Kc = 32, 48 and 64 ran
-// alike.
+// columns of B and one row of A at a time take 5 more); Kc = 32 (28 KiB). With 64, fetching the
+// next tile evicted the tiles in use (Zen 4, 32 KiB L1), and without fetching it the first row
+// tile of each column tile waited for B (16 lanes x 512^3 f64: 1.17-1.20x the batched dgemm's
+// time, against 1.11-1.13x with 32 and the fetch). On a Xeon with a 48 KiB L1, 128 (80 KiB
+// without the fetch) ran 10 % slower than 64.
 template <class T>
 struct Wide {
     static constexpr int W = static_cast<int>(64 / sizeof(T)), Mr = 6, Nr = 4;
-    static constexpr std::int64_t Kc = 64;
+    static constexpr std::int64_t Kc = 32;
 };
 
 template <class T>

@@ -102,8 +102,9 @@ TEST_CASE("lanes product: lane counts that fill vectors and leave tails", "[lane
 
 TEST_CASE("lanes product: extents around the register tile and packing blocks", "[lanes]") {
     // Register tiles of 3 x 4 (AVX2, portable) or 6 x 4 (AVX-512), row blocks of up to 96, inner
-    // blocks of 128 (AVX2, portable) or 64 (AVX-512).
+    // blocks of 64 (AVX2, portable) or 32 (AVX-512).
     check_dense<double>(1, 1, 1, 8);
+    check_dense<double>(13, 9, 33, 8);
     check_dense<double>(7, 5, 65, 8);
     check_dense<float>(6, 4, 63, 16);
     check_dense<double>(2, 3, 5, 8);
@@ -146,11 +147,12 @@ TEST_CASE("lanes product: operands with their lanes apart", "[lanes]") {
 TEST_CASE("lanes product: B's packed rows in several parts, lanes in groups, empty sums",
           "[lanes]") {
     // 32 MiB of packed B hold 256 rows of 2048 f64 columns x 8 lanes (AVX-512: one vector,
-    // Kc 64; AVX2 and portable: two, Kc 128): 600 rows take three parts.
+    // Kc 32; AVX2 and portable: two, Kc 64): 600 rows take three parts.
     check_dense<double>(2, 2048, 600, 8);
-    // Kc rows of 1024 columns take 4 MiB per vector: 8 vectors fit, so 72 lanes are packed in
-    // two groups (AVX-512, 8 lanes a vector) or three (AVX2, portable: 4).
-    check_dense<double>(2, 1024, 70, 72);
+    // Kc rows of 2048 columns take 4 MiB per vector: 8 vectors fit, so 72 lanes are packed in
+    // two groups (AVX-512, 8 lanes a vector) or three (AVX2, portable: 4); the 8 vectors of a
+    // group take their 40 rows in two parts on AVX-512 (32 rows of them fill the 32 MiB).
+    check_dense<double>(2, 2048, 40, 72);
     // k = 0: C is zeros, or unchanged when accumulating.
     const LanesGemm g = dense(3, 4, 0, 8);
     std::vector<double> c(3 * 4 * 8, 5.0);
