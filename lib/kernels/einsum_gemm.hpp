@@ -4,13 +4,14 @@
 // in B and the output the columns (N), in A and B only the inner dimension (K). An operand whose
 // M/N/K labels form runs that BLAS can read with one leading dimension is used in place (batch
 // labels may sit anywhere: each batch is one strided GEMM call); any other is permuted into
-// [batch][rows][cols] first, and the product permuted back (TTGT). The plan picks the run
-// orders that leave the fewest elements to permute. Where that would permute something and
-// batch labels are innermost in the output or an operand (where BLAS cannot read it), the plan
-// may instead compute those labels side by side as SIMD lanes (lanes_gemm.hpp), permuting only
-// an output that does not hold them innermost or an operand that holds them too far apart: it
-// does when that permutes fewer elements or, given a pricing of the machine (gemm_pricing.hpp),
-// when that is priced faster.
+// [batch][rows][cols] first (B into [batch][cols][rows] where the output is read column-major,
+// so that BLAS, computing the transpose, reads it untransposed), and the product permuted back
+// (TTGT). The plan picks the run orders that leave the fewest elements to permute. Where that
+// would permute something and batch labels are innermost in the output or an operand (where
+// BLAS cannot read it), the plan may instead compute those labels side by side as SIMD lanes
+// (lanes_gemm.hpp), permuting only an output that does not hold them innermost or an operand
+// that holds them too far apart: it does when that permutes fewer elements or, given a pricing
+// of the machine (gemm_pricing.hpp), when that is priced faster.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,16 +25,23 @@ namespace tra::kernels::cpu {
 // How one operand (or the output) is read as a batch of matrices.
 struct GemmView {
     // Non-empty: permute first. For an operand, its data into [batch][rows][cols] order
-    // (canonical; [batch][rows][cols][lanes] for the lanes product) with perm[d] = the
-    // operand's dimension that becomes dimension d; for the output, the product computed in
-    // canonical order into the output, perm[d] = the canonical dimension that becomes output
-    // dimension d. `from` is the permute's input shape.
+    // (canonical; B's may be [batch][cols][rows]; [batch][rows][cols][lanes] for the lanes
+    // product) with perm[d] = the operand's dimension that becomes dimension d; for the output,
+    // the product computed in canonical order into the output, perm[d] = the canonical
+    // dimension that becomes output dimension d. `from` is the permute's input shape.
     std::vector<std::size_t> perm;
     Shape from;
     std::vector<std::int64_t> batch_strides;  // per batch label of the plan
     std::int64_t rows_stride = 0, cols_stride = 0;
     std::int64_t lanes_stride = 1;  // between lanes (the lanes product's operands; else 1)
 };
+
+// Whether BLAS reads an r x c matrix at element strides (sr, sc) as row-major: unit stride along
+// c and a leading dimension of at least c (an extent-1 dimension's stride is free). Planning
+// and running agree on it: a product whose output is not row-major is computed transposed.
+inline bool row_major(std::int64_t r, std::int64_t sr, std::int64_t c, std::int64_t sc) {
+    return (c == 1 || sc == 1) && (r == 1 || sr >= c);
+}
 
 // A: rows M, cols K; B: rows K, cols N; out: rows M, cols N.
 struct GemmPlan {

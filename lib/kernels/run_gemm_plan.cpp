@@ -28,10 +28,10 @@ blasint blas_int(std::int64_t x) {
 }
 
 // BLAS's transpose flag and leading dimension for an r x c matrix at strides (sr, sc), which
-// blas_readable accepted.
+// the plan found readable (row-major, or column-major).
 std::pair<CBLAS_TRANSPOSE, blasint> blas_layout(std::int64_t r, std::int64_t sr, std::int64_t c,
                                                 std::int64_t sc) {
-    if ((c == 1 || sc == 1) && (r == 1 || sr >= c))
+    if (row_major(r, sr, c, sc))
         return {CblasNoTrans, blas_int(r == 1 ? std::max<std::int64_t>(c, 1) : sr)};
     return {CblasTrans, blas_int(c == 1 ? std::max<std::int64_t>(r, 1) : sc)};
 }
@@ -46,7 +46,7 @@ void strided_gemm(std::int64_t m, std::int64_t n, std::int64_t k, const T* a, st
         c[0] = accumulate ? c[0] + sum : sum;
         return;
     }
-    if (!((n == 1 || scn == 1) && (m == 1 || scm >= n))) {  // C column-major: C^T = B^T A^T
+    if (!row_major(m, scm, n, scn)) {  // C column-major: C^T = B^T A^T
         std::swap(m, n);
         std::swap(a, b);
         std::swap(scm, scn);

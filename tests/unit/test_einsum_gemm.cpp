@@ -197,6 +197,27 @@ TEST_CASE("einsum: operands are used in place where BLAS can read them", "[einsu
     CHECK(permuted("acbd", "dcef", "feab", f) == 2 * 3 * 4 * 5 + 2 * 3 * 6 * 7);
 }
 
+TEST_CASE("einsum: permuted operands are laid out for BLAS to read untransposed",
+          "[einsum][gemm]") {
+    // kbi holds the rows (i) innermost, so BLAS computes the product's transpose, B^T A^T: jkb,
+    // permuted anyway, is laid out [b][k][j], B^T row-major.
+    const std::map<char, std::int64_t> e{{'b', 3}, {'i', 5}, {'j', 6}, {'k', 7}};
+    const kernels::cpu::GemmPlan t = plan("bji", "jkb", "kbi", e);
+    CHECK(t.a.perm.empty());
+    REQUIRE(!t.b.perm.empty());
+    CHECK(t.b.rows_stride == 1);  // along j
+    CHECK(t.b.cols_stride == 6);  // along k
+    // A row-major output: the canonical [b][j][k]; and always on the GPU (canonical order).
+    for (const kernels::cpu::GemmPlan& p :
+         {plan("bji", "jkb", "bik", e), plan("bji", "jkb", "kbi", e, true)}) {
+        REQUIRE(!p.b.perm.empty());
+        CHECK(p.b.rows_stride == 7);
+        CHECK(p.b.cols_stride == 1);
+    }
+    check_spec("bji", "jkb", "kbi", e);
+    check_spec("jbi", "jkb", "kbi", e);
+}
+
 TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsum][gemm]") {
     std::map<char, std::int64_t> e{{'a', 2}, {'b', 8}, {'c', 4}, {'i', 5}, {'j', 6},
                                    {'k', 7}, {'s', 9}, {'t', 7}, {'d', 5}, {'h', 8}};
