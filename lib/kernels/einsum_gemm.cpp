@@ -102,7 +102,7 @@ GemmView view_of(const Layout& l, const std::string& labels, const std::string& 
     if (!usable) {
         layout = transposed ? canonical(labels, batch, cols, rows)
                             : canonical(labels, batch, rows, cols);
-        in_place(l, layout, rows, cols, v);  // always readable: [rows][cols] contiguous
+        in_place(l, layout, rows, cols, v);  // always readable: contiguous, either way
         set_permute(l, labels, layout, is_output, v);
     }
     for (char c : batch) v.batch_strides.push_back(l.stride(layout, c));
