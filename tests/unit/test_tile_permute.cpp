@@ -177,6 +177,11 @@ TEST_CASE("permute: a narrow innermost output dimension joined with the one arou
     check_threads<float>(Shape{37, 67, 130}, {2, 1, 0});
     check_threads<double>(Shape{8, 363, 365}, {2, 1, 0});  // 8.5 MB: non-temporal stores too
     check_threads<float>(Shape{8, 513, 515}, {2, 1, 0});
+    // Labels of 32 to 127 (under a block's 128 output columns): `cadb` into [a][b][c][d], d
+    // joined with c, blocks crossing from one c to the next (40 and 100 do not divide 128).
+    check_threads<double>(Shape{7, 5, 40, 70}, {1, 3, 0, 2});
+    check_threads<float>(Shape{3, 4, 100, 150}, {1, 3, 0, 2});
+    check_threads<double>(Shape{32, 32, 32, 32}, {1, 3, 0, 2});
 }
 
 TEST_CASE("permute: a narrow innermost input dimension joined with the one around it",
