@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/stream_stores.hpp"
+#include "kernels/transpose_rows.hpp"
 
 namespace tra::kernels {
 
@@ -40,6 +41,11 @@ void store_row(T* dst, const T* src, std::int64_t stride, std::int64_t n, bool s
     if (stream) {
         for (; j < n && (reinterpret_cast<std::uintptr_t>(dst + j) & 15) != 0; ++j)
             dst[j] = src[j * stride];
+        if (stride == 1) {
+            const std::int64_t whole = (n - j) / lanes * lanes;
+            stream_copy(dst + j, src + j, static_cast<int>(whole));
+            j += whole;
+        }
         for (; j + lanes <= n; j += lanes) {
             const T* s = src + j * stride;
             if constexpr (sizeof(T) == 8)
@@ -52,7 +58,10 @@ void store_row(T* dst, const T* src, std::int64_t stride, std::int64_t n, bool s
 #else
     (void)stream;
 #endif
-    for (; j < n; ++j) dst[j] = src[j * stride];
+    if (stride == 1)
+        std::copy(src + j, src + n, dst + j);
+    else
+        for (; j < n; ++j) dst[j] = src[j * stride];
 }
 
 // One dimension of the walk, in output order: its extent and its strides in elements.
@@ -155,14 +164,20 @@ struct SplitRows {
 };
 
 // Transposes an np x nq block: out[out_rows.offset(p0 + i) + j] (+)= in[in_rows.offset(q0 + j) +
-// i]. Narrow blocks (at most one cache line along the input's rows, kNarrowCols rows along q)
-// directly: their input lines stay in L1 across i. Others through a buffer (72 KiB for f64, in
-// L2), reading whole input rows of 512 bytes into it and writing output rows of 128 elements out
-// of it, so every cache line moves in one burst and power-of-two strides (cache-set conflicts
-// between a block's rows) do not matter; its rows are padded by a line for the same reason inside
-// the buffer. Output runs of 128 elements rather than 32 made large transposes 1.4-1.7x faster
-// (f64 [65536][64] -> [64][65536] 7.4 -> 4.5 ms, 2048^2 9.4 -> 5.6 ms on one core): fewer,
-// longer write streams at a time.
+// i], through a buffer (72 KiB for f64, in L2) in one of two ways. Where the input's rows lie
+// far apart, they are gathered transposed into it in registers, a few rows side by side, each
+// read whole (512 bytes) in turn (transpose_rows.hpp), and its rows written out as the output's
+// runs of up to 128 elements. Where they follow each other (the block is one run of memory, a
+// batch innermost in the input moved outwards), the run is copied into it row by row and its
+// columns written out element by element: read in one pass, that ran 1.2-1.4x faster from memory
+// than the register transpose (f64 [512][512][16] -> [16][512][512]), which is 1.3-2x faster on
+// cached data and where rows lie apart (f64 [256][256][64] -> [64][256][256] 1.2-1.5x). Narrow
+// blocks of such a run (one line along p) directly, element by element, kNarrowCols along q.
+// Either way every cache line moves in one burst and power-of-two strides (cache-set conflicts
+// between a block's rows) do not matter; the buffer's rows are padded by a line for the same
+// reason. Output runs of 128 elements rather than 32 made large transposes 1.4-1.7x faster (f64
+// [65536][64] -> [64][65536] 7.4 -> 4.5 ms, 2048^2 9.4 -> 5.6 ms on one core): fewer, longer
+// write streams at a time.
 template <class T>
 struct BlockTranspose {
     static constexpr std::int64_t kRows = 512 / sizeof(T);   // along p, read contiguously
@@ -170,9 +185,17 @@ struct BlockTranspose {
     static constexpr std::int64_t kNarrow = 64 / sizeof(T);  // one line (two: 1.25x slower)
     static constexpr std::int64_t kNarrowCols = 32;          // q per narrow block (more ran slower)
     static constexpr std::int64_t kChunkCols = 32 * kCols;   // q per item of the parallel loop
-    static constexpr std::int64_t kStride = kRows + 64 / sizeof(T);
-    alignas(64) T buffer[kCols * kStride];
-    bool stream = false;  // write output rows with non-temporal stores (kStreamBytes)
+    static constexpr std::int64_t kPad = 64 / sizeof(T);
+    static constexpr std::int64_t kTransposedStride = kCols + kPad;  // rows along q
+    static constexpr std::int64_t kCopiedStride = kRows + kPad;      // rows along p
+    alignas(64) T buffer[kCols * kCopiedStride];                     // the larger of the two
+    bool stream = false;    // write output rows with non-temporal stores (kStreamBytes)
+    bool adjacent = false;  // the input's rows follow each other
+
+    // The block's extent along q for np along p.
+    std::int64_t cols(std::int64_t np) const {
+        return adjacent && np <= kNarrow ? kNarrowCols : kCols;
+    }
 
     // Rows q0 .. q0 + nq - 1 of the input (along q) start at in + in_rows.offset(j), rows
     // p0 .. p0 + np - 1 of the output (along p) at out + out_rows.offset(i).
@@ -181,7 +204,13 @@ struct BlockTranspose {
                     bool accumulate) {
         const T* row[kCols];
         for (std::int64_t j = 0; j < nq; ++j) row[j] = in + in_rows.offset(q0 + j);
-        if (np <= kNarrow) {
+        if (!adjacent) {
+            static_assert(kRows * kTransposedStride <= kCols * kCopiedStride);
+            transpose_rows(row, nq, np, buffer, kTransposedStride);
+            for (std::int64_t i = 0; i < np; ++i)
+                write_run(out + out_rows.offset(p0 + i), buffer + i * kTransposedStride, 1, nq,
+                          accumulate);
+        } else if (np <= kNarrow) {
             for (std::int64_t i = 0; i < np; ++i) {
                 T* dst = out + out_rows.offset(p0 + i);
                 if (accumulate)
@@ -189,16 +218,20 @@ struct BlockTranspose {
                 else
                     for (std::int64_t j = 0; j < nq; ++j) dst[j] = row[j][i];
             }
-            return;
+        } else {
+            for (std::int64_t j = 0; j < nq; ++j)
+                std::copy(row[j], row[j] + np, buffer + j * kCopiedStride);
+            for (std::int64_t i = 0; i < np; ++i)
+                write_run(out + out_rows.offset(p0 + i), buffer + i, kCopiedStride, nq, accumulate);
         }
-        for (std::int64_t j = 0; j < nq; ++j) std::copy(row[j], row[j] + np, buffer + j * kStride);
-        for (std::int64_t i = 0; i < np; ++i) {
-            T* dst = out + out_rows.offset(p0 + i);
-            if (accumulate)
-                for (std::int64_t j = 0; j < nq; ++j) dst[j] += buffer[j * kStride + i];
-            else
-                store_row(dst, buffer + i, kStride, nq, stream);
-        }
+    }
+
+    // dst[j] (+)= src[j * stride] for j < n.
+    void write_run(T* dst, const T* src, std::int64_t stride, std::int64_t n, bool accumulate) {
+        if (accumulate)
+            for (std::int64_t j = 0; j < n; ++j) dst[j] += src[j * stride];
+        else
+            store_row(dst, src, stride, n, stream);
     }
 };
 
@@ -241,8 +274,13 @@ void transpose_blocks(const T* in, T* out, std::vector<Dim> outer, Dim p, Dim q,
     const std::int64_t strip =
         std::min(p.extent, Block::kRows) * std::min(q.extent, Block::kChunkCols);
     const std::int64_t grain = std::max<std::int64_t>(1, kGrainElements / strip);
+    // A block's input rows follow each other where q's rows are p.extent apart and p fits one
+    // block (each block then one run of np x nq elements).
+    const bool adjacent =
+        in_rows.outer_stride == 0 && in_rows.inner_stride == p.extent && p.extent <= Block::kRows;
     parallel_for(count(outer) * per_outer, grain, [&](std::int64_t begin, std::int64_t end) {
-        auto block = std::make_unique<Block>();
+        std::unique_ptr<Block> block(new Block);  // not value-initialised: no zeroing
+        block->adjacent = adjacent;
         block->stream = !accumulate && long_runs &&
                         count(outer) * p.extent * q.extent * static_cast<std::int64_t>(sizeof(T)) >=
                             kStreamBytes;
@@ -252,9 +290,9 @@ void transpose_blocks(const T* in, T* out, std::vector<Dim> outer, Dim p, Dim q,
             if (item != begin && within == 0) w.next();
             const std::int64_t p0 = within / q_chunks * Block::kRows;
             const std::int64_t np = std::min(Block::kRows, p.extent - p0);
-            const std::int64_t step = np <= Block::kNarrow ? Block::kNarrowCols : Block::kCols;
             const std::int64_t q_begin = within % q_chunks * Block::kChunkCols;
             const std::int64_t q_end = std::min(q.extent, q_begin + Block::kChunkCols);
+            const std::int64_t step = block->cols(np);
             for (std::int64_t q0 = q_begin; q0 < q_end; q0 += step)
                 (*block)(in + w.from + p0, in_rows, q0, out + w.to + q0, out_rows, p0, np,
                          std::min(step, q_end - q0), accumulate);

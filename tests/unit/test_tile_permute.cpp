@@ -1,8 +1,9 @@
 // The cache-blocked tile permute against a naive loop over every output index: ranks 2 to 5,
 // every permutation up to rank 4 (some of rank 5), extents of 1 and past the block size, f32 and
-// f64, written and accumulated; every path (runs copied, narrow and buffered block transposes)
-// at sizes split among 2 threads, equal to 1 thread's result, outputs large enough for
-// non-temporal stores among them; and parallel_for's chunks.
+// f64, written and accumulated; every path (runs copied, block transposes of narrow and wide
+// blocks) at sizes split among 2 threads, equal to 1 thread's result, outputs large enough for
+// non-temporal stores among them; the in-register transpose of a block's rows alone; and
+// parallel_for's chunks.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -12,6 +13,7 @@
 
 #include "kernels/parallel_for.hpp"
 #include "kernels/tile_permute.hpp"
+#include "kernels/transpose_rows.hpp"
 
 using namespace tra;
 
@@ -71,6 +73,37 @@ void check_all_orders(const Shape& shape, std::size_t limit) {
 }
 
 }  // namespace
+
+namespace {
+
+// transpose_rows on nq rows (at a stride of np + 3, so they do not line up) into a buffer with
+// rows of ld, against the loop; the buffer's padding stays untouched.
+template <class T>
+void check_transpose_rows(std::int64_t nq, std::int64_t np) {
+    INFO(nq << " rows of " << np << ", " << sizeof(T) * 8 << " bits");
+    const std::int64_t stride = np + 3, ld = nq + 5;
+    std::vector<T> in(static_cast<std::size_t>(nq * stride));
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<T>(i % 1009) - T(500);
+    std::vector<const T*> rows;
+    for (std::int64_t j = 0; j < nq; ++j) rows.push_back(in.data() + j * stride);
+    std::vector<T> buf(static_cast<std::size_t>(np * ld), T(-1)), want = buf;
+    for (std::int64_t i = 0; i < np; ++i)
+        for (std::int64_t j = 0; j < nq; ++j)
+            want[static_cast<std::size_t>(i * ld + j)] =
+                in[static_cast<std::size_t>(j * stride + i)];
+    kernels::transpose_rows(rows.data(), nq, np, buf.data(), ld);
+    REQUIRE(buf == want);
+}
+
+}  // namespace
+
+TEST_CASE("transpose_rows: whole register blocks and ragged edges", "[permute]") {
+    for (std::int64_t nq : {1, 3, 4, 8, 13, 128})
+        for (std::int64_t np : {1, 4, 7, 8, 17, 64, 128}) {
+            check_transpose_rows<double>(nq, np);
+            check_transpose_rows<float>(nq, np);
+        }
+}
 
 TEST_CASE("permute: rank 2, square and ragged past the block", "[permute]") {
     check_all_orders(Shape{37, 70}, 100);
