@@ -1,9 +1,9 @@
 // The cache-blocked tile permute against a naive loop over every output index: ranks 2 to 5,
 // every permutation up to rank 4 (some of rank 5), extents of 1 and past the block size, f32 and
-// f64, written and accumulated; every path (runs copied, block transposes of narrow and wide
-// blocks) at sizes split among 2 threads, equal to 1 thread's result, outputs large enough for
-// non-temporal stores among them; the in-register transpose of a block's rows alone; and
-// parallel_for's chunks.
+// f64, written and accumulated; every path (runs copied; blocks whose input rows lie apart,
+// transposed in registers; blocks of one run, narrow and wide) at sizes split among 2 threads,
+// equal to 1 thread's result, outputs large enough for non-temporal stores among them; the
+// in-register transpose of a block's rows alone; and parallel_for's chunks.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -71,10 +71,6 @@ void check_all_orders(const Shape& shape, std::size_t limit) {
         check<float>(shape, perm);
     } while (std::next_permutation(perm.begin(), perm.end()) && ++n < limit);
 }
-
-}  // namespace
-
-namespace {
 
 // transpose_rows on nq rows (at a stride of np + 3, so they do not line up) into a buffer with
 // rows of ld, against the loop; the buffer's padding stays untouched.
