@@ -37,6 +37,26 @@ std::optional<kernels::GemmCalls> plan_blas_calls(const kernels::cpu::GemmPlan& 
     return calls;
 }
 
+// Seconds of `calls` shared among `split` threads, each call on one BLAS thread
+// (kernels::cpu::batch_threads): in turns of `split` calls side by side (the last turn's idle
+// threads counted as busy). The profile's rates are of calls on all the rank's threads, and
+// `split` one-thread calls side by side do what one call of their flops does on `split`
+// threads, so the calls run at the rate of calls `split` times larger: the gain over running
+// them in turn is the rate curve's between the two sizes (none for calls past its knee).
+double shared_blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
+                           double element_bytes, int split) {
+    const std::int64_t turns = (calls.count + split - 1) / split;
+    const double per_call = flops / static_cast<double>(calls.count);
+    const double busy = per_call * static_cast<double>(turns * split);
+    const double gain =
+        rates.gemm_flops_per_second(per_call * split) / rates.gemm_flops_per_second(per_call);
+    if (const auto measured = rates.gemm_shapes.flops_per_second(calls.m, calls.n, calls.k))
+        return busy / (*measured * gain);
+    return busy / rates.gemm_flops_per_second(per_call * split) +
+           static_cast<double>(turns * split) *
+               rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
+}
+
 }  // namespace
 
 std::optional<kernels::GemmCalls> priced_blas_calls(
@@ -67,8 +87,12 @@ std::shared_ptr<const ProfileGemmPricing> ProfileGemmPricing::holding(MachinePro
 double ProfileGemmPricing::product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype,
                                            double flops) const {
     const DtypeRates& rates = profile_->rates(dtype);
-    if (const auto calls = plan_blas_calls(plan, rates))
-        return blas_seconds(rates, flops, *calls, static_cast<double>(size_of(dtype)));
+    const auto element_bytes = static_cast<double>(size_of(dtype));
+    if (const auto calls = plan_blas_calls(plan, rates)) {
+        if (const int split = kernels::cpu::batch_threads(plan, profile_->blas_threads); split > 1)
+            return shared_blas_seconds(rates, flops, *calls, element_bytes, split);
+        return blas_seconds(rates, flops, *calls, element_bytes);
+    }
     if (plan.lanes > 1) return flops / rates.lanes_flops_per_second_at(plan.lanes);
     return 0;  // no call
 }

@@ -44,8 +44,10 @@ class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
 
     // Seconds of the products of one call of `plan` doing `flops` flops (the kernel's count: it
     // includes labels summed inside one operand before the product): a BLAS plan as its
-    // batches of m x k by k x n calls (blas_seconds); a lanes plan at the lanes rate, or where
-    // the profile has none as the BLAS calls of its geometry.
+    // batches of m x k by k x n calls (blas_seconds; where kernels::cpu::batch_threads shares
+    // them among the profile's BLAS threads, at the rate of calls that many times larger); a
+    // lanes plan at the lanes rate, or where the profile has none as the BLAS calls of its
+    // geometry.
     double product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype, double flops) const;
     // Bytes the plan's permutes read and write: each permuted element once each way.
     double permuted_bytes(const kernels::cpu::GemmPlan& plan, DType dtype) const;

@@ -8,6 +8,7 @@
 
 // OpenBLAS's own entry points, weak so that another BLAS links without them.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
 extern "C" char* openblas_get_corename() __attribute__((weak));
 extern "C" int openblas_get_parallel() __attribute__((weak));  // 0 serial, 1 pthreads, 2 OpenMP
 // Exported by OpenBLAS's pthreads builds though not in cblas.h: openblas_read_env reads its
@@ -22,6 +23,24 @@ bool set_blas_threads(int threads) {
     if (!openblas_set_num_threads) return false;
     openblas_set_num_threads(threads < 1 ? 1 : threads);
     return true;
+}
+
+int blas_threads() {
+    return openblas_get_num_threads ? openblas_get_num_threads() : 0;
+}
+
+BlasOnCallingThread::BlasOnCallingThread() {
+    if (!openblas_get_parallel || !openblas_get_num_threads || !openblas_set_num_threads) return;
+    if (const int build = openblas_get_parallel(); build != 0 && build != 1) return;
+    active_ = true;
+    if (const int threads = openblas_get_num_threads(); threads > 1) {
+        restore_ = threads;
+        openblas_set_num_threads(1);  // lowering it only sets the count OpenBLAS uses per call
+    }
+}
+
+BlasOnCallingThread::~BlasOnCallingThread() {
+    if (restore_ > 0) openblas_set_num_threads(restore_);  // its threads are still there
 }
 
 bool limit_blas_spin_wait() {

@@ -10,6 +10,28 @@ namespace tra::kernels {
 // to the same; false when the BLAS linked in is not OpenBLAS (the kernels' are set all the same).
 bool set_blas_threads(int threads);
 
+// The BLAS's thread count now; 0 where it cannot be asked (not OpenBLAS).
+int blas_threads();
+
+// While alive, every BLAS call runs on its calling thread alone, so that a kernel may split its
+// calls among its own threads (run_gemm_plan.cpp: the batches of a batched product); the BLAS's
+// thread count is restored at its end. Only OpenBLAS's pthreads and serial builds allow it: an
+// OpenMP build takes its count per calling thread from OpenMP, which the kernels' threads do not
+// set, and another BLAS keeps its own threads; there `active()` is false and calls must not be
+// split. Not to be nested or held on two threads at once.
+class BlasOnCallingThread {
+  public:
+    BlasOnCallingThread();
+    ~BlasOnCallingThread();
+    BlasOnCallingThread(const BlasOnCallingThread&) = delete;
+    BlasOnCallingThread& operator=(const BlasOnCallingThread&) = delete;
+    bool active() const { return active_; }
+
+  private:
+    bool active_ = false;
+    int restore_ = 0;  // the count to set again at the end; 0: none changed
+};
+
 // Makes OpenBLAS's idle threads sleep after about 2^20 clock ticks (~0.4 ms) instead of its
 // default 2^28 (~0.1 s), unless the user set OPENBLAS_THREAD_TIMEOUT: they spin while idle
 // (sched_yield in a loop), and beside the non-BLAS kernels' threads, which run right after a

@@ -215,6 +215,13 @@ std::int64_t GemmPlan::permuted_elements() const {
     return n;
 }
 
+int batch_threads(const GemmPlan& plan, int threads) {
+    const std::int64_t batches = plan.batches();
+    if (threads <= 1 || plan.lanes > 1 || (plan.m == 1 && plan.n == 1) || batches < threads)
+        return 1;
+    return batches % threads == 0 || batches >= 8 * std::int64_t{threads} ? threads : 1;
+}
+
 namespace {
 
 // The BLAS plan that permutes fewest elements, and the lanes plan if there is one worth weighing

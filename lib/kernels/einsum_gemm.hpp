@@ -55,6 +55,15 @@ struct GemmPlan {
     std::int64_t permuted_elements() const;  // what the permutes move, for choosing and tests
 };
 
+// The threads among which run_gemm_plan shares out `plan`'s BLAS calls on a rank of `threads`
+// threads, each call then on one BLAS thread; 1: the calls in turn, each on the BLAS's threads.
+// Several where the plan makes one BLAS call per batch (no lanes, not a dot) and its batches
+// share out evenly (a multiple of the threads) or nearly (8 or more per thread): a product up
+// to 256^3 loses 10-60 % to OpenBLAS's threads inside it, a batch per thread loses nothing
+// (docs/benchmarks.md, "Batches shared among a rank's threads"). The time model prices what this
+// says.
+int batch_threads(const GemmPlan& plan, int threads);
+
 // Labels a, b -> o with their extents; every label of a and b is in at least two of a, b, o (a
 // label summed inside one operand alone is summed before: einsum.cpp does). `canonical`: no
 // operand is used in place unless it is in canonical order (batches contiguous, matrices dense

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cpu_features.hpp"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TRA_LANES_X86 1
 #include <immintrin.h>
@@ -157,19 +159,12 @@ TRA_LANES_AVX512 inline void transpose_8x8(const double* src, std::int64_t strid
 #undef TRA_LANES_AVX2
 #undef TRA_LANES_AVX512
 
+// The tiles above need AVX2 with FMA, or AVX-512F.
 inline bool cpu_has_avx2() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }();
-    return has;
+    return cpu_features::avx2() && cpu_features::fma();
 }
 inline bool cpu_has_avx512() {
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") != 0;
-    }();
-    return has;
+    return cpu_features::avx512f();
 }
 #endif
 

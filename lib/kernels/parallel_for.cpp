@@ -31,10 +31,11 @@ void set_kernel_threads(int threads) {
 
 namespace detail {
 
-void parallel_for_erased(std::int64_t n, std::int64_t grain, ChunkFn chunk, void* body) {
+void parallel_for_erased(int max_threads, std::int64_t n, std::int64_t grain, ChunkFn chunk,
+                         void* body) {
     if (n <= 0) return;
     grain = std::max<std::int64_t>(grain, 1);
-    const std::int64_t threads = std::min<std::int64_t>(kernel_threads(), n / grain);
+    const std::int64_t threads = std::min<std::int64_t>(max_threads, n / grain);
     if (threads <= 1) {
         chunk(body, 0, n);
         return;

@@ -28,16 +28,27 @@ void set_kernel_threads(int threads);
 template <class Body>
 void parallel_for(std::int64_t n, std::int64_t grain, Body&& body);
 
+// The same on up to `threads` threads, fixed before it starts: for a caller that changes the
+// BLAS's threads meanwhile (kernel_threads() follows them where none were set).
+template <class Body>
+void parallel_for_on(int threads, std::int64_t n, std::int64_t grain, Body&& body);
+
 namespace detail {
 using ChunkFn = void (*)(void* body, std::int64_t begin, std::int64_t end);
-void parallel_for_erased(std::int64_t n, std::int64_t grain, ChunkFn chunk, void* body);
+void parallel_for_erased(int threads, std::int64_t n, std::int64_t grain, ChunkFn chunk,
+                         void* body);
 }  // namespace detail
 
 template <class Body>
 void parallel_for(std::int64_t n, std::int64_t grain, Body&& body) {
+    parallel_for_on(kernel_threads(), n, grain, std::forward<Body>(body));
+}
+
+template <class Body>
+void parallel_for_on(int threads, std::int64_t n, std::int64_t grain, Body&& body) {
     using B = std::remove_reference_t<Body>;
     detail::parallel_for_erased(
-        n, grain,
+        threads, n, grain,
         [](void* b, std::int64_t begin, std::int64_t end) { (*static_cast<B*>(b))(begin, end); },
         const_cast<void*>(static_cast<const void*>(&body)));
 }

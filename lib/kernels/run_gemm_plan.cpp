@@ -1,6 +1,6 @@
 // Running einsum's matrix products (einsum_gemm.hpp): BLAS calls per batch, or the lanes
 // product, on operands read in place or permuted first (TTGT). Zero extents give an empty sum,
-// which BLAS is not asked.
+// which BLAS is not asked. Batches are shared among the rank's threads where batch_threads says.
 #include <cblas.h>
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/tile.hpp"
+#include "kernels/blas_threads.hpp"
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/lanes_gemm.hpp"
 #include "kernels/parallel_for.hpp"
@@ -139,12 +140,20 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
             }
         }
     };
-    // Dots make no BLAS call, so their batches may be split among the rank's threads (a BLAS
-    // call inside a split would run its own threads on top).
-    if (p.m == 1 && p.n == 1 && p.lanes == 1)
+    // Dots make no BLAS call, so their batches may be split among the rank's threads; BLAS
+    // calls only with the BLAS on one thread per call (else its threads would run on top).
+    const int threads = kernel_threads();
+    if (p.m == 1 && p.n == 1 && p.lanes == 1) {
         parallel_for(p.batches(), std::max<std::int64_t>(1, kGrainElements / p.k), products);
-    else
+    } else if (const int split = batch_threads(p, threads); split > 1) {
+        const BlasOnCallingThread blas;
+        if (blas.active())
+            parallel_for_on(split, p.batches(), 1, products);
+        else
+            products(0, p.batches());
+    } else {
         products(0, p.batches());
+    }
     if (permute_out) permute<T>(c, p.out.from, p.out.perm, out, accumulate);
 }
 

@@ -4,6 +4,8 @@
 // 1.5x on one and two cores; docs/benchmarks.md, "Permutes transpose in registers").
 #include "kernels/transpose_rows.hpp"
 
+#include "kernels/cpu_features.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define TRA_TRANSPOSE_X86 1
@@ -77,10 +79,6 @@ TRA_TRANSPOSE_AVX2 void transpose_avx2(const float* const* rows, std::int64_t nq
     transpose_elements(rows, nq8, nq, 0, np, buf, ld);
 }
 
-bool has_avx2() {
-    static const bool has = __builtin_cpu_supports("avx2") != 0;
-    return has;
-}
 #endif
 
 }  // namespace
@@ -89,7 +87,7 @@ template <class T>
 void transpose_rows(const T* const* rows, std::int64_t nq, std::int64_t np, T* buf,
                     std::int64_t ld) {
 #ifdef TRA_TRANSPOSE_X86
-    if (has_avx2()) {
+    if (cpu_features::avx2()) {
         transpose_avx2(rows, nq, np, buf, ld);
         return;
     }

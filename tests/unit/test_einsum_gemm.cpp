@@ -154,6 +154,47 @@ TEST_CASE("einsum: many dots, split among kernel threads, equal the naive sums",
     set_kernel_threads(1);
 }
 
+TEST_CASE("einsum: batched products shared among kernel threads equal the naive sums",
+          "[einsum][gemm]") {
+    // Each thread's BLAS calls on one BLAS thread, side by side: batches that share out evenly
+    // (12 among 2 and 3) or nearly (25 among 3: 8 or more each), batch labels leading, in the
+    // middle and permuted away (TTGT), applied and accumulated.
+    for (int threads : {1, 2, 3}) {
+        INFO("threads " << threads);
+        set_kernel_threads(threads);
+        check_spec("bik", "bkj", "bij", {{'b', 12}, {'i', 9}, {'k', 7}, {'j', 5}});
+        check_spec("ibk", "kbj", "ibj", {{'b', 25}, {'i', 6}, {'k', 4}, {'j', 3}});
+        check_spec("kib", "jbk", "bji", {{'b', 12}, {'i', 5}, {'k', 3}, {'j', 4}});
+    }
+    set_kernel_threads(1);
+    REQUIRE(plan("bik", "bkj", "bij", {{'b', 12}, {'i', 9}, {'k', 7}, {'j', 5}}).batches() == 12);
+    const cpu::GemmPlan ttgt = plan("kib", "jbk", "bji", {{'b', 12}, {'i', 5}, {'k', 3}, {'j', 4}});
+    REQUIRE((ttgt.lanes == 1 && ttgt.batches() == 12 && !ttgt.a.perm.empty()));
+}
+
+TEST_CASE("einsum: batches are shared among threads where they share out evenly or are many",
+          "[einsum][gemm]") {
+    const std::map<char, std::int64_t> e{{'i', 8}, {'k', 8}, {'j', 8}};
+    auto batched = [&](std::int64_t batches) {
+        std::map<char, std::int64_t> with = e;
+        with['b'] = batches;
+        return plan("bik", "bkj", "bij", with);
+    };
+    CHECK(cpu::batch_threads(batched(64), 1) == 1);  // one thread: nothing to share
+    CHECK(cpu::batch_threads(batched(64), 2) == 2);  // 32 each
+    CHECK(cpu::batch_threads(batched(6), 4) == 1);   // 2 and 1 each: calls in turn
+    CHECK(cpu::batch_threads(batched(8), 4) == 4);   // 2 each
+    CHECK(cpu::batch_threads(batched(33), 4) == 4);  // 9 or 8 each
+    CHECK(cpu::batch_threads(batched(31), 4) == 1);  // 8 or 7 each, not a multiple
+    CHECK(cpu::batch_threads(batched(1), 2) == 1);   // one call: its own BLAS threads
+    CHECK(cpu::batch_threads(plan("ik", "kj", "ij", e), 2) == 1);
+    // Dots (split their own way, no BLAS call) and lanes (the lanes product uses the threads).
+    CHECK(cpu::batch_threads(plan("bk", "bk", "b", {{'b', 64}, {'k', 8}}), 2) == 1);
+    const cpu::GemmPlan lanes = plan("ikb", "kjb", "ijb", {{'b', 8}, {'i', 8}, {'k', 8}, {'j', 8}});
+    REQUIRE(lanes.lanes == 8);
+    CHECK(cpu::batch_threads(lanes, 2) == 1);
+}
+
 TEST_CASE("einsum: batch labels anywhere, split runs and one-operand sums", "[einsum][gemm]") {
     std::map<char, std::int64_t> e{{'b', 3}, {'c', 2}, {'i', 4}, {'j', 5}, {'k', 6}, {'l', 3}};
     check_spec("ibk", "bkj", "bij", e);   // batch label not leading in an operand

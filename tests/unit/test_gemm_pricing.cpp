@@ -214,3 +214,38 @@ TEST_CASE("gemm shape rates: found by exact shape, out of order or not positive 
     CHECK(ia::GemmShapeRates::problem(P{{2, 0, 1, 1e9}})->point == 0);
     CHECK_THROWS_AS(ia::GemmShapeRates(P{{2, 4, 1, 1e9}, {2, 3, 4, 1e9}}), std::invalid_argument);
 }
+
+TEST_CASE("gemm pricing: batches shared among the rank's threads at the rate of larger calls",
+          "[time]") {
+    // f64 rates of calls on 2 threads: 1e10 at 64^3, 2e10 at 128^3, linear in log(size) between;
+    // no excess charged.
+    ia::MachineProfile p = ia::default_machine_profile();
+    p.blas_threads = 2;
+    p.f64.gemm = {{64, 1e10}, {128, 2e10}};
+    p.f64.gemm_operand_excess_bytes_per_second = p.f64.gemm_result_excess_bytes_per_second = 0;
+    const ia::ProfileGemmPricing pricing(p);
+    kernels::KernelParams params;
+    params.spec = "bik,bkj->bij";
+    const KernelCall call("einsum", params);
+    auto priced = [&](std::int64_t batches) {
+        const Shape shapes[] = {Shape{batches, 64, 64}, Shape{batches, 64, 64}};
+        const auto plan = ia::einsum_gemm_plan(call, shapes, pricing, DType::F64);
+        REQUIRE(plan);
+        return pricing.seconds(*plan, DType::F64);
+    };
+    const double call_flops = 2.0 * 64 * 64 * 64;  // 524288
+    // 8 calls, 4 per thread side by side, priced as 4 calls of twice the flops: size
+    // 64 * 2^(1/3), a third of the way from 64 to 128 in log(size): 1.3333e10 flop/s.
+    CHECK(priced(8) == Approx(8 * call_flops / (4e10 / 3)));
+    // 9 calls do not share out evenly among 2 (fewer than 8 each): in turn, at 64^3's rate.
+    CHECK(priced(9) == Approx(9 * call_flops / 1e10));
+    // 17 do (8 or more each): in 9 turns of 2, the last turn's idle thread counted as busy.
+    CHECK(priced(17) == Approx(18 * call_flops / (4e10 / 3)));
+    // A profile measured with 1 thread shares nothing.
+    p.blas_threads = 1;
+    CHECK(priced(8) == Approx(8 * call_flops / 1e10));
+    // A shape measured by calibrate --for (2e10 on 2 threads) gains what the curve says too.
+    p.blas_threads = 2;
+    p.f64.gemm_shapes = ia::GemmShapeRates({{64, 64, 64, 2e10}});
+    CHECK(priced(8) == Approx(8 * call_flops / (2e10 * (4.0 / 3))));
+}

@@ -122,3 +122,27 @@ TEST_CASE("OpenBLAS's threads, ended for a shorter idle spin, come back for the 
     });
     for (int round = 0; round < 3; ++round) require_close(run_on(2, "matmul", {&a, &b}, {}), want);
 }
+
+TEST_CASE("BLAS calls on their calling thread alone, and the BLAS's threads back after",
+          "[kernels][threads]") {
+    REQUIRE(set_blas_threads(2));
+    {
+        const BlasOnCallingThread one;
+        // Debian's OpenBLAS is its pthreads build (or serial), which allows it.
+        REQUIRE(one.active());
+        CHECK(blas_threads() == 1);
+        // A product that 2 threads would split, on the caller alone, against a naive loop.
+        const Tile a = random_tile(DType::F64, {300, 200}, -1, 1, 22),
+                   b = random_tile(DType::F64, {200, 250}, -1, 1, 23);
+        const Tile want = generate(DType::F64, {300, 250}, [&](const Shape& at_) {
+            double sum = 0;
+            for (std::int64_t k = 0; k < 200; ++k) sum += at(a, {at_[0], k}) * at(b, {k, at_[1]});
+            return sum;
+        });
+        require_close(run("matmul", {&a, &b}, {}), want);
+    }
+    // The rank's count again: a kernel run after it splits its work as before.
+    CHECK(kernel_threads() == 2);
+    CHECK(blas_threads() == 2);
+    set_blas_threads(1);
+}
