@@ -183,6 +183,13 @@ int main(int argc, char** argv) {
          512,
          {"bij,bjk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "jib,kjb->kib", "bij,bjk->ikb",
           "ijb,bjk->bik"}},
+        // Many small products: b = 1024, 32 x 32 x 32 (the ceiling's calls each take ~2 us).
+        {{{'b', 1024}, {'i', 32}, {'j', 32}, {'k', 32}},
+         1024,
+         32,
+         32,
+         32,
+         {"bij,bjk->bik", "ibj,jbk->ibk", "ijb,jkb->ikb", "bij,bjk->ikb", "ijb,bjk->bik"}},
     };
     if (every) {
         groups[1].specs = each_operand_in_every_order("abcd", "cdef", "abef");
