@@ -142,10 +142,9 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
     };
     // Dots make no BLAS call, so their batches may be split among the rank's threads; BLAS
     // calls only with the BLAS on one thread per call (else its threads would run on top).
-    const int threads = kernel_threads();
     if (p.m == 1 && p.n == 1 && p.lanes == 1) {
         parallel_for(p.batches(), std::max<std::int64_t>(1, kGrainElements / p.k), products);
-    } else if (const int split = batch_threads(p, threads); split > 1) {
+    } else if (const int split = batch_threads(p, kernel_threads()); split > 1) {
         const BlasOnCallingThread blas;
         if (blas.active())
             parallel_for_on(split, p.batches(), 1, products);
