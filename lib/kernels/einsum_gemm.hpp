@@ -58,10 +58,10 @@ struct GemmPlan {
 // The threads among which run_gemm_plan shares out `plan`'s BLAS calls on a rank of `threads`
 // threads, each call then on one BLAS thread; 1: the calls in turn, each on the BLAS's threads.
 // Several where the plan makes one BLAS call per batch (no lanes, not a dot) and its batches
-// share out evenly (a multiple of the threads) or nearly (8 or more per thread): a product up
-// to 256^3 loses 10-60 % to OpenBLAS's threads inside it, a batch per thread loses nothing
-// (docs/benchmarks.md, "Batches shared among a rank's threads"). The time model prices what this
-// says.
+// share out evenly (a multiple of the threads) or nearly (8 or more per thread): small products
+// split among OpenBLAS's threads ran 1.1x (256^3) to 2x (32^3) the time of a batch per thread
+// on two, 512^3 alike (docs/benchmarks.md, "Batches shared among a rank's threads"). The time
+// model prices what this says.
 int batch_threads(const GemmPlan& plan, int threads);
 
 // Labels a, b -> o with their extents; every label of a and b is in at least two of a, b, o (a
