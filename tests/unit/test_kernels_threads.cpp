@@ -50,6 +50,16 @@ void check_close_on_1_and_2(const std::vector<const Tile*>& ops, const std::stri
                   run_on(1, "einsum", ops, spec_params(spec)));
 }
 
+// a b by a naive loop, for a and b of 2 dimensions.
+Tile naive_product(const Tile& a, const Tile& b) {
+    const std::int64_t depth = a.shape()[1];
+    return generate(DType::F64, {a.shape()[0], b.shape()[1]}, [&](const Shape& at_) {
+        double sum = 0;
+        for (std::int64_t k = 0; k < depth; ++k) sum += at(a, {at_[0], k}) * at(b, {k, at_[1]});
+        return sum;
+    });
+}
+
 }  // namespace
 
 TEST_CASE("element-wise kernels: 1 and 2 threads agree bit for bit", "[kernels][threads]") {
@@ -115,11 +125,7 @@ TEST_CASE("OpenBLAS's threads, ended for a shorter idle spin, come back for the 
     // A product large enough for OpenBLAS to split among its 2 threads, against a naive loop.
     const Tile a = random_tile(DType::F64, {300, 200}, -1, 1, 20),
                b = random_tile(DType::F64, {200, 250}, -1, 1, 21);
-    const Tile want = generate(DType::F64, {300, 250}, [&](const Shape& at_) {
-        double sum = 0;
-        for (std::int64_t k = 0; k < 200; ++k) sum += at(a, {at_[0], k}) * at(b, {k, at_[1]});
-        return sum;
-    });
+    const Tile want = naive_product(a, b);
     for (int round = 0; round < 3; ++round) require_close(run_on(2, "matmul", {&a, &b}, {}), want);
 }
 
@@ -137,12 +143,7 @@ TEST_CASE("BLAS calls on their calling thread alone, and the BLAS's threads back
         // A product that 2 threads would split, on the caller alone, against a naive loop.
         const Tile a = random_tile(DType::F64, {300, 200}, -1, 1, 22),
                    b = random_tile(DType::F64, {200, 250}, -1, 1, 23);
-        const Tile want = generate(DType::F64, {300, 250}, [&](const Shape& at_) {
-            double sum = 0;
-            for (std::int64_t k = 0; k < 200; ++k) sum += at(a, {at_[0], k}) * at(b, {k, at_[1]});
-            return sum;
-        });
-        require_close(run("matmul", {&a, &b}, {}), want);
+        require_close(run("matmul", {&a, &b}, {}), naive_product(a, b));
     }
     // The rank's count again: a kernel run after it splits its work as before.
     CHECK(kernel_threads() == 2);
