@@ -48,11 +48,10 @@ double shared_blas_seconds(const DtypeRates& rates, double flops, const kernels:
     const std::int64_t turns = (calls.count + split - 1) / split;
     const double per_call = flops / static_cast<double>(calls.count);
     const double busy = per_call * static_cast<double>(turns * split);
-    const double gain =
-        rates.gemm_flops_per_second(per_call * split) / rates.gemm_flops_per_second(per_call);
+    const double wide_rate = rates.gemm_flops_per_second(per_call * split);
     if (const auto measured = rates.gemm_shapes.flops_per_second(calls.m, calls.n, calls.k))
-        return busy / (*measured * gain);
-    return busy / rates.gemm_flops_per_second(per_call * split) +
+        return busy / (*measured * wide_rate / rates.gemm_flops_per_second(per_call));
+    return busy / wide_rate +
            static_cast<double>(turns * split) *
                rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
 }

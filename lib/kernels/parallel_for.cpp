@@ -9,9 +9,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "kernels/blas_threads.hpp"
 #include "kernels/worker_pool.hpp"
-
-extern "C" int openblas_get_num_threads() __attribute__((weak));
 
 namespace tra::kernels {
 
@@ -21,8 +20,7 @@ std::atomic<int> set_threads{0};  // 0: not set
 
 int kernel_threads() {
     if (const int n = set_threads.load(std::memory_order_relaxed); n > 0) return n;
-    if (!openblas_get_num_threads) return 1;
-    return std::max(1, openblas_get_num_threads());
+    return std::max(1, blas_threads());  // 0 where the BLAS cannot be asked
 }
 
 void set_kernel_threads(int threads) {

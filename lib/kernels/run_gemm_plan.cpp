@@ -146,10 +146,7 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
         parallel_for(p.batches(), std::max<std::int64_t>(1, kGrainElements / p.k), products);
     } else if (const int split = batch_threads(p, kernel_threads()); split > 1) {
         const BlasOnCallingThread blas;
-        if (blas.active())
-            parallel_for_on(split, p.batches(), 1, products);
-        else
-            products(0, p.batches());
+        parallel_for_on(blas.active() ? split : 1, p.batches(), 1, products);
     } else {
         products(0, p.batches());
     }
