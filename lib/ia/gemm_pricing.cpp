@@ -1,5 +1,6 @@
 #include "ia/gemm_pricing.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -37,23 +38,34 @@ std::optional<kernels::GemmCalls> plan_blas_calls(const kernels::cpu::GemmPlan& 
     return calls;
 }
 
+// The best rate of the profile's square gemm curve: the rank's threads all busy on the size
+// they run best.
+double best_gemm_rate(const DtypeRates& rates) {
+    double best = 0;
+    for (const GemmRate& g : rates.gemm) best = std::max(best, g.flops_per_second);
+    return best;
+}
+
 // Seconds of `calls` shared among `split` threads, each call on one BLAS thread
 // (kernels::cpu::batch_threads): in turns of `split` calls side by side (the last turn's idle
-// threads counted as busy). The profile's rates are of calls on all the rank's threads, and
-// `split` one-thread calls side by side do what one call of their flops does on `split`
-// threads, so the calls run at the rate of calls `split` times larger: the gain over running
-// them in turn is the rate curve's between the two sizes (none for calls past its knee).
+// threads counted as busy). The profile's rates are of calls on all the rank's threads. A call on
+// one thread runs about as fast as they run a call of its size (below the BLAS's threading
+// threshold it is the same call), so `split` of them side by side run at `split` times its rate,
+// but not past the best rate the curve holds (where a size's call already keeps every thread
+// busy, one-thread calls cannot do better together). On 2 threads of a Zen 4 EPYC, 1024 x 32^3
+// to 16 x 512^3 ran at 0.86-1.42x this price; priced at the rate of calls `split` times larger
+// (before 2026-12-06) at 0.5-0.81x (docs/benchmarks.md, "Small products from memory").
 double shared_blas_seconds(const DtypeRates& rates, double flops, const kernels::GemmCalls& calls,
                            double element_bytes, int split) {
     const std::int64_t turns = (calls.count + split - 1) / split;
     const double per_call = flops / static_cast<double>(calls.count);
     const double busy = per_call * static_cast<double>(turns * split);
-    const double wide_rate = rates.gemm_flops_per_second(per_call * split);
-    if (const auto measured = rates.gemm_shapes.flops_per_second(calls.m, calls.n, calls.k))
-        return busy / (*measured * wide_rate / rates.gemm_flops_per_second(per_call));
-    return busy / wide_rate +
-           static_cast<double>(turns * split) *
-               rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
+    const auto measured = rates.gemm_shapes.flops_per_second(calls.m, calls.n, calls.k);
+    const double rate = measured ? *measured : rates.gemm_flops_per_second(per_call);
+    const double shared = std::min(rate * split, std::max(rate, best_gemm_rate(rates)));
+    if (measured) return busy / shared;
+    return busy / shared + static_cast<double>(turns * split) *
+                               rates.gemm_excess_seconds(calls.m, calls.n, calls.k, element_bytes);
 }
 
 }  // namespace

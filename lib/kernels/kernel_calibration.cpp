@@ -121,14 +121,25 @@ double seconds_beyond(const KernelCall& kernel, const OperandSets& sets,
     return median_of_samples([&] { return timer.batch() - scale * reference_timer.batch(); }, s);
 }
 
+// `flops` over `seconds` a kernel call took net of `call_seconds`, the fixed cost of a kernel
+// call: the time model prices a call as that cost plus its flops at a rate (and the BLAS calls
+// of a batched einsum, many to a kernel call, at the rate alone). The fixed cost (0.23 us on the
+// development VM) is 15 % of a 32^3 f64 matmul call's time and half of a 16^3 one's, so the raw
+// rate would price small products' flops too dear. Never above twice the raw rate, where noise
+// in two small figures would put it.
+double net_rate(double flops, double seconds, double call_seconds) {
+    return flops / std::max(seconds - call_seconds, seconds / 2);
+}
+
+// The net rate of `kernel`'s calls on `sets`.
 double flops_per_second(const KernelCall& kernel, const OperandSets& sets,
-                        const KernelCalibrationSettings& s) {
+                        const KernelCalibrationSettings& s, double call_seconds) {
     std::vector<Shape> shapes;
     for (const Tile* t : sets.front()) shapes.push_back(t->shape());
     const auto flops = static_cast<double>(kernel.flops(shapes));
     if (flops <= 0)
         throw Error("calibration: " + kernel.str() + " counts no flops", {}, ErrorKind::Failed);
-    return flops / seconds_per_call(kernel, sets, s);
+    return net_rate(flops, seconds_per_call(kernel, sets, s), call_seconds);
 }
 
 KernelCall einsum_call(const char* spec, const char* join, const char* agg) {
@@ -143,7 +154,7 @@ KernelCall einsum_call(const char* spec, const char* join, const char* agg) {
 // join+sum sums them (runtime/join_aggregate.cpp).
 std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmShape>& shapes,
                                            const KernelCalibrationSettings& s,
-                                           const BeforeMeasurement& before) {
+                                           const BeforeMeasurement& before, double call_seconds) {
     const KernelCall matmul("matmul");
     KernelCalibrationSettings timing = s;
     timing.min_seconds = s.shape_seconds;
@@ -181,22 +192,24 @@ std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmSh
                             &right[static_cast<std::size_t>(i % rights)]});
         const double flops =
             2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-        out.push_back({m, n, k, flops / seconds_per_call(matmul, sets, timing, &sums, g.group)});
+        out.push_back({m, n, k,
+                       net_rate(flops, seconds_per_call(matmul, sets, timing, &sums, g.group),
+                                call_seconds)});
     }
     return out;
 }
 
 DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
-                               const BeforeMeasurement& before) {
+                               const BeforeMeasurement& before, double call_seconds) {
     DtypeKernelRates out;
     const KernelCall matmul("matmul");
     for (const std::int64_t n : s.gemm_sizes) {
         if (before) before("matmul " + name_of(dtype) + " " + std::to_string(n));
         const Tile a = filled(dtype, Shape{n, n}), b = filled(dtype, Shape{n, n});
-        out.gemm.push_back({n, flops_per_second(matmul, {{&a, &b}}, s)});
+        out.gemm.push_back({n, flops_per_second(matmul, {{&a, &b}}, s, call_seconds)});
     }
-    out.gemm_shapes =
-        measure_shapes(dtype, dtype == DType::F32 ? s.f32_shapes : s.f64_shapes, s, before);
+    out.gemm_shapes = measure_shapes(dtype, dtype == DType::F32 ? s.f32_shapes : s.f64_shapes, s,
+                                     before, call_seconds);
     const std::int64_t lo = s.thin_short, hi = s.thin_long;
     for (const auto [m, n, k] : {std::array{lo, hi, hi}, {hi, lo, hi}, {hi, hi, lo}}) {
         // The square product of (nearly) the same flops, on one operand set (in cache) as the
@@ -231,7 +244,7 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     const std::int64_t e = s.loop_extent;
     if (before) before(loop.str() + " " + name_of(dtype) + " " + std::to_string(e));
     const Tile a = filled(dtype, Shape{e, e, 4}), b = filled(dtype, Shape{e, e, 4});
-    out.loop_flops_per_second = flops_per_second(loop, {{&a, &b}}, s);
+    out.loop_flops_per_second = flops_per_second(loop, {{&a, &b}}, s, call_seconds);
 
     // The same product with join mul and agg add: its batch b is innermost everywhere, so BLAS
     // would need all three permuted and the plan computes b as lanes instead (einsum_gemm.hpp;
@@ -244,7 +257,7 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
             before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n) + ", " +
                    std::to_string(count) + " lanes");
         const Tile x = filled(dtype, Shape{n, n, count}), y = filled(dtype, Shape{n, n, count});
-        out.lanes_by_count.push_back({count, flops_per_second(lanes, {{&x, &y}}, s)});
+        out.lanes_by_count.push_back({count, flops_per_second(lanes, {{&x, &y}}, s, call_seconds)});
         if (count == kCalibrationLanes)
             out.lanes_flops_per_second = out.lanes_by_count.back().flops_per_second;
     }
@@ -255,7 +268,7 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
     KernelCalibrationSettings s;
-    s.gemm_sizes = {64, 128, 256, 512, 1024, 2048};
+    s.gemm_sizes = {16, 32, 64, 128, 256, 512, 1024, 2048};
     s.thin_long = 512, s.thin_short = 32, s.thin_operand_bytes = std::int64_t{64} << 20;
     s.shape_seconds = 0.1;
     s.loop_extent = 96, s.lanes_extent = 256, s.stream_extent = 2048;
@@ -265,7 +278,7 @@ KernelCalibrationSettings KernelCalibrationSettings::full() {
 
 KernelCalibrationSettings KernelCalibrationSettings::quick() {
     KernelCalibrationSettings s = full();
-    s.gemm_sizes = {64, 128, 256, 512};
+    s.gemm_sizes = {16, 32, 64, 128, 256, 512};
     s.shape_seconds = 0.02;
     s.loop_extent = 32, s.lanes_extent = 128;
     s.min_seconds = 0.05;
@@ -373,10 +386,15 @@ double permute_rate(const DtypeKernelRates& f64, const KernelCalibrationSettings
 
 KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMeasurement& before) {
     KernelRates out;
-    out.f64 = measure_dtype(DType::F64, s, before);
-    out.f32 = measure_dtype(DType::F32, s, before);
-
+    // First: the gemm rates are net of it.
+    if (before) before("add f64 1 x 1 (the fixed cost of a call)");
+    const Tile x = filled(DType::F64, Shape{1, 1}), y = filled(DType::F64, Shape{1, 1});
     const KernelCall add("add");
+    out.kernel_call_seconds = seconds_per_call(add, {{&x, &y}}, s);
+
+    out.f64 = measure_dtype(DType::F64, s, before, out.kernel_call_seconds);
+    out.f32 = measure_dtype(DType::F32, s, before, out.kernel_call_seconds);
+
     const std::int64_t n = s.stream_extent;
     if (before) before("add f64 " + std::to_string(n) + " x " + std::to_string(n));
     const Tile a = filled(DType::F64, Shape{n, n}), b = filled(DType::F64, Shape{n, n});
@@ -385,10 +403,6 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
         3.0 * static_cast<double>(a.bytes()) / seconds_per_call(add, {{&a, &b}}, s);
 
     out.permute_bytes_per_second = permute_rate(out.f64, s, before);
-
-    if (before) before("add f64 1 x 1 (the fixed cost of a call)");
-    const Tile x = filled(DType::F64, Shape{1, 1}), y = filled(DType::F64, Shape{1, 1});
-    out.kernel_call_seconds = seconds_per_call(add, {{&x, &y}}, s);
     return out;
 }
 

@@ -45,10 +45,10 @@ struct KernelCalibrationSettings {
     int min_samples = 0;             // and over at least this many timed batches (odd,
                                      // so the median is one of them)
 
-    // What `tra calibrate` uses: sizes 64 to 2048, thin 32 x 512 over 64 MiB of operands, lanes
+    // What `tra calibrate` uses: sizes 16 to 2048, thin 32 x 512 over 64 MiB of operands, lanes
     // products of 256^3, 0.3 s per figure, 0.1 s per shape; no shapes.
     static KernelCalibrationSettings full();
-    // `--quick`: sizes 64 to 512, thin as full(), a smaller loop and lanes products of 128^3,
+    // `--quick`: sizes 16 to 512, thin as full(), a smaller loop and lanes products of 128^3,
     // 0.05 s per figure, 0.02 s per shape (about a second in all).
     static KernelCalibrationSettings quick();
 
@@ -123,7 +123,8 @@ using BeforeMeasurement = std::function<void(const std::string& what)>;
 
 // Measures every figure in turn. Each is the median over timed batches of calls (a batch repeats
 // the call until it takes min_seconds / min_samples), after one untimed warm-up call that also
-// maps the output's pages. Flops come from the kernel's own count (KernelCall::flops). Throws
+// maps the output's pages. Flops come from the kernel's own count (KernelCall::flops); rates are
+// net of kernel_call_seconds (measured first), which the time model charges each call apart. Throws
 // Error (Failed) when a kernel fails, e.g. out of memory.
 KernelRates calibrate_kernels(const KernelCalibrationSettings& settings,
                               const BeforeMeasurement& before = {});

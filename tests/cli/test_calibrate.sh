@@ -39,7 +39,7 @@ assert p["ranks"] == ranks, p["ranks"]
 assert set(p["dtypes"]) == {"f32", "f64"}, p["dtypes"]
 for dtype, d in p["dtypes"].items():
     sizes = [g["size"] for g in d["gemm"]]
-    assert sizes == [64, 128, 256, 512], (dtype, sizes)  # --quick's sizes
+    assert sizes == [16, 32, 64, 128, 256, 512], (dtype, sizes)  # --quick's sizes
     for g in d["gemm"]:
         rate(g["flops_per_second"], f"{dtype} gemm {g['size']}")
     rate(d["loop_flops_per_second"], f"{dtype} loop")

@@ -215,13 +215,12 @@ TEST_CASE("gemm shape rates: found by exact shape, out of order or not positive 
     CHECK_THROWS_AS(ia::GemmShapeRates(P{{2, 4, 1, 1e9}, {2, 3, 4, 1e9}}), std::invalid_argument);
 }
 
-TEST_CASE("gemm pricing: batches shared among the rank's threads at the rate of larger calls",
+TEST_CASE("gemm pricing: batches shared among the rank's threads, at most the curve's best rate",
           "[time]") {
-    // f64 rates of calls on 2 threads: 1e10 at 64^3, 2e10 at 128^3, linear in log(size) between;
-    // no excess charged.
+    // f64 rates of calls on 2 threads: 1e10 at 64^3, 3e10 at 128^3; no excess charged.
     ia::MachineProfile p = ia::default_machine_profile();
     p.blas_threads = 2;
-    p.f64.gemm = {{64, 1e10}, {128, 2e10}};
+    p.f64.gemm = {{64, 1e10}, {128, 3e10}};
     p.f64.gemm_operand_excess_bytes_per_second = p.f64.gemm_result_excess_bytes_per_second = 0;
     const ia::ProfileGemmPricing pricing(p);
     kernels::KernelParams params;
@@ -234,18 +233,26 @@ TEST_CASE("gemm pricing: batches shared among the rank's threads at the rate of 
         return pricing.seconds(*plan, DType::F64);
     };
     const double call_flops = 2.0 * 64 * 64 * 64;  // 524288
-    // 8 calls, 4 per thread side by side, priced as 4 calls of twice the flops: size
-    // 64 * 2^(1/3), a third of the way from 64 to 128 in log(size): 1.3333e10 flop/s.
-    CHECK(priced(8) == Approx(8 * call_flops / (4e10 / 3)));
+    // 8 calls, 4 per thread side by side: two calls at once at 64^3's rate, 2e10 in all (under
+    // the curve's best, 3e10).
+    CHECK(priced(8) == Approx(8 * call_flops / 2e10));
     // 9 calls do not share out evenly among 2 (fewer than 8 each): in turn, at 64^3's rate.
     CHECK(priced(9) == Approx(9 * call_flops / 1e10));
     // 17 do (8 or more each): in 9 turns of 2, the last turn's idle thread counted as busy.
-    CHECK(priced(17) == Approx(18 * call_flops / (4e10 / 3)));
+    CHECK(priced(17) == Approx(18 * call_flops / 2e10));
     // A profile measured with 1 thread shares nothing.
     p.blas_threads = 1;
     CHECK(priced(8) == Approx(8 * call_flops / 1e10));
-    // A shape measured by calibrate --for (2e10 on 2 threads) gains what the curve says too.
+    // Where twice the size's rate passes the curve's best (1.5e10 at 128^3), the best.
     p.blas_threads = 2;
+    p.f64.gemm = {{64, 1e10}, {128, 1.5e10}};
+    CHECK(priced(8) == Approx(8 * call_flops / 1.5e10));
+    // A shape measured by calibrate --for takes its own rate in place of the size's: 6e9 twice,
+    // 1.2e10; 1.2e10 twice is past the best, 1.5e10; 2e10, itself past the best, gains nothing.
+    p.f64.gemm_shapes = ia::GemmShapeRates({{64, 64, 64, 6e9}});
+    CHECK(priced(8) == Approx(8 * call_flops / 1.2e10));
+    p.f64.gemm_shapes = ia::GemmShapeRates({{64, 64, 64, 1.2e10}});
+    CHECK(priced(8) == Approx(8 * call_flops / 1.5e10));
     p.f64.gemm_shapes = ia::GemmShapeRates({{64, 64, 64, 2e10}});
-    CHECK(priced(8) == Approx(8 * call_flops / (2e10 * (4.0 / 3))));
+    CHECK(priced(8) == Approx(8 * call_flops / 2e10));
 }
