@@ -121,6 +121,13 @@ double ProfileGemmPricing::seconds(const kernels::cpu::GemmPlan& plan, DType dty
     return product_seconds(plan, dtype, plan_flops(plan)) + permute_seconds(plan, dtype);
 }
 
+double ttgt_permute_rate(const MachineProfile& profile, const kernels::TtgtFigures& ttgt) {
+    const ProfileGemmPricing pricing(profile);
+    const double bytes = pricing.permuted_bytes(ttgt.plan, DType::F64);
+    const double products = pricing.product_seconds(ttgt.plan, DType::F64, plan_flops(ttgt.plan));
+    return bytes / std::max(ttgt.seconds - products, bytes / ttgt.lone_bytes_per_second);
+}
+
 std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
                                                        std::span<const Shape> operands,
                                                        const kernels::cpu::GemmPricing& pricing,

@@ -17,6 +17,7 @@
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/kernel_calibration.hpp"
 
 namespace tra::ia {
 
@@ -45,7 +46,8 @@ class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
     // Seconds of the products of one call of `plan` doing `flops` flops (the kernel's count: it
     // includes labels summed inside one operand before the product): a BLAS plan as its
     // batches of m x k by k x n calls (blas_seconds; where kernels::cpu::batch_threads shares
-    // them among the profile's BLAS threads, at the rate of calls that many times larger); a
+    // them among the profile's BLAS threads, at that many times their size's rate, at most the
+    // gemm curve's best); a
     // lanes plan at the lanes rate, or where the profile has none as the BLAS calls of its
     // geometry.
     double product_seconds(const kernels::cpu::GemmPlan& plan, DType dtype, double flops) const;
@@ -60,6 +62,15 @@ class ProfileGemmPricing final : public kernels::cpu::GemmPricing {
     const MachineProfile* profile_;
     std::shared_ptr<const MachineProfile> held_;
 };
+
+// Bytes read plus written per second by TTGT's permutes as they cost inside TTGT (what
+// MachineProfile::permute_bytes_per_second holds): the bytes `ttgt`'s plan permutes over the
+// seconds it took beyond its products as `profile` prices them (product_seconds: the rates, and
+// the sharing among threads, that every product is priced with), at most the lone permutes'
+// rate. Each permute streams its output past the caches and the gemms read it back from memory,
+// and the steps evict each other's operands: priced as lone permutes, f64 `ijb,jkb->ikb` with
+// 64 lanes of 256^3 ran 1.2x over its price (docs/benchmarks.md).
+double ttgt_permute_rate(const MachineProfile& profile, const kernels::TtgtFigures& ttgt);
 
 // The GEMM plan the CPU kernel runs for one call of `call` on operands of these shapes, chosen
 // as the kernel chooses under `pricing`; nullopt for a call that is no two-operand einsum with

@@ -349,37 +349,29 @@ double seconds_in_turn(const char* spec, std::span<const Shape> shapes,
     return seconds_per_call(call, sets, s);
 }
 
-// Bytes read plus written per second of TTGT's permutes, as they cost inside TTGT: a batch label
-// innermost in [n, n, 16] f64 tiles (n = lanes_extent) moved outermost for BLAS and back in the
-// product, over the seconds the whole product takes beyond its gemms at the profile's rate
-// (`f64.gemm` at size n). Each permute streams its output past the caches and the gemms read it
-// back from memory, and the steps evict each other's operands: priced as lone permutes,
-// f64 `ijb,jkb->ikb` with 64 lanes of 256^3 ran 1.2x over its price (docs/benchmarks.md). Never
-// above the rate of the lone permutes (`ijb->bij` and back, tiles in turn), where noise would.
-double permute_rate(const DtypeKernelRates& f64, const KernelCalibrationSettings& s,
-                    const BeforeMeasurement& before) {
+// TTGT's product of [n, n, 16] f64 tiles (n = lanes_extent) with the batch label innermost,
+// moved outermost for BLAS and back in the product, on tile pairs taken in turn; and the lone
+// permutes `ijb->bij` and back, on tiles in turn (KernelRates::ttgt).
+TtgtFigures measure_ttgt(const KernelCalibrationSettings& s, const BeforeMeasurement& before) {
     const std::int64_t e = s.lanes_extent, lanes = kCalibrationLanes;
     const Shape inner{e, e, lanes}, outer{lanes, e, e};
     const double tile_bytes = static_cast<double>(inner.product() * sizeof(double));
     const auto text = [](const Shape& x) {
         return std::to_string(x[0]) + " x " + std::to_string(x[1]) + " x " + std::to_string(x[2]);
     };
+    TtgtFigures out;
     const double lone = seconds_in_turn("ijb->bij", std::array{inner}, s, before, text(inner)) +
                         seconds_in_turn("bij->ijb", std::array{outer}, s, before, text(outer));
-    const double lone_rate = 4.0 * tile_bytes / lone;
-    const auto gemm = std::find_if(f64.gemm.begin(), f64.gemm.end(),
-                                   [&](const GemmPoint& g) { return g.size == e; });
-    if (gemm == f64.gemm.end() || gemm->flops_per_second <= 0) return lone_rate;
-    const double ttgt = [&] {
-        const BlasOnlyInScope blas_only;
-        return seconds_in_turn("ikb,kjb->ijb", std::array{inner, inner}, s, before,
-                               text(inner) + " by TTGT");
-    }();
-    const double products = 2.0 * static_cast<double>(lanes) * std::pow(static_cast<double>(e), 3) /
-                            gemm->flops_per_second;
-    // TTGT permutes A and B to batch-first and the product back: 3 tiles read and written.
-    const double permuted_bytes = 6.0 * tile_bytes;
-    return permuted_bytes / std::max(ttgt - products, permuted_bytes / lone_rate);
+    out.lone_bytes_per_second = 4.0 * tile_bytes / lone;
+    std::vector<std::int64_t> extents(26, 1);
+    for (const char c : {'i', 'j', 'k'}) extents[static_cast<std::size_t>(c - 'a')] = e;
+    extents['b' - 'a'] = lanes;
+    const BlasOnly blas;
+    out.plan = cpu::plan_gemm("ikb", "kjb", "ijb", extents, blas, DType::F64);  // as the kernel
+    const BlasOnlyInScope blas_only;
+    out.seconds = seconds_in_turn("ikb,kjb->ijb", std::array{inner, inner}, s, before,
+                                  text(inner) + " by TTGT");
+    return out;
 }
 
 }  // namespace
@@ -402,7 +394,7 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
     out.memory_bytes_per_second =
         3.0 * static_cast<double>(a.bytes()) / seconds_per_call(add, {{&a, &b}}, s);
 
-    out.permute_bytes_per_second = permute_rate(out.f64, s, before);
+    out.ttgt = measure_ttgt(s, before);
     return out;
 }
 

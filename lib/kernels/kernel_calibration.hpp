@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/einsum_gemm.hpp"
+
 namespace tra::kernels {
 
 // An m x k by k x n product as a join makes it: its calls take `left_tiles` left and
@@ -106,14 +108,22 @@ struct DtypeKernelRates {
                                             // the lanes)
 };
 
+// What TTGT pays to move a batch label out of the way of BLAS, as it costs inside TTGT: f64
+// `ikb,kjb->ijb` on [n, n, 16] tiles (n = lanes_extent) run by its BLAS plan (A and B permuted
+// to [16, n, n], the product permuted back), whose permutes' rate is what the product takes
+// beyond its gemms as the time model prices them: ia::ttgt_permute_rate, where the profile's
+// gemm rates are known (MachineProfile::permute_bytes_per_second).
+struct TtgtFigures {
+    cpu::GemmPlan plan;                // the plan the einsum kernel ran
+    double seconds = 0;                // one call by that plan, on tile pairs taken in turn
+    double lone_bytes_per_second = 0;  // read plus written by `ijb->bij` and back alone, on
+                                       // tiles taken in turn
+};
+
 struct KernelRates {
     DtypeKernelRates f32, f64;
     double memory_bytes_per_second = 0;  // (2 reads + 1 write) x tile bytes / seconds of `add`
-    // Bytes read plus written per second by TTGT's permutes of [n, n, 16] f64 tiles to
-    // [16, n, n] and back (n = lanes_extent), as they cost inside TTGT: the bytes over what the
-    // whole product takes beyond its gemms at the f64 gemm rate of size n (at most the rate of
-    // the permutes alone). What TTGT pays to move a batch label out of the way of BLAS.
-    double permute_bytes_per_second = 0;
+    TtgtFigures ttgt;
     double kernel_call_seconds = 0;  // one `add` call on 1 x 1 tiles
 };
 

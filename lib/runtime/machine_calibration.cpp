@@ -7,6 +7,7 @@
 
 #include "core/dtype.hpp"
 #include "core/host_mappings.hpp"
+#include "ia/gemm_pricing.hpp"
 #include "kernels/blas_threads.hpp"
 #include "kernels/cache_size.hpp"
 #include "kernels/kernel_calibration.hpp"
@@ -36,13 +37,15 @@ std::vector<double> flatten(const kernels::KernelRates& r) {
         for (const kernels::GemmPoint& l : d->lanes_by_count) v.push_back(l.flops_per_second);
     }
     v.push_back(r.memory_bytes_per_second);
-    v.push_back(r.permute_bytes_per_second);
+    v.push_back(-r.ttgt.seconds);
+    v.push_back(r.ttgt.lone_bytes_per_second);
     v.push_back(-r.kernel_call_seconds);
     return v;
 }
 
-// The inverse of flatten, into `profile`; `shape` gives the gemm sizes. The thin gemms' rates
-// become the rates of their excess bytes (ia::fitted_gemm_excess_rates).
+// The inverse of flatten, into `profile` (its blas_threads set); `shape` gives the gemm sizes.
+// The thin gemms' rates become the rates of their excess bytes (ia::fitted_gemm_excess_rates),
+// and TTGT's seconds the permute rate, by the gemm rates just set (ia::ttgt_permute_rate).
 void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
                ia::MachineProfile& profile) {
     std::size_t i = 0;
@@ -69,7 +72,10 @@ void unflatten(const std::vector<double>& v, const kernels::KernelRates& shape,
             to->lanes_by_count.push_back({l.size, positive(v[i++])});
     }
     profile.memory_bytes_per_second = positive(v[i++]);
-    profile.permute_bytes_per_second = positive(v[i++]);
+    kernels::TtgtFigures ttgt = shape.ttgt;
+    ttgt.seconds = -v[i++];
+    ttgt.lone_bytes_per_second = positive(v[i++]);
+    profile.permute_bytes_per_second = positive(ia::ttgt_permute_rate(profile, ttgt));
     profile.kernel_call_seconds = positive(-v[i++]);
 }
 

@@ -87,7 +87,10 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
         CHECK(d->lanes_by_count[1].flops_per_second == d->lanes_flops_per_second);  // 16 lanes
     }
     CHECK(good(r.memory_bytes_per_second));
-    CHECK(good(r.permute_bytes_per_second));
+    CHECK(good(r.ttgt.seconds));
+    CHECK(good(r.ttgt.lone_bytes_per_second));
+    CHECK(r.ttgt.plan.lanes == 1);  // the BLAS plan: all three permuted
+    CHECK(r.ttgt.plan.permuted_elements() == 3 * 4 * 4 * 16);
     CHECK(good(r.kernel_call_seconds));
     // A call on 1 x 1 tiles takes well under a millisecond anywhere.
     CHECK(r.kernel_call_seconds < 1e-3);

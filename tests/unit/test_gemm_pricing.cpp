@@ -256,3 +256,29 @@ TEST_CASE("gemm pricing: batches shared among the rank's threads, at most the cu
     p.f64.gemm_shapes = ia::GemmShapeRates({{64, 64, 64, 2e10}});
     CHECK(priced(8) == Approx(8 * call_flops / 2e10));
 }
+
+TEST_CASE("gemm pricing: TTGT's permute rate is what TTGT took beyond its products as priced",
+          "[time]") {
+    // f64 gemm 1e10 flop/s at 4^3, 4e10 at 64^3; no excess charged.
+    ia::MachineProfile p = ia::default_machine_profile();
+    p.f64.gemm = {{4, 1e10}, {64, 4e10}};
+    p.f64.gemm_operand_excess_bytes_per_second = p.f64.gemm_result_excess_bytes_per_second = 0;
+    std::vector<std::int64_t> extents(26, 1);
+    extents['i' - 'a'] = extents['j' - 'a'] = extents['k' - 'a'] = 4;
+    extents['b' - 'a'] = 16;
+    kernels::TtgtFigures ttgt;
+    ttgt.plan = kernels::cpu::plan_gemm("ikb", "kjb", "ijb", extents, true);
+    REQUIRE(ttgt.plan.permuted_elements() == 3 * 4 * 4 * 16);  // 12288 bytes read and written
+    ttgt.lone_bytes_per_second = 5e9;
+    // 16 calls of 4^3 (2048 flops) on one thread: 2.048e-7 s at 1e10; the rest is permutes'.
+    p.blas_threads = 1;
+    ttgt.seconds = 2.048e-7 + 12288 / 1e9;
+    CHECK(ia::ttgt_permute_rate(p, ttgt) == Approx(1e9));
+    // On two threads the 16 calls share out, 8 turns of 2 at twice 4^3's rate: 1.024e-7 s.
+    p.blas_threads = 2;
+    ttgt.seconds = 1.024e-7 + 12288 / 1e9;
+    CHECK(ia::ttgt_permute_rate(p, ttgt) == Approx(1e9));
+    // Never above the lone permutes' rate, where the product took no longer than its price.
+    ttgt.seconds = 1e-7;
+    CHECK(ia::ttgt_permute_rate(p, ttgt) == Approx(5e9));
+}
