@@ -41,8 +41,8 @@ int diff(const DiffOptions& opt) {
         return 1;
     }
     std::cout << (r.equal() ? "equal" : "differ") << ": " << r.mismatches << " of " << r.elements
-              << " elements outside rtol=" << tol.rtol << " atol=" << tol.atol
-              << "; max abs diff " << r.max_abs << ", max rel diff " << r.max_rel << "\n";
+              << " elements outside rtol=" << tol.rtol << " atol=" << tol.atol << "; max abs diff "
+              << r.max_abs << ", max rel diff " << r.max_rel << "\n";
     if (r.first_mismatch)
         std::cout << "first difference at " << r.first_mismatch->str() << ": " << r.first_a
                   << " vs " << r.first_b << "\n";
@@ -53,8 +53,9 @@ int diff(const DiffOptions& opt) {
 
 void add_diff(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand(
-        "diff", "Compare two HDF5 tensors element-wise (|x-y| <= atol + rtol*|y|); exit 1 if "
-                "they differ. Defaults: f64 rtol 1e-9 atol 1e-12, f32 rtol 1e-4 atol 1e-5");
+        "diff",
+        "Compare two HDF5 tensors element-wise (|x-y| <= atol + rtol*|y|); exit 1 if "
+        "they differ. Defaults: f64 rtol 1e-9 atol 1e-12, f32 rtol 1e-4 atol 1e-5");
     auto opt = std::make_shared<DiffOptions>();
     cmd->add_option("x", opt->a, "FILE.h5[:/DATASET]")->required();
     cmd->add_option("y", opt->b, "FILE.h5[:/DATASET] (the reference)")->required();

@@ -90,8 +90,9 @@ void generate(const GenOptions& opt) {
 
 void add_gen(CLI::App& app, int& exit_code) {
     auto* cmd = app.add_subcommand(
-        "gen", "Write a workflow's generated inputs (generate:) to HDF5: to their file:/dataset: "
-               "if given, else to NAME.h5:/NAME beside the workflow");
+        "gen",
+        "Write a workflow's generated inputs (generate:) to HDF5: to their file:/dataset: "
+        "if given, else to NAME.h5:/NAME beside the workflow");
     auto opt = std::make_shared<GenOptions>();
     cmd->add_option("workflow", opt->workflow, "Workflow YAML file")->required();
     cmd->add_option("--out-dir", opt->out_dir,

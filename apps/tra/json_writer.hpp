@@ -10,7 +10,7 @@
 namespace tra::cli {
 
 class JsonWriter {
-public:
+  public:
     explicit JsonWriter(std::ostream& out) : out_(out) {}
 
     JsonWriter& begin_object();
@@ -41,7 +41,7 @@ public:
             return value(v);
     }
 
-private:
+  private:
     void separate();
     void write_string(const std::string& s);
 

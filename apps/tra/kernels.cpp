@@ -22,7 +22,8 @@ void add_kernels(CLI::App& app, int& exit_code) {
                 props += " zero-preserving-by-params";
             // A zero operand gives zeros: joins of block-sparse relations meet present pairs only.
             if (p.zero_annihilates) props += " zero-annihilating";
-            std::cout << k->name << (k->name.size() < 14 ? std::string(14 - k->name.size(), ' ') : " ")
+            std::cout << k->name
+                      << (k->name.size() < 14 ? std::string(14 - k->name.size(), ' ') : " ")
                       << k->summary << (props.empty() ? "" : "  [" + props.substr(1) + "]") << "\n";
         }
         exit_code = 0;

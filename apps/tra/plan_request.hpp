@@ -18,10 +18,10 @@ namespace tra::cli {
 // The time model's flags: --machine (else TRA_MACHINE, else the built-in default profile),
 // --ranks-per-host, and the overrides --flop-rate and --bandwidth.
 struct TimeFlags {
-    std::string machine;                  // --machine FILE
-    std::optional<int> ranks_per_host;    // --ranks-per-host (plan, explain): sites per host
-    std::optional<double> flop_rate;      // --flop-rate: every gemm and loop rate, both dtypes
-    std::optional<double> bandwidth;      // --bandwidth: both links' bytes per second
+    std::string machine;                // --machine FILE
+    std::optional<int> ranks_per_host;  // --ranks-per-host (plan, explain): sites per host
+    std::optional<double> flop_rate;    // --flop-rate: every gemm and loop rate, both dtypes
+    std::optional<double> bandwidth;    // --bandwidth: both links' bytes per second
 };
 
 struct PlanFlags {

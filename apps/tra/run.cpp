@@ -63,8 +63,9 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
                     const runtime::DeviceContext& device, int size, Clock::time_point start,
                     const Provenance& provenance) {
     const Program& p = *prep.program;
-    RunSummary summary{size,     prep.name, &p, seconds_since(start), &result, &prep.totals,
-                       &device, &prep.predicted_seconds, &prep.profile};
+    RunSummary summary{size,         prep.name,    &p,      seconds_since(start),
+                       &result,      &prep.totals, &device, &prep.predicted_seconds,
+                       &prep.profile};
     summary.provenance = &provenance;
     summary.iterations = result.iterations_run;
     if (device.tiles() == Residence::Host) {  // device tiles reserve nothing

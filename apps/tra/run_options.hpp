@@ -29,15 +29,16 @@ struct RunOptions {
     double operator_timeout_factor = 20, operator_timeout_floor = 60;
     bool hash_inputs = false;  // --hash-inputs: the report's provenance hashes every input file
     std::optional<std::int64_t>
-        memory_per_site;  // else the default budget (runtime/memory_limits.hpp)
-    std::optional<int> threads;                   // BLAS threads per rank
-    std::string device = "cpu";                   // --device cpu|gpu (docs/gpu.md)
+        memory_per_site;         // else the default budget (runtime/memory_limits.hpp)
+    std::optional<int> threads;  // BLAS threads per rank
+    std::string device = "cpu";  // --device cpu|gpu (docs/gpu.md)
     bool reference = false;
     bool force = false;
     bool progress = false;
     bool check = false;
     bool verify = false;  // --verify (runtime/output_verification.hpp)
-    optimizer::CostModel cost = optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
+    optimizer::CostModel cost =
+        optimizer::CostModel::Time;  // which plan `--plan N` (default 1) means
     TimeFlags time;
     std::int64_t max_tuples = kDefaultMaxTuples;  // --max-tuples
     // Loops (run_resume.hpp): --checkpoint DIR, --checkpoint-every K (0: the default, about a

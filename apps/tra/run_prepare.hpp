@@ -27,8 +27,8 @@ struct Prepared {
     std::string plan_hash;  // rank 0: content hash of the plan-file text (run_provenance)
     ia::PlanTotals totals;
     std::optional<ia::VerificationPlan> verification;  // --verify: what the checks keep and need
-    std::unique_ptr<runtime::OutputFiles> files;  // rank 0
-    ia::MachineProfile profile;                   // rank 0: the time model's
+    std::unique_ptr<runtime::OutputFiles> files;       // rank 0
+    ia::MachineProfile profile;                        // rank 0: the time model's
     // Per IA node (run_report, per-operator limits): rank 0's time model's, on every rank.
     std::vector<double> predicted_seconds;
 };

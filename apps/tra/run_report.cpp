@@ -109,9 +109,8 @@ void print_run_table(const RunSummary& run) {
         char guess[16] = "-";
         if (r.op != "write") std::snprintf(guess, sizeof guess, "%.4f", predicted(run, r));
         std::printf("%4lld  %-16s %10.4f %10s %14lld %14lld %12lld %12lld %14lld\n", ll(r.id),
-                    r.op.c_str(), r.seconds, guess, ll(r.measured_payload),
-                    ll(r.predicted_payload), ll(r.measured_overhead), ll(r.predicted_overhead),
-                    ll(r.peak_bytes));
+                    r.op.c_str(), r.seconds, guess, ll(r.measured_payload), ll(r.predicted_payload),
+                    ll(r.measured_overhead), ll(r.predicted_overhead), ll(r.peak_bytes));
     }
     std::printf(
         "total: %lld bytes payload (predicted %lld) + %lld overhead (predicted %lld); "

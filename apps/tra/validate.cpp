@@ -7,9 +7,10 @@
 namespace tra::cli {
 
 void add_validate(CLI::App& app, int& exit_code) {
-    auto* cmd = app.add_subcommand(
-        "validate", "Parse and type-check a workflow; print each relation's type, frontier, "
-                    "tuples and bytes");
+    auto* cmd =
+        app.add_subcommand("validate",
+                           "Parse and type-check a workflow; print each relation's type, frontier, "
+                           "tuples and bytes");
     auto path = std::make_shared<std::string>();
     auto load = std::make_shared<workflow::LoadOptions>();
     cmd->add_option("workflow", *path, "Workflow YAML file")->required();

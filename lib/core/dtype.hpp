@@ -9,8 +9,12 @@ namespace tra {
 
 enum class DType { F32, F64 };
 
-inline std::size_t size_of(DType d) { return d == DType::F32 ? 4 : 8; }
-inline std::string name_of(DType d) { return d == DType::F32 ? "f32" : "f64"; }
+inline std::size_t size_of(DType d) {
+    return d == DType::F32 ? 4 : 8;
+}
+inline std::string name_of(DType d) {
+    return d == DType::F32 ? "f32" : "f64";
+}
 inline std::optional<DType> parse_dtype(const std::string& s) {
     if (s == "f32") return DType::F32;
     if (s == "f64") return DType::F64;
@@ -20,9 +24,13 @@ inline std::optional<DType> parse_dtype(const std::string& s) {
 template <class T>
 constexpr DType dtype_of();
 template <>
-constexpr DType dtype_of<float>() { return DType::F32; }
+constexpr DType dtype_of<float>() {
+    return DType::F32;
+}
 template <>
-constexpr DType dtype_of<double>() { return DType::F64; }
+constexpr DType dtype_of<double>() {
+    return DType::F64;
+}
 
 // Calls f(float{}) or f(double{}) so generic code can pick the element type at run time.
 template <class F>

@@ -21,7 +21,7 @@ struct SourceLocation {
 enum class ErrorKind { BadInput = 2, Failed = 1 };
 
 class Error : public std::runtime_error {
-public:
+  public:
     explicit Error(const std::string& message, SourceLocation where = {},
                    ErrorKind kind = ErrorKind::BadInput);
 
@@ -33,7 +33,7 @@ public:
     // The same error, located at `where` unless it already knows its place.
     Error located(const SourceLocation& where) const;
 
-private:
+  private:
     std::string message_;
     SourceLocation where_;
     ErrorKind kind_;

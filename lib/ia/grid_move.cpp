@@ -28,9 +28,12 @@ std::optional<std::string> grid_move_problem(const Placement& target, std::size_
 int grid_copies(const Placement& target) {
     if (target.kind() != Placement::Kind::Grid) return 1;
     switch (target.replicate()) {
-        case Placement::Replicate::AlongRow: return target.grid_cols();
-        case Placement::Replicate::AlongColumn: return target.grid_rows();
-        case Placement::Replicate::None: break;
+        case Placement::Replicate::AlongRow:
+            return target.grid_cols();
+        case Placement::Replicate::AlongColumn:
+            return target.grid_rows();
+        case Placement::Replicate::None:
+            break;
     }
     return 1;
 }

@@ -11,7 +11,7 @@ namespace tra::ia {
 namespace {
 
 class Compiler {
-public:
+  public:
     Compiler(const Program& program, int sites, const CompileOptions& options)
         : plan_(program, sites), options_(options) {}
 
@@ -32,13 +32,14 @@ public:
         return std::move(plan_);
     }
 
-private:
+  private:
     const Program& program() const { return plan_.program(); }
 
     IaNodeId result(NodeId tra) const {
         auto r = plan_.result(tra);
-        if (!r) throw Error("TRA node " + std::to_string(tra) + " was not compiled", {},
-                            ErrorKind::Failed);
+        if (!r)
+            throw Error("TRA node " + std::to_string(tra) + " was not compiled", {},
+                        ErrorKind::Failed);
         return *r;
     }
 

@@ -51,15 +51,15 @@ namespace tra::ia {
 using Site = int;
 
 class Placement {
-public:
+  public:
     enum class Kind { All, Part, Grid, Unknown };
     // Along which grid axis a Grid placement replicates each tuple.
     enum class Replicate { None, AlongRow, AlongColumn };
 
     static Placement all();
     static Placement part(KeyPositions dims);
-    static Placement grid(std::size_t row_dim, std::size_t col_dim, int grid_rows,
-                          int grid_cols, Replicate replicate = Replicate::None);
+    static Placement grid(std::size_t row_dim, std::size_t col_dim, int grid_rows, int grid_cols,
+                          Replicate replicate = Replicate::None);
     // A grid of `grid_layers` layers; with one layer it is exactly grid(row_dim, col_dim, ...).
     static Placement layered_grid(std::size_t row_dim, std::size_t col_dim, std::size_t layer_dim,
                                   int grid_rows, int grid_cols, int grid_layers,
@@ -105,7 +105,7 @@ public:
     // True when a tuple may live on more than one site (All, replicated Grid).
     bool replicated() const;
 
-private:
+  private:
     Kind kind_ = Kind::Unknown;
     KeyPositions dims_;
     int grid_rows_ = 0, grid_cols_ = 0, grid_layers_ = 0;

@@ -91,8 +91,8 @@ VerificationPlan plan_verification(const Plan& plan) {
     for (const Output& o : program.outputs) check(o.node, program.node(o.node).name);
     if (program.repeat)
         for (const Carry& c : program.repeat->carry)
-            check(c.step, program.node(c.step).name + " (carried to " +
-                              program.node(c.input).name + ")");
+            check(c.step,
+                  program.node(c.step).name + " (carried to " + program.node(c.input).name + ")");
     for (const auto& [tra, name] : checked) {
         OutputCheck c;
         c.output = name;

@@ -42,7 +42,7 @@ struct VerificationPlan {
     // One per output relation, in the program's order (once however often it is written), then
     // one per carried step of a loop that is not an output (its name "W1n (carried to W1)").
     std::vector<OutputCheck> checks;
-    std::vector<IaNodeId> kept;       // nodes whose tuples the checks read, sorted, unique
+    std::vector<IaNodeId> kept;  // nodes whose tuples the checks read, sorted, unique
     // Per site: the bytes the checks allocate beside what is alive after the last node (the
     // largest recomputed output's tiles on that site: an upper bound where it is recomputed in
     // chunks).

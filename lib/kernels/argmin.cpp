@@ -37,8 +37,7 @@ Kernel make_argmin() {
     k.output_shape = [](std::span<const Shape> ops, const KernelParams&) {
         return argmin_shape(ops);
     };
-    k.apply = [](std::span<const Tile* const> ops, const KernelParams&,
-                 const TilePosition& where) {
+    k.apply = [](std::span<const Tile* const> ops, const KernelParams&, const TilePosition& where) {
         expect_operand_count("argmin", ops.size(), 1);
         DType d = common_dtype("argmin", ops);
         const Tile& in = *ops[0];

@@ -53,8 +53,7 @@ std::string cuda_description() {
     cudaRuntimeGetVersion(&runtime);
     // 0 without a driver (a build machine with no GPU): say so rather than "0.0".
     const std::string driver_text =
-        cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? cuda_version(driver)
-                                                                   : "none";
+        cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? cuda_version(driver) : "none";
     // cublasGetProperty needs no handle, so no GPU is touched to answer.
     int major = 0, minor = 0, patch = 0;
     cublasGetProperty(MAJOR_VERSION, &major);

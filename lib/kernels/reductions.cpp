@@ -114,10 +114,18 @@ void transpose(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
     permute<T>(in, shape, perm, out);  // blocked and threaded
 }
 
-Checked<Shape> row_shape(const Shape& s) { return Shape{s[0]}; }
-Checked<Shape> col_shape(const Shape& s) { return Shape{s[1]}; }
-Checked<Shape> same(const Shape& s) { return s; }
-Checked<Shape> transposed(const Shape& s) { return Shape{s[1], s[0]}; }
+Checked<Shape> row_shape(const Shape& s) {
+    return Shape{s[0]};
+}
+Checked<Shape> col_shape(const Shape& s) {
+    return Shape{s[1]};
+}
+Checked<Shape> same(const Shape& s) {
+    return s;
+}
+Checked<Shape> transposed(const Shape& s) {
+    return Shape{s[1], s[0]};
+}
 Checked<Shape> diag_shape(const Shape& s) {
     if (s[0] != s[1]) return Error("diag: tile is not square: " + s.str());
     return Shape{s[0]};
@@ -154,10 +162,10 @@ std::vector<Kernel> reduction_kernels() {
     select.distributes_over = selection;
     select.zero_preserving = true;  // picks elements out, so zeros stay zeros
     select.finite = true;
-    out.push_back(make_matrix_kernel(
-        {"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag", diag_shape,
-         diag<float>, diag<double>},
-        select));
+    out.push_back(
+        make_matrix_kernel({"diag", "the diagonal of a square [n, n] tile -> [n], like numpy.diag",
+                            diag_shape, diag<float>, diag<double>},
+                           select));
     out.push_back(make_matrix_kernel({"transpose", "transpose of a 2-D tile: [r, c] -> [c, r]",
                                       transposed, transpose<float>, transpose<double>},
                                      select));

@@ -11,29 +11,41 @@ namespace tra::kernels::cpu {
 
 struct AddOp {
     template <class T>
-    T operator()(T a, T b) const { return a + b; }
+    T operator()(T a, T b) const {
+        return a + b;
+    }
 };
 struct SubOp {
     template <class T>
-    T operator()(T a, T b) const { return a - b; }
+    T operator()(T a, T b) const {
+        return a - b;
+    }
 };
 struct MulOp {
     template <class T>
-    T operator()(T a, T b) const { return a * b; }
+    T operator()(T a, T b) const {
+        return a * b;
+    }
 };
 struct DivOp {
     template <class T>
-    T operator()(T a, T b) const { return a / b; }
+    T operator()(T a, T b) const {
+        return a / b;
+    }
 };
 // max and min propagate NaN from either side (like numpy's maximum), which keeps them
 // commutative; std::max would answer differently depending on the operand order.
 struct MaxOp {
     template <class T>
-    T operator()(T a, T b) const { return (a > b || std::isnan(a)) ? a : b; }
+    T operator()(T a, T b) const {
+        return (a > b || std::isnan(a)) ? a : b;
+    }
 };
 struct MinOp {
     template <class T>
-    T operator()(T a, T b) const { return (a < b || std::isnan(a)) ? a : b; }
+    T operator()(T a, T b) const {
+        return (a < b || std::isnan(a)) ? a : b;
+    }
 };
 
 // Calls f(op) with the functor named `name` among add, sub, mul, div, max, min; returns false

@@ -1,10 +1,11 @@
 #pragma once
 // Logical rewrites of a typed TRA program, applied before the physical search (the TRA paper's
 // kernel-composition rules R1-x, Yuan et al., "Tensor Relational Algebra for Distributed Machine
-// Learning System Design", section 5.2.1, Table 2; docs/cost-model.md, "Logical rewrites"): rules that never increase any relation's tuple count, so never the cost.
-// Each rule is one small unit (rule_*.cpp): a match condition over key functions, key positions
-// and kernel properties, and a rewrite of the step list (rule_steps.hpp) that is rebuilt through
-// ProgramBuilder, so every new node's type and key set are inferred exactly.
+// Learning System Design", section 5.2.1, Table 2; docs/cost-model.md, "Logical rewrites"): rules
+// that never increase any relation's tuple count, so never the cost. Each rule is one small unit
+// (rule_*.cpp): a match condition over key functions, key positions and kernel properties, and a
+// rewrite of the step list (rule_steps.hpp) that is rebuilt through ProgramBuilder, so every new
+// node's type and key set are inferred exactly.
 //
 // Every output keeps its name, type and key set; only nodes between change. Each application is
 // recorded (rule + node) in the RewriteLog so `explain` can list what was done.

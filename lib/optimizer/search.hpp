@@ -44,7 +44,7 @@ namespace tra::optimizer {
 
 struct SearchOptions {
     std::size_t top_k = 10;
-    std::map<std::string, std::string> pins;              // TRA node name -> strategy name
+    std::map<std::string, std::string> pins;  // TRA node name -> strategy name
     std::size_t max_combinations = 20000;
     std::size_t beam_width = 32;  // the fewest partial plans kept per step beyond max_combinations
     // A program with fewer choices keeps more, up to max_beam_width: as many as keep the beam's
@@ -52,8 +52,8 @@ struct SearchOptions {
     // width is beam_width (the tiling search, which plans many tilings, keeps it so).
     std::size_t beam_extensions = 16384;
     std::size_t max_beam_width = 256;
-    std::map<NodeId, ia::Placement> input_placements;     // fixed starting placements
-    CostModel cost = CostModel::Exact;                    // which plans are cheaper
+    std::map<NodeId, ia::Placement> input_placements;  // fixed starting placements
+    CostModel cost = CostModel::Exact;                 // which plans are cheaper
     ia::TimeModel time;  // the time model: RankedPlan::seconds, and the order under `time`
     // Costs shared with other searches (the tiling search's), or null: changes no result.
     std::shared_ptr<ia::SharedCosts> shared_costs;

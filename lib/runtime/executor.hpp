@@ -56,7 +56,7 @@ struct ExecutionResult {
     std::vector<OperatorRun> operators;
     std::vector<IterationRun> iterations;  // loops only
     std::int64_t iterations_run = 1;       // loops: how many this run took (up to the records')
-    std::int64_t peak_bytes = 0;         // max over ranks and operators
+    std::int64_t peak_bytes = 0;           // max over ranks and operators
     // Memory mapped for large tiles before the first operator (tile_reservation.hpp), and the
     // time it took: max over ranks on rank 0.
     std::int64_t reserved_bytes = 0;

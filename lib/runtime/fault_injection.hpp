@@ -27,7 +27,7 @@
 namespace tra::runtime {
 
 class FaultInjection {
-public:
+  public:
     // Reads TRA_FAULT; throws Error (BadInput) naming the variable when it is malformed.
     static FaultInjection from_environment();
 

@@ -12,14 +12,14 @@
 namespace tra::runtime {
 
 class InputTiles {
-public:
-  // Opens the input's dataset (if it has one) and checks it still matches the workflow. A
-  // sliced input (InputSource::slice) reads loop iteration `iteration`'s slice.
-  explicit InputTiles(const Node& input, std::int64_t iteration = 1);
+  public:
+    // Opens the input's dataset (if it has one) and checks it still matches the workflow. A
+    // sliced input (InputSource::slice) reads loop iteration `iteration`'s slice.
+    explicit InputTiles(const Node& input, std::int64_t iteration = 1);
 
-  Tile tile(const Key& key) const;
+    Tile tile(const Key& key) const;
 
-private:
+  private:
     const Node& input_;
     std::optional<storage::DatasetReader> reader_;
     std::int64_t offset_ = 0;  // the slice's key offset along its dimension

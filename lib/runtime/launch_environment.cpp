@@ -7,7 +7,8 @@ namespace tra::runtime {
 
 std::optional<int> launcher_world_size() {
     // OpenMPI's mpirun, MPICH/Hydra's PMI, PMIx launchers, and srun job steps in that order.
-    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    for (const char* name :
+         {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "SLURM_STEP_NUM_TASKS"}) {
         if (const char* v = std::getenv(name)) {
             try {
                 return std::stoi(v);

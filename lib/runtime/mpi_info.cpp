@@ -12,7 +12,8 @@ std::string mpi_library_version() {
     // Open MPI appends its package and release date on one line; MPICH prints several lines of
     // configure options, which are too long for a version line.
     if (const auto end = version.find('\n'); end != std::string::npos) version.resize(end);
-    while (!version.empty() && (version.back() == ' ' || version.back() == '\0')) version.pop_back();
+    while (!version.empty() && (version.back() == ' ' || version.back() == '\0'))
+        version.pop_back();
     return version;
 }
 

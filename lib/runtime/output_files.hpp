@@ -48,7 +48,7 @@ void create_relation_dataset(const std::string& path, const std::string& dataset
                              bool sparse, const Shape& cropped = {});
 
 class OutputFiles {
-public:
+  public:
     OutputFiles(const Program& program, bool replace);
 
     // Writes one output tile by tile in its dataset (tensor or relation layout), laid out over
@@ -65,7 +65,7 @@ public:
 
     void commit();
 
-private:
+  private:
     std::map<std::string, std::unique_ptr<storage::AtomicOutput>> files_;
     // What write() needs of each output's node, by the output's file and dataset.
     struct Target {

@@ -69,8 +69,8 @@ TensorRelation ReferenceEvaluator::compute(const Node& node) {
             } else {
                 const TensorRelation& in = operand(0);
                 // The input node's frontier: a sparse-derived relation's is the dense one.
-                out.tuples = map_tuples(node, node.op, in.tuples,
-                                        program_.node(node.inputs.at(0)).frontier);
+                out.tuples =
+                    map_tuples(node, node.op, in.tuples, program_.node(node.inputs.at(0)).frontier);
             }
         },
         node.op);

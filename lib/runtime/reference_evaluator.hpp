@@ -13,7 +13,7 @@
 namespace tra::runtime {
 
 class ReferenceEvaluator {
-public:
+  public:
     explicit ReferenceEvaluator(const Program& program) : program_(program) {}
 
     // The relation computed by node `id` in the current iteration (memoized; computes what it

@@ -7,7 +7,7 @@
 namespace tra::storage {
 
 class AtomicOutput {
-public:
+  public:
     // Refuses (Error, BadInput) when `final_path` exists and `replace` is false, is a folder, or
     // its folder cannot be created (missing folders are made, like mkdir -p) or written. The temp
     // name is "<final>.tmp-<host>-<pid>-<n>" in the same folder; nothing exists there until
@@ -27,7 +27,7 @@ public:
     void keep_existing_objects(const std::vector<std::string>& replaced);
     void commit();
 
-private:
+  private:
     std::string final_;
     std::string temp_;
     bool committed_ = false;

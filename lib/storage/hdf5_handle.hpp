@@ -8,7 +8,7 @@
 namespace tra::storage::detail {
 
 class Hid {
-public:
+  public:
     using Closer = herr_t (*)(hid_t);
 
     Hid() = default;
@@ -38,7 +38,7 @@ public:
     }
     void reset() { close(); }
 
-private:
+  private:
     hid_t id_ = H5I_INVALID_HID;
     Closer close_ = nullptr;
 };

@@ -310,9 +310,9 @@ void DatasetWriter::close() {
     const bool file_ok = h_->file.close();
     const std::string why = errno ? std::string(": ") + std::strerror(errno) : "";
     if (!dataset_ok || !file_ok)
-        throw Error("cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) +
-                        why,
-                    {}, ErrorKind::Failed);
+        throw Error(
+            "cannot finish writing " + in_quotes(h_->name) + " in " + in_quotes(h_->path) + why, {},
+            ErrorKind::Failed);
 }
 
 // ---- listing ----

@@ -20,7 +20,7 @@ struct DatasetInfo {
 // Reads blocks of one dataset. Errors (missing file, missing dataset, an element type that is
 // neither f32 nor f64) are tra::Error of kind BadInput naming the file and dataset.
 class DatasetReader {
-public:
+  public:
     DatasetReader(const std::string& path, const std::string& dataset);
     ~DatasetReader();
     DatasetReader(DatasetReader&&) noexcept;
@@ -36,7 +36,7 @@ public:
     // reads a tile in either layout: read_tile(layout.origin(key), layout.bound).
     Tile read_tile(const Shape& origin, const Shape& bound) const;
 
-private:
+  private:
     struct Handles;
     std::unique_ptr<Handles> h_;
 };
@@ -47,7 +47,7 @@ private:
 // Intermediate groups of a nested name ("/grp/C") are created. An existing dataset of that name
 // is an error (BadInput): outputs go to fresh files (AtomicOutput), never overwrite in place.
 class DatasetWriter {
-public:
+  public:
     // Incremental: HDF5's defaults, a chunk gets its place in the file on its first write.
     // Reproducible (the distributed run's outputs): every chunk is placed at creation, in chunk
     // order, and the dataset has no timestamps, so the file's bytes depend on its contents alone,
@@ -82,7 +82,7 @@ public:
     // Flushes and closes; errors here are reported, unlike in the destructor.
     void close();
 
-private:
+  private:
     DatasetWriter();
     struct Handles;
     std::unique_ptr<Handles> h_;

@@ -67,7 +67,7 @@ std::string first_positions(const std::string& labels) {
 EinsumStep lower_diagonals(ProgramBuilder& builder, const std::string& name, const EinsumStep& step,
                            const StepSource& src) {
     const std::optional<EinsumSpec> parsed = operand_spec(step);
-    if (!parsed) return step;  // the lowering reports it, located at `einsum`
+    if (!parsed) return step;   // the lowering reports it, located at `einsum`
     EinsumSpec spec = *parsed;  // its operands lose their repeated labels below
     // Every operand is checked before any step is added, so a refused einsum adds nothing.
     std::vector<std::size_t> repeating;

@@ -37,7 +37,9 @@ std::string strip_spaces(const std::string& s) {
     return out;
 }
 
-std::size_t position_of(const std::string& labels, char c) { return labels.find(c); }
+std::size_t position_of(const std::string& labels, char c) {
+    return labels.find(c);
+}
 
 }  // namespace
 
@@ -80,8 +82,8 @@ EinsumSpec EinsumSpec::parse(const std::string& raw) {
             bool found = false;
             for (const auto& op : spec.operands) found = found || op.find(c) != std::string::npos;
             if (!found)
-                throw Error(labels_error(raw, std::string("output label '") + c +
-                                                  "' appears in no operand"));
+                throw Error(labels_error(
+                    raw, std::string("output label '") + c + "' appears in no operand"));
         }
     }
     return spec;
@@ -98,7 +100,7 @@ namespace {
 // Builds the nodes for one einsum step. Each operand, written or joined so far, is a relation
 // with a string of labels naming its key positions (and, equally, its tile dimensions).
 class EinsumLowering {
-public:
+  public:
     EinsumLowering(ProgramBuilder& b, const std::string& name, const EinsumStep& step,
                    const StepSource& src)
         : b_(b), name_(name), step_(step), src_(src) {}
@@ -159,7 +161,7 @@ public:
         return b_.lookup(name_, src_.step);
     }
 
-private:
+  private:
     // Each label's frontier and tile bound, alike in every operand: retile_operands made them so
     // or refused the step; checked again because the joins are exact only then.
     std::map<char, std::pair<std::int64_t, std::int64_t>> check_operands(const EinsumSpec& spec) {
@@ -268,8 +270,8 @@ private:
         }
         const std::string suffix = std::to_string(step);
         const std::string join_name = (last && result == key) ? name_ : name_ + ".join" + suffix;
-        NodeId j = b_.add_join(join_name, left, right, lk, rk, tile_kernel(lx + "," + ly + "->" + result),
-                               src_);
+        NodeId j = b_.add_join(join_name, left, right, lk, rk,
+                               tile_kernel(lx + "," + ly + "->" + result), src_);
         b_.set_lowered_from(j, name_);
         if (result == key) return {join_name, key};
         const std::string out_name = last ? name_ : name_ + ".sum" + suffix;

@@ -18,7 +18,7 @@
 namespace tra {
 
 class KeyFunction {
-public:
+  public:
     // Parses `text` for keys of `input_arity` positions. Throws Error (BadInput, no location)
     // whose message says what is wrong and at which character of the expression
     // ("column 7 of the expression: unknown name 'x'"); callers locate it at the YAML field.
@@ -47,7 +47,7 @@ public:
     // The expression as written.
     const std::string& text() const;
 
-private:
+  private:
     struct Impl;
     std::shared_ptr<const Impl> impl_;
 };

@@ -109,15 +109,15 @@ std::string operator_name(const Operator& op);
 std::string operator_args(const Operator& op);
 
 struct Node {
-    std::string name;            // the step's name, or "D.join" for a lowered einsum's parts
+    std::string name;  // the step's name, or "D.join" for a lowered einsum's parts
     Operator op;
     std::vector<NodeId> inputs;  // operands, in order
     RelationType type;
     KeySet keys;
     Frontier frontier;
-    SourceLocation where;        // the step in the workflow
-    std::string lowered_from;    // the einsum step this node implements, if any
-    bool needed = false;         // some output depends on it
+    SourceLocation where;      // the step in the workflow
+    std::string lowered_from;  // the einsum step this node implements, if any
+    bool needed = false;       // some output depends on it
     // Sparse-derived (docs/workflow-format.md "Sparse tensors"): a key below the frontier that
     // the relation does not hold stands for a tile of zeros, and the frontier is that of the
     // dense equivalent. Holes of other relations (made by filters) are just absent.
@@ -176,7 +176,7 @@ struct Repeat {
 };
 
 class Program {
-public:
+  public:
     std::string name;
     DType dtype = DType::F64;
     std::optional<int> sites;  // the workflow's `sites:`: default site count for planning

@@ -55,10 +55,10 @@ NodeId lower_softmax(ProgramBuilder& builder, const std::string& name, const std
                       sum = name + ".sum";
     // -inf, max's identity, past the extent (NAME.mask) where the dimension is padded.
     const std::string operand =
-        extent ? fill_padding_steps(builder, name, input,
-                                    {{static_cast<std::size_t>(dim), *extent}},
-                                    -std::numeric_limits<double>::infinity(), sub)
-               : input;
+        extent
+            ? fill_padding_steps(builder, name, input, {{static_cast<std::size_t>(dim), *extent}},
+                                 -std::numeric_limits<double>::infinity(), sub)
+            : input;
     const bool padded = operand != input;
     einsum(max, reduce, {operand}, "mul", "max");
     einsum(shift, broadcast, {operand, max}, "sub", "add");

@@ -28,8 +28,10 @@ const std::set<std::string> kOperators = {"join", "aggregate", "rekey",  "filter
 void check_name(const std::string& name, const SourceLocation& where) {
     static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
     if (!std::regex_match(name, identifier))
-        throw Error("'" + name + "' is not a valid name (letters, digits and _, not starting "
-                    "with a digit)", where);
+        throw Error("'" + name +
+                        "' is not a valid name (letters, digits and _, not starting "
+                        "with a digit)",
+                    where);
 }
 
 std::string resolve(const std::string& folder, const std::string& path) {
@@ -44,7 +46,7 @@ StepSource source_of(const Field& step) {
 }
 
 class WorkflowLoader {
-public:
+  public:
     WorkflowLoader(const std::string& path, const LoadOptions& options)
         : path_(path), options_(options) {
         folder_ = fs::path(path).parent_path().string();
@@ -132,7 +134,8 @@ public:
         source.dataset = f.has("dataset") ? f.at("dataset").as_string() : "/" + name;
         if (f.has("generate")) {
             source.generate = parse_generator(f.at("generate"));
-            source.file = resolve(out_folder_, f.has("file") ? f.at("file").as_string() : name + ".h5");
+            source.file =
+                resolve(out_folder_, f.has("file") ? f.at("file").as_string() : name + ".h5");
         } else if (f.has("file")) {
             source.file = resolve(folder_, f.at("file").as_string());
         } else {
@@ -193,13 +196,14 @@ public:
 
     void add_step(ProgramBuilder& b, const std::string& name, const Field& body,
                   const std::map<std::string, SourceLocation>& later) {
-        if (!body.is_map()) body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
+        if (!body.is_map())
+            body.fail("a step is a map such as {join: [A, B], on: ..., kernel: ...}");
         // An einsum's `join:` names its scalar join op, not a join operator.
         std::string op = body.has("einsum") ? "einsum" : "";
         for (const auto& [key, value] : body.entries())
             if (kOperators.count(key) && !(op == "einsum" && (key == "einsum" || key == "join"))) {
-                if (!op.empty()) body.fail("a step has one operator, but this one has " + op +
-                                           " and " + key);
+                if (!op.empty())
+                    body.fail("a step has one operator, but this one has " + op + " and " + key);
                 op = key;
             }
         if (op.empty())
@@ -217,7 +221,8 @@ public:
             const auto sides = body.at("join").elements();
             if (sides.size() != 2) body.at("join").fail("join takes two relations: [LEFT, RIGHT]");
             const auto on = body.at("on").elements();
-            if (on.size() != 2) body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
+            if (on.size() != 2)
+                body.at("on").fail("on takes two lists: [[left positions], [right positions]]");
             const auto kernel = parse_kernel(body.at("kernel"), KernelUse::Join);
             if (probe_)
                 return classes_.add_join(name, operand(sides[0]), operand(sides[1]),

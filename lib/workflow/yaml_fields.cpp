@@ -73,7 +73,9 @@ SourceLocation Field::where_in_text(int column) const {
     return at;
 }
 
-void Field::fail(const std::string& message) const { throw Error(message, where()); }
+void Field::fail(const std::string& message) const {
+    throw Error(message, where());
+}
 
 Field Field::at(const std::string& key) const {
     if (!node_.IsMap()) fail("expected a map with '" + key + "'");

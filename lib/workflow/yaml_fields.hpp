@@ -14,7 +14,7 @@ namespace tra::workflow {
 
 // A YAML node together with its path in the document ("program[1].C.by").
 class Field {
-public:
+  public:
     Field(YAML::Node node, std::string file, std::string path)
         : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {}
 
@@ -49,7 +49,7 @@ public:
 
     [[noreturn]] void fail(const std::string& message) const;
 
-private:
+  private:
     YAML::Node node_;
     std::string file_;
     std::string path_;

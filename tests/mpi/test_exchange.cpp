@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "../unit/host_device_fixtures.hpp"
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "runtime/exchange.hpp"
-#include "../unit/host_device_fixtures.hpp"
 
 namespace {
 

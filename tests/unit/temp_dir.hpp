@@ -9,12 +9,12 @@
 namespace tra::testing {
 
 class TempDir {
-public:
+  public:
     explicit TempDir(const std::string& area = "test") {
         static int counter = 0;
-        path_ = std::filesystem::temp_directory_path() /
-                ("tra-" + area + "-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(counter++));
+        path_ =
+            std::filesystem::temp_directory_path() /
+            ("tra-" + area + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
         std::filesystem::remove_all(path_);
         std::filesystem::create_directories(path_);
     }
@@ -38,7 +38,7 @@ public:
         return path(name);
     }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 

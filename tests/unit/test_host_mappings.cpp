@@ -1,8 +1,8 @@
 // The memory of host tiles (core/host_mappings.hpp): reuse of freed mappings, the
 // high-water bound on what the cache keeps, and reservations. Each case trims the cache first,
 // so none depends on another having run.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <vector>
 

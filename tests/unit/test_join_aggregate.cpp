@@ -102,7 +102,7 @@ TEST_CASE("a sum that is not add is not fused", "[join_aggregate]") {
     b.add_aggregate("C", "AB", {0, 2}, KernelCall("max"), at("C"));
     const Program p = b.finish();
     CHECK_FALSE(ia::fusable_join_aggregate(std::get<JoinOp>(p.node(2).op),
-                                                std::get<AggregateOp>(p.node(3).op)));
+                                           std::get<AggregateOp>(p.node(3).op)));
 }
 
 TEST_CASE("fused joins from a node on: the whole plan's pairs whose aggregate is from there on") {

@@ -185,12 +185,13 @@ TEST_CASE("plan file: the written text", "[plan_file]") {
     CHECK_THAT(text, Catch::Contains("\nname: \"initial\"\nsites: 2\n"));
     CHECK_THAT(text, Catch::Contains("  path: \"mm.yaml\"\n"));
     CHECK_THAT(text, Catch::Contains("  hash: \"" + file_content_hash(dir / "mm.yaml") + "\"\n"));
-    CHECK_THAT(text, Catch::Contains(
-                         "  - {id: 4, op: shuffle, origin: AB, inputs: [3], dims: [0, 2], "
-                         "placement: \"Part[0, 2]\", rules: [\"compile\"]}  # moves 1024 B"));
-    CHECK_THAT(text, Catch::Contains(
-                         "  - {id: 3, op: local_join, origin: AB, inputs: [2, 1], placement: "
-                         "\"Part[1]\", rules: [\"compile\"], does: \"join on [1]=[0] kernel matmul\"}"));
+    CHECK_THAT(text,
+               Catch::Contains("  - {id: 4, op: shuffle, origin: AB, inputs: [3], dims: [0, 2], "
+                               "placement: \"Part[0, 2]\", rules: [\"compile\"]}  # moves 1024 B"));
+    CHECK_THAT(text,
+               Catch::Contains(
+                   "  - {id: 3, op: local_join, origin: AB, inputs: [2, 1], placement: "
+                   "\"Part[1]\", rules: [\"compile\"], does: \"join on [1]=[0] kernel matmul\"}"));
 }
 
 TEST_CASE("plan file: round trips of compiled and searched plans", "[plan_file]") {
@@ -220,10 +221,10 @@ TEST_CASE("plan file: round trips of compiled and searched plans", "[plan_file]"
                 const bool relative = S % 2 == 0;
                 workflow::save_plan_file(
                     path, plan, relative ? std::filesystem::relative(wf).string() : wf, plan_name);
-                CHECK_THAT(read(path), Catch::Contains(
-                                           "path: \"" +
-                                           (relative ? "../" + std::string(name) + "/wf.yaml" : wf) +
-                                           "\""));
+                CHECK_THAT(read(path),
+                           Catch::Contains(
+                               "path: \"" +
+                               (relative ? "../" + std::string(name) + "/wf.yaml" : wf) + "\""));
                 workflow::LoadedPlan loaded = load_plan_file(path);
                 CHECK(loaded.name == plan_name);
                 CHECK(std::filesystem::equivalent(loaded.workflow_path, wf));
@@ -249,7 +250,8 @@ TEST_CASE("plan file: a valid hand edit moves an input and its downstream placem
     expect_error(only_input, loc(only_input, text, "  - {id: 3,", "{"),
                  "node #3 (local_join producing 'AB'): it claims placement Part[1] but produces "
                  "Part[2]");
-    text = edit(text, "inputs: [2, 1], placement: \"Part[1]\"", "inputs: [2, 1], placement: \"Part[2]\"");
+    text = edit(text, "inputs: [2, 1], placement: \"Part[1]\"",
+                "inputs: [2, 1], placement: \"Part[2]\"");
     const std::string ok = dir.write("ok.yaml", text);
     workflow::LoadedPlan loaded = load_plan_file(ok);
     CHECK(loaded.plan.node(1).placement == Placement::part({1}));
@@ -257,8 +259,9 @@ TEST_CASE("plan file: a valid hand edit moves an input and its downstream placem
     CHECK(loaded.plan.node(5).placement == Placement::part({0, 1}));
     CHECK_NOTHROW(ia::annotate_costs(loaded.plan));
     // Placements of computed nodes may be left out: they are inferred.
-    const std::string inferred = dir.write(
-        "inferred.yaml", edit(text, "inputs: [2, 1], placement: \"Part[2]\", ", "inputs: [2, 1], "));
+    const std::string inferred =
+        dir.write("inferred.yaml",
+                  edit(text, "inputs: [2, 1], placement: \"Part[2]\", ", "inputs: [2, 1], "));
     CHECK(load_plan_file(inferred).plan.node(3).placement == Placement::part({2}));
 }
 
@@ -357,9 +360,10 @@ TEST_CASE("plan file: a tile map's arity is the origin's piece count", "[plan_fi
     workflow::save_plan_file(path, ia::compile_initial(program, 2), wf, "initial");
     const std::string text = read(path);
     CHECK_THAT(text, Catch::Contains("op: map, origin: T, inputs: [0], arity: 2,"));
-    const std::string t = edit(text, "origin: T, inputs: [0], arity: 2,",
-                               "origin: T, inputs: [0], arity: 3,");
+    const std::string t =
+        edit(text, "origin: T, inputs: [0], arity: 2,", "origin: T, inputs: [0], arity: 3,");
     const std::string p = dir.write("bad.yaml", t);
     const std::string line = t.substr(t.rfind('\n', t.find("arity: 3")) + 1, 12);
-    expect_error(p, loc(p, t, line, "arity: 3", 7), "(map producing 'T'): a map for TRA tile 'T' has arity 2, not 3");
+    expect_error(p, loc(p, t, line, "arity: 3", 7),
+                 "(map producing 'T'): a map for TRA tile 'T' has arity 2, not 3");
 }

@@ -45,7 +45,9 @@ double gen2(const storage::GeneratorSpec& g, std::int64_t cols, std::int64_t r, 
 }
 
 // Element (a, b) of a 2-D tile.
-double el(const Tile& t, std::int64_t a, std::int64_t b) { return t.get(a * t.shape()[1] + b); }
+double el(const Tile& t, std::int64_t a, std::int64_t b) {
+    return t.get(a * t.shape()[1] + b);
+}
 
 bool same_bits(const Tile& x, const Tile& y) {
     return x.dtype() == y.dtype() && x.shape() == y.shape() &&
@@ -80,7 +82,8 @@ TEST_CASE("reference: input tiles are the generated blocks", "[reference][input]
     }
 }
 
-TEST_CASE("reference: join with matmul, then aggregate with a permuted by", "[reference][join][aggregate]") {
+TEST_CASE("reference: join with matmul, then aggregate with a permuted by",
+          "[reference][join][aggregate]") {
     Fixture f;
     f.b.add_join("AB", "A", "B", {1}, {0}, KernelCall("matmul"), at("AB"));
     f.b.add_aggregate("CT", "AB", {2, 0}, KernelCall("add"), at("CT"));  // key (j, i)
@@ -93,7 +96,8 @@ TEST_CASE("reference: join with matmul, then aggregate with a permuted by", "[re
             for (std::int64_t c = 0; c < 5; ++c) {
                 double s = 0;
                 for (std::int64_t m = 0; m < 3; ++m)
-                    s += gen2(GA, 6, k[0] * 4 + r, k[1] * 3 + m) * gen2(GB, 10, k[1] * 3 + m, k[2] * 5 + c);
+                    s += gen2(GA, 6, k[0] * 4 + r, k[1] * 3 + m) *
+                         gen2(GB, 10, k[1] * 3 + m, k[2] * 5 + c);
                 CHECK(el(t, r, c) == s);
             }
     }
@@ -160,7 +164,8 @@ TEST_CASE("reference: aggregate with by = [] folds every tuple", "[reference][ag
         }
 }
 
-TEST_CASE("reference: rekey moves tiles, filter keeps them unchanged", "[reference][rekey][filter]") {
+TEST_CASE("reference: rekey moves tiles, filter keeps them unchanged",
+          "[reference][rekey][filter]") {
     Fixture f;
     f.b.add_rekey("T", "B", "(i, j) -> (j, i + 1)", at("T"));
     f.b.add_filter("D", "A", "k0 == k1", at("D"));
@@ -204,7 +209,8 @@ TEST_CASE("reference: transforms against naive loops", "[reference][transform]")
             for (std::int64_t c = 0; c < 6; ++c) z += std::exp(gen2(GU, 6, i * 2 + r, c) - mx);
             for (std::int64_t c = 0; c < 6; ++c) {
                 const double x = gen2(GU, 6, i * 2 + r, c);
-                CHECK(el(s.tuples.at(Key{i, 0}), r, c) == Approx(std::exp(x - mx) / z).epsilon(1e-14));
+                CHECK(el(s.tuples.at(Key{i, 0}), r, c) ==
+                      Approx(std::exp(x - mx) / z).epsilon(1e-14));
                 CHECK(el(h.tuples.at(Key{i, 0}), r, c) == x * 0.5);
                 CHECK(el(t.tuples.at(Key{i, 0}), c, r) == x);
             }
@@ -223,13 +229,14 @@ TEST_CASE("reference: transforms against naive loops", "[reference][transform]")
     CHECK(mm.tuples.at(Key{}).get(1) == static_cast<double>(where));
 }
 
-TEST_CASE("reference: tile cuts pieces, concat puts them back bit for bit", "[reference][tile][concat]") {
+TEST_CASE("reference: tile cuts pieces, concat puts them back bit for bit",
+          "[reference][tile][concat]") {
     Fixture f;
-    f.b.add_tile("H", "A", 0, 1, at("H"));      // 4 pieces of [1, 3]
+    f.b.add_tile("H", "A", 0, 1, at("H"));  // 4 pieces of [1, 3]
     f.b.add_concat("I", "H", 2, 0, at("I"));
-    f.b.add_tile("V", "B", 1, 1, at("V"));      // 5 pieces of [3, 1]
+    f.b.add_tile("V", "B", 1, 1, at("V"));  // 5 pieces of [3, 1]
     f.b.add_concat("U", "V", 2, 1, at("U"));
-    f.b.add_concat("X", "V", 2, 0, at("X"));    // stacked vertically: [15, 1]
+    f.b.add_concat("X", "V", 2, 0, at("X"));  // stacked vertically: [15, 1]
     Program p = f.b.finish();
     ReferenceEvaluator ev(p);
     const TensorRelation& a = ev.evaluate(0);
@@ -293,7 +300,8 @@ TEST_CASE("reference: aggregation is deterministic, bit for bit", "[reference][a
         ProgramBuilder b("ref", DType::F64);
         const auto G = spec(Kind::Uniform, 77, -1, 1);
         b.add_input("A", Shape{64, 64}, Shape{8, 8}, DType::F64, from(G), at("A"));
-        b.add_input("B", Shape{64, 16}, Shape{8, 16}, DType::F64, from(spec(Kind::Uniform, 78, -1, 1)), at("B"));
+        b.add_input("B", Shape{64, 16}, Shape{8, 16}, DType::F64,
+                    from(spec(Kind::Uniform, 78, -1, 1)), at("B"));
         b.add_join("J", "A", "B", {1}, {0}, KernelCall("matmul"), at("J"));
         b.add_aggregate("C", "J", {0, 2}, KernelCall("add"), at("C"));
         b.add_aggregate("S", "A", {}, KernelCall("add"), at("S"));

@@ -10,11 +10,11 @@
 #include "core/device_memory.hpp"
 #include "core/error.hpp"
 #include "core/tile.hpp"
+#include "host_device_fixtures.hpp"
 #include "kernels/gpu.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tile_copy.hpp"
-#include "host_device_fixtures.hpp"
 
 using namespace tra;
 

@@ -12,14 +12,14 @@
 namespace tra::kernels::cuda {
 
 // Each file's GPU implementation of `kernel`, or empty when the kernel is not one of its own.
-Kernel::Apply product_apply(const Kernel& kernel);      // matmul.cu
-Kernel::Apply elementwise_apply(const Kernel& kernel);  // elementwise.cu
-Kernel::Apply reduction_apply(const Kernel& kernel);    // reductions.cu
-Kernel::Apply argmin_apply(const Kernel& kernel);       // argmin.cu
-Kernel::Apply einsum_apply(const Kernel& kernel);       // einsum.cu
-Kernel::Apply diagonal_apply(const Kernel& kernel);     // diagonal.cu
-Kernel::Apply expression_apply(const Kernel& kernel);   // expression.cu
-Kernel::Apply fill_padding_apply(const Kernel& kernel); // fill_padding.cu
+Kernel::Apply product_apply(const Kernel& kernel);       // matmul.cu
+Kernel::Apply elementwise_apply(const Kernel& kernel);   // elementwise.cu
+Kernel::Apply reduction_apply(const Kernel& kernel);     // reductions.cu
+Kernel::Apply argmin_apply(const Kernel& kernel);        // argmin.cu
+Kernel::Apply einsum_apply(const Kernel& kernel);        // einsum.cu
+Kernel::Apply diagonal_apply(const Kernel& kernel);      // diagonal.cu
+Kernel::Apply expression_apply(const Kernel& kernel);    // expression.cu
+Kernel::Apply fill_padding_apply(const Kernel& kernel);  // fill_padding.cu
 // Each file's in-place accumulation (Kernel::accumulate_on_device), or empty.
 Kernel::Accumulate product_accumulate(const Kernel& kernel);  // matmul.cu
 Kernel::Accumulate einsum_accumulate(const Kernel& kernel);   // einsum.cu

@@ -5,8 +5,8 @@
 // compilation latency per expression, and the program is one the CPU evaluator already checked;
 // element-wise work is memory-bound, so the dispatch per instruction costs little.
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device_kernels.cuh"
 #include "kernels/cuda/device_expression.cuh"
+#include "kernels/cuda/device_kernels.cuh"
 
 namespace tra::kernels::cuda {
 
