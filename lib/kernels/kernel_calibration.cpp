@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -12,6 +11,7 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/tile.hpp"
+#include "kernels/calibration_timing.hpp"
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
@@ -20,144 +20,14 @@ namespace tra::kernels {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// A tile of `shape` with every element 0.5: real numbers, no denormals, no NaNs.
-Tile filled(DType dtype, const Shape& shape) {
-    Tile t = Tile::uninitialized(dtype, shape);
-    visit_dtype(dtype, [&](auto v) {
-        using T = decltype(v);
-        std::fill(t.data<T>(), t.data<T>() + t.elements(), static_cast<T>(0.5));
-    });
-    return t;
-}
-
-// Operands of one call, and of the calls that follow it in turn.
-using OperandSets = std::vector<std::vector<const Tile*>>;
-
-// One kernel timed in batches of calls, each making a new tile; or, where `sums` are given, as a
-// fused join+sum makes them: `group` calls in a row into one sum (the first makes it, the others
-// add into it where the kernel can), the groups' sums kept, taken in turn. Calls take the operand
-// sets in turn, so with enough sets each call finds its operands out of the caches, as a join's
-// calls find tiles of their own. Without sums the result of each call is dropped before the next,
-// so large outputs reuse the pages of the one before (core/host_mappings.hpp), as tiles of one
-// size do in a run.
-class BatchTimer {
-  public:
-    // Makes one untimed warm-up call (it maps the output and fills the caches) and sizes the
-    // batches from it: min_seconds / min_samples each.
-    BatchTimer(const KernelCall& kernel, const OperandSets& sets,
-               const KernelCalibrationSettings& s, std::vector<Tile>* sums = nullptr,
-               std::int64_t group = 1)
-        : kernel_(kernel), sets_(sets), sums_(sums), group_(static_cast<std::size_t>(group)) {
-        const Clock::time_point start = Clock::now();
-        call();
-        const double first = std::max(seconds_since(start), 1e-9);
-        const double batch_seconds = s.min_seconds / std::max(1, s.min_samples);
-        batch_ = static_cast<std::int64_t>(std::clamp(batch_seconds / first, 1.0, 1e7));
-    }
-
-    // Seconds per call over one timed batch.
-    double batch() {
-        const Clock::time_point start = Clock::now();
-        for (std::int64_t i = 0; i < batch_; ++i) call();
-        return seconds_since(start) / static_cast<double>(batch_);
-    }
-
-  private:
-    void call() {
-        const std::size_t i = next_++;
-        const std::span<const Tile* const> operands(sets_[i % sets_.size()]);
-        if (!sums_) {
-            kernel_.apply(operands);
-            return;
-        }
-        // A group's first product is a new tile, the others are added into it.
-        Tile& sum = (*sums_)[(i / group_) % sums_->size()];
-        if (i % group_ == 0 || !kernel_.accumulate(sum, operands)) sum = kernel_.apply(operands);
-    }
-
-    const KernelCall& kernel_;
-    const OperandSets& sets_;
-    std::vector<Tile>* sums_;  // the groups' sums, taken in turn, or null: each call's product
-                               // is dropped before the next
-    std::size_t group_;        // calls per group
-    std::size_t next_ = 0;
-    std::int64_t batch_ = 1;
-};
-
-// The median of samples taken by `sample` until there are min_samples of them and min_seconds
-// have passed.
-template <class Sample>
-double median_of_samples(Sample sample, const KernelCalibrationSettings& s) {
-    std::vector<double> samples;
-    const Clock::time_point begin = Clock::now();
-    while (static_cast<int>(samples.size()) < s.min_samples || seconds_since(begin) < s.min_seconds)
-        samples.push_back(sample());
-    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-    return samples[samples.size() / 2];
-}
-
-// Seconds one call of `kernel` takes: the median over timed batches.
-double seconds_per_call(const KernelCall& kernel, const OperandSets& sets,
-                        const KernelCalibrationSettings& s, std::vector<Tile>* sums = nullptr,
-                        std::int64_t group = 1) {
-    BatchTimer timer(kernel, sets, s, sums, group);
-    return median_of_samples([&] { return timer.batch(); }, s);
-}
-
-// Seconds a call of `kernel` on `sets` takes beyond `scale` calls on `reference`: the median of
-// the difference over pairs of batches timed one right after the other. A difference of two
-// figures measured apart moves with every change of the machine's pace between them (other
-// work, clocks), and is small beside either; timed in pairs, both see the same pace.
-double seconds_beyond(const KernelCall& kernel, const OperandSets& sets,
-                      const OperandSets& reference, double scale,
-                      const KernelCalibrationSettings& s) {
-    BatchTimer timer(kernel, sets, s), reference_timer(kernel, reference, s);
-    return median_of_samples([&] { return timer.batch() - scale * reference_timer.batch(); }, s);
-}
-
-// `flops` over `seconds` a kernel call took net of `call_seconds`, the fixed cost of a kernel
-// call: the time model prices a call as that cost plus its flops at a rate (and the BLAS calls
-// of a batched einsum, many to a kernel call, at the rate alone). The fixed cost (0.23 us on the
-// development VM) is 15 % of a 32^3 f64 matmul call's time and half of a 16^3 one's, so the raw
-// rate would price small products' flops too dear. Never above twice the raw rate, where noise
-// in two small figures would put it.
-double net_rate(double flops, double seconds, double call_seconds) {
-    return flops / std::max(seconds - call_seconds, seconds / 2);
-}
-
-// The net rate of `kernel`'s calls on `sets`.
-double flops_per_second(const KernelCall& kernel, const OperandSets& sets,
-                        const KernelCalibrationSettings& s, double call_seconds) {
-    std::vector<Shape> shapes;
-    for (const Tile* t : sets.front()) shapes.push_back(t->shape());
-    const auto flops = static_cast<double>(kernel.flops(shapes));
-    if (flops <= 0)
-        throw Error("calibration: " + kernel.str() + " counts no flops", {}, ErrorKind::Failed);
-    return net_rate(flops, seconds_per_call(kernel, sets, s), call_seconds);
-}
-
-KernelCall einsum_call(const char* spec, const char* join, const char* agg) {
-    KernelParams p;
-    p.spec = spec;
-    p.join_op = join;
-    p.agg_op = agg;
-    return KernelCall("einsum", p);
-}
-
 // The matmul rate at each of `shapes`, on its tiles, its products summed by groups as a fused
 // join+sum sums them (runtime/join_aggregate.cpp).
 std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmShape>& shapes,
                                            const KernelCalibrationSettings& s,
                                            const BeforeMeasurement& before, double call_seconds) {
     const KernelCall matmul("matmul");
-    KernelCalibrationSettings timing = s;
-    timing.min_seconds = s.shape_seconds;
+    KernelCalibrationSettings per_shape = s;
+    per_shape.min_seconds = s.shape_seconds;
     const auto element = static_cast<std::int64_t>(size_of(dtype));
     std::vector<GemmShapePoint> out;
     for (const GemmShape& g : shapes) {
@@ -179,22 +49,23 @@ std::vector<GemmShapePoint> measure_shapes(DType dtype, const std::vector<GemmSh
         };
         const std::int64_t lefts = cut(want_left), rights = cut(want_right);
         std::vector<Tile> left, right, sums;
-        for (std::int64_t i = 0; i < lefts; ++i) left.push_back(filled(dtype, Shape{m, k}));
+        for (std::int64_t i = 0; i < lefts; ++i) left.push_back(timing::filled(dtype, Shape{m, k}));
         for (std::int64_t i = 0; i < rights; ++i) {
-            right.push_back(filled(dtype, Shape{k, n}));
-            sums.push_back(filled(dtype, Shape{m, n}));
+            right.push_back(timing::filled(dtype, Shape{k, n}));
+            sums.push_back(timing::filled(dtype, Shape{m, n}));
         }
         // Call i takes left i mod lefts and right i mod rights: every pair in turn, as a join's
         // calls (lcm(lefts, rights) sets).
-        OperandSets sets;
+        timing::OperandSets sets;
         for (std::int64_t i = 0; i < std::lcm(lefts, rights); ++i)
             sets.push_back({&left[static_cast<std::size_t>(i % lefts)],
                             &right[static_cast<std::size_t>(i % rights)]});
         const double flops =
             2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
         out.push_back({m, n, k,
-                       net_rate(flops, seconds_per_call(matmul, sets, timing, &sums, g.group),
-                                call_seconds)});
+                       timing::net_rate(
+                           flops, timing::seconds_per_call(matmul, sets, per_shape, &sums, g.group),
+                           call_seconds)});
     }
     return out;
 }
@@ -205,8 +76,8 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
     const KernelCall matmul("matmul");
     for (const std::int64_t n : s.gemm_sizes) {
         if (before) before("matmul " + name_of(dtype) + " " + std::to_string(n));
-        const Tile a = filled(dtype, Shape{n, n}), b = filled(dtype, Shape{n, n});
-        out.gemm.push_back({n, flops_per_second(matmul, {{&a, &b}}, s, call_seconds)});
+        const Tile a = timing::filled(dtype, Shape{n, n}), b = timing::filled(dtype, Shape{n, n});
+        out.gemm.push_back({n, timing::flops_per_second(matmul, {{&a, &b}}, s, call_seconds)});
     }
     out.gemm_shapes = measure_shapes(dtype, dtype == DType::F32 ? s.f32_shapes : s.f64_shapes, s,
                                      before, call_seconds);
@@ -227,37 +98,41 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
             std::max<std::int64_t>(1, (s.thin_operand_bytes + set_bytes - 1) / set_bytes);
         std::vector<Tile> tiles;
         tiles.reserve(static_cast<std::size_t>(2 * count));
-        OperandSets sets;
+        timing::OperandSets sets;
         for (std::int64_t i = 0; i < count; ++i) {
-            tiles.push_back(filled(dtype, Shape{m, k}));
-            tiles.push_back(filled(dtype, Shape{k, n}));
+            tiles.push_back(timing::filled(dtype, Shape{m, k}));
+            tiles.push_back(timing::filled(dtype, Shape{k, n}));
             sets.push_back({&tiles[tiles.size() - 2], &tiles.back()});
         }
-        const Tile a = filled(dtype, Shape{side, side}), b = filled(dtype, Shape{side, side});
+        const Tile a = timing::filled(dtype, Shape{side, side}),
+                   b = timing::filled(dtype, Shape{side, side});
         const double scale = static_cast<double>(m) * static_cast<double>(n) *
                              static_cast<double>(k) / std::pow(static_cast<double>(side), 3);
-        out.thin_gemm.push_back({m, n, k, seconds_beyond(matmul, sets, {{&a, &b}}, scale, s)});
+        out.thin_gemm.push_back(
+            {m, n, k, timing::seconds_beyond(matmul, sets, {{&a, &b}}, scale, s)});
     }
     // A batched max-plus product: no matrix product (join mul, agg add), so it runs einsum's
     // generic loop, the path of every contraction that is no gemm.
-    const KernelCall loop = einsum_call("ikb,kjb->ijb", "add", "max");
+    const KernelCall loop = timing::einsum_call("ikb,kjb->ijb", "add", "max");
     const std::int64_t e = s.loop_extent;
     if (before) before(loop.str() + " " + name_of(dtype) + " " + std::to_string(e));
-    const Tile a = filled(dtype, Shape{e, e, 4}), b = filled(dtype, Shape{e, e, 4});
-    out.loop_flops_per_second = flops_per_second(loop, {{&a, &b}}, s, call_seconds);
+    const Tile a = timing::filled(dtype, Shape{e, e, 4}), b = timing::filled(dtype, Shape{e, e, 4});
+    out.loop_flops_per_second = timing::flops_per_second(loop, {{&a, &b}}, s, call_seconds);
 
     // The same product with join mul and agg add: its batch b is innermost everywhere, so BLAS
     // would need all three permuted and the plan computes b as lanes instead (einsum_gemm.hpp;
     // calibrate installs no pricing, so the plan permuting nothing is taken).
     // At each lane count in turn, on the same extents.
-    const KernelCall lanes = einsum_call("ikb,kjb->ijb", "mul", "add");
-    const std::int64_t n = s.lanes_extent;
+    const KernelCall lanes = timing::einsum_call("ikb,kjb->ijb", "mul", "add");
     for (const std::int64_t count : kCalibrationLaneCounts) {
+        const std::int64_t n = lanes_extent_for(count, s.lanes_extent);
         if (before)
             before(lanes.str() + " " + name_of(dtype) + " " + std::to_string(n) + ", " +
                    std::to_string(count) + " lanes");
-        const Tile x = filled(dtype, Shape{n, n, count}), y = filled(dtype, Shape{n, n, count});
-        out.lanes_by_count.push_back({count, flops_per_second(lanes, {{&x, &y}}, s, call_seconds)});
+        const Tile x = timing::filled(dtype, Shape{n, n, count}),
+                   y = timing::filled(dtype, Shape{n, n, count});
+        out.lanes_by_count.push_back(
+            {count, timing::flops_per_second(lanes, {{&x, &y}}, s, call_seconds)});
         if (count == kCalibrationLanes)
             out.lanes_flops_per_second = out.lanes_by_count.back().flops_per_second;
     }
@@ -265,6 +140,12 @@ DtypeKernelRates measure_dtype(DType dtype, const KernelCalibrationSettings& s,
 }
 
 }  // namespace
+
+std::int64_t lanes_extent_for(std::int64_t lanes, std::int64_t extent) {
+    if (lanes <= 64) return extent;
+    const double side = static_cast<double>(extent) * std::sqrt(64.0 / static_cast<double>(lanes));
+    return std::min(extent, std::max<std::int64_t>(8, std::llround(side)));
+}
 
 KernelCalibrationSettings KernelCalibrationSettings::full() {
     KernelCalibrationSettings s;
@@ -327,7 +208,7 @@ class BlasOnlyInScope {
 double seconds_in_turn(const char* spec, std::span<const Shape> shapes,
                        const KernelCalibrationSettings& s, const BeforeMeasurement& before,
                        const std::string& what) {
-    const KernelCall call = einsum_call(spec, "mul", "add");
+    const KernelCall call = timing::einsum_call(spec, "mul", "add");
     std::int64_t set_bytes = 0;
     for (const Shape& shape : shapes)
         set_bytes += shape.product() * static_cast<std::int64_t>(sizeof(double));
@@ -338,15 +219,15 @@ double seconds_in_turn(const char* spec, std::span<const Shape> shapes,
                (shapes.size() == 1 ? " tiles in turn" : " tile pairs in turn"));
     std::vector<Tile> tiles;
     tiles.reserve(static_cast<std::size_t>(count) * shapes.size());
-    OperandSets sets;
+    timing::OperandSets sets;
     for (std::int64_t i = 0; i < count; ++i) {
         sets.emplace_back();
         for (const Shape& shape : shapes) {
-            tiles.push_back(filled(DType::F64, shape));
+            tiles.push_back(timing::filled(DType::F64, shape));
             sets.back().push_back(&tiles.back());
         }
     }
-    return seconds_per_call(call, sets, s);
+    return timing::seconds_per_call(call, sets, s);
 }
 
 // TTGT's product of [n, n, 16] f64 tiles (n = lanes_extent) with the batch label innermost,
@@ -380,19 +261,21 @@ KernelRates calibrate_kernels(const KernelCalibrationSettings& s, const BeforeMe
     KernelRates out;
     // First: the gemm rates are net of it.
     if (before) before("add f64 1 x 1 (the fixed cost of a call)");
-    const Tile x = filled(DType::F64, Shape{1, 1}), y = filled(DType::F64, Shape{1, 1});
+    const Tile x = timing::filled(DType::F64, Shape{1, 1}),
+               y = timing::filled(DType::F64, Shape{1, 1});
     const KernelCall add("add");
-    out.kernel_call_seconds = seconds_per_call(add, {{&x, &y}}, s);
+    out.kernel_call_seconds = timing::seconds_per_call(add, {{&x, &y}}, s);
 
     out.f64 = measure_dtype(DType::F64, s, before, out.kernel_call_seconds);
     out.f32 = measure_dtype(DType::F32, s, before, out.kernel_call_seconds);
 
     const std::int64_t n = s.stream_extent;
     if (before) before("add f64 " + std::to_string(n) + " x " + std::to_string(n));
-    const Tile a = filled(DType::F64, Shape{n, n}), b = filled(DType::F64, Shape{n, n});
+    const Tile a = timing::filled(DType::F64, Shape{n, n}),
+               b = timing::filled(DType::F64, Shape{n, n});
     // Each call reads both operands and writes its output once.
     out.memory_bytes_per_second =
-        3.0 * static_cast<double>(a.bytes()) / seconds_per_call(add, {{&a, &b}}, s);
+        3.0 * static_cast<double>(a.bytes()) / timing::seconds_per_call(add, {{&a, &b}}, s);
 
     out.ttgt = measure_ttgt(s, before);
     return out;

@@ -66,9 +66,18 @@ struct KernelCalibrationSettings {
 // of f64, between the 8 where it starts to pay and the 64 of wide batches.
 inline constexpr std::int64_t kCalibrationLanes = 16;
 // The lane counts the lanes product is also measured at (the model interpolates between them):
-// one vector of f64 lanes per cache line, kCalibrationLanes, and wide batches, where packing
-// reads one cache line in eight of every position.
-inline constexpr std::int64_t kCalibrationLaneCounts[] = {8, kCalibrationLanes, 64};
+// one vector of f64 lanes per cache line, kCalibrationLanes, wide batches, where packing reads
+// one cache line in eight of every position, and many small matrices (256 and 1024 lanes),
+// where each position's lanes lie KiBs apart and the rate falls by half and more (one EPYC
+// core, f64: 39, 23 and 13 GFLOP/s at 64, 256 and 1024 lanes, alike for extents 32 to 256).
+// Beyond 64 lanes the extent shrinks so that each operand holds as many elements as at 64
+// (lanes_extent_for).
+inline constexpr std::int64_t kCalibrationLaneCounts[] = {8, kCalibrationLanes, 64, 256, 1024};
+
+// The extent i = j = k of the calibration's lanes product on `lanes` lanes: `extent` up to 64
+// lanes, beyond them the one whose operands hold as many elements as 64 lanes of `extent` (at
+// least 8, at most `extent`): 1024 lanes of 256^2 would take 1.5 GiB.
+std::int64_t lanes_extent_for(std::int64_t lanes, std::int64_t extent);
 
 // The most operand sets, and bytes of them, a shape of KernelCalibrationSettings::f64_shapes or
 // f32_shapes is timed on: beyond a few dozen tiles and a few hundred MiB, operands come from

@@ -45,7 +45,7 @@ for dtype, d in p["dtypes"].items():
     rate(d["loop_flops_per_second"], f"{dtype} loop")
     rate(d["lanes_flops_per_second"], f"{dtype} lanes product")
     counts = [l["lanes"] for l in d["lanes_by_count"]]
-    assert counts == [8, 16, 64], (dtype, counts)
+    assert counts == [8, 16, 64, 256, 1024], (dtype, counts)
     for l in d["lanes_by_count"]:
         rate(l["flops_per_second"], f"{dtype} lanes product, {l['lanes']} lanes")
 rate(p["memory_bytes_per_second"], "memory")

@@ -40,6 +40,10 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "16 lanes",
                                                "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 4, "
                                                "64 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 4, "
+                                               "256 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f64 4, "
+                                               "1024 lanes",
                                                "matmul f32 4",
                                                "matmul f32 8",
                                                "matmul f32 16",
@@ -53,6 +57,10 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
                                                "16 lanes",
                                                "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 4, "
                                                "64 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 4, "
+                                               "256 lanes",
+                                               "einsum(ikb,kjb->ijb; join=mul, agg=add) f32 4, "
+                                               "1024 lanes",
                                                "add f64 32 x 32",
                                                "einsum(ijb->bij; join=mul, agg=add) f64 4 x 4 x "
                                                "16, 2 tiles in turn",
@@ -94,6 +102,17 @@ TEST_CASE("kernel calibration: every figure, in order, positive and finite", "[c
     CHECK(good(r.kernel_call_seconds));
     // A call on 1 x 1 tiles takes well under a millisecond anywhere.
     CHECK(r.kernel_call_seconds < 1e-3);
+}
+
+TEST_CASE("kernel calibration: many lanes on smaller matrices, as many elements as 64 lanes",
+          "[calibration]") {
+    CHECK(kernels::lanes_extent_for(8, 256) == 256);
+    CHECK(kernels::lanes_extent_for(64, 256) == 256);
+    CHECK(kernels::lanes_extent_for(256, 256) == 128);  // 128^2 x 256 = 256^2 x 64
+    CHECK(kernels::lanes_extent_for(1024, 256) == 64);
+    CHECK(kernels::lanes_extent_for(1024, 128) == 32);  // --quick
+    CHECK(kernels::lanes_extent_for(1024, 16) == 8);    // at least 8
+    CHECK(kernels::lanes_extent_for(1024, 4) == 4);     // never above the extent
 }
 
 TEST_CASE("kernel calibration: the shapes asked for, measured in their order", "[calibration]") {
