@@ -5,6 +5,7 @@
 #include "ia/fused_joins.hpp"
 #include "ia/loop_carry.hpp"
 #include "ia/operator_spec.hpp"
+#include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
 #include "json_writer.hpp"
@@ -272,10 +273,16 @@ void explain(const ExplainOptions& opt) {
         totals = chosen.totals;
         rewrites = ranked.rewrites;
     }
+    const ia::TimeModel model = time_model(opt.request.time, plan->sites());
+    if (loaded) {  // the peak with the kernels' scratch, as the planner gives it
+        const ia::PlanScratch scratch = ia::kernel_scratch(*plan, model.profile);
+        totals.peak_per_site = ia::peak_per_site(*plan, {}, {}, &scratch);
+        totals.peak_bytes =
+            *std::max_element(totals.peak_per_site.begin(), totals.peak_per_site.end());
+    }
     if (opt.request.memory_per_site && totals.peak_bytes > *opt.request.memory_per_site)
         throw Error("plan " + name + " needs " + std::to_string(totals.peak_bytes) +
                     " bytes per site, have " + std::to_string(*opt.request.memory_per_site));
-    const ia::TimeModel model = time_model(opt.request.time, plan->sites());
     const Predicted predicted{model.profile, ia::operator_times(*plan, model)};
     if (opt.format == "json")
         print_json(std::cout, *plan, name, totals, predicted);

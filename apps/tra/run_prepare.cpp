@@ -130,13 +130,8 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         prep.plan.emplace(loaded.plan);
         prep.program = std::move(loaded.program);
         prep.totals = ia::annotate_costs(*prep.plan);
-        if (opt.verify) {  // its operands stay until the end, and the check has scratch
-            const ia::VerificationPlan& v =
-                prep.verification.emplace(ia::plan_verification(*prep.plan));
-            prep.totals.peak_per_site = ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site);
-            prep.totals.peak_bytes = *std::max_element(prep.totals.peak_per_site.begin(),
-                                                       prep.totals.peak_per_site.end());
-        }
+        // Its operands stay until the end, and the check has scratch (the peak: below).
+        if (opt.verify) prep.verification.emplace(ia::plan_verification(*prep.plan));
         if (rank == 0) prep.predicted_seconds = predicted_per_operator(*prep.plan, model);
     });
     // Every rank's per-operator limit (--operator-timeout-factor) needs rank 0's prediction.
@@ -146,8 +141,17 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     std::string profile_text = rank == 0 ? workflow::machine_profile_yaml(prep.profile) : "";
     runtime::broadcast_text(profile_text, comm);
     agree.step([&] {
-        kernels::cpu::use_gemm_pricing(ia::ProfileGemmPricing::holding(
-            workflow::read_machine_profile_text(profile_text, "rank 0's machine profile")));
+        ia::MachineProfile profile =
+            workflow::read_machine_profile_text(profile_text, "rank 0's machine profile");
+        // The peak with the kernels' scratch as they will plan it by this profile.
+        const ia::PlanScratch scratch = ia::kernel_scratch(*prep.plan, profile);
+        const ia::VerificationPlan none;
+        const ia::VerificationPlan& v = prep.verification ? *prep.verification : none;
+        prep.totals.peak_per_site =
+            ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site, &scratch);
+        prep.totals.peak_bytes =
+            *std::max_element(prep.totals.peak_per_site.begin(), prep.totals.peak_per_site.end());
+        kernels::cpu::use_gemm_pricing(ia::ProfileGemmPricing::holding(std::move(profile)));
     });
     return prep;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tra::ia {
@@ -128,28 +129,70 @@ double ttgt_permute_rate(const MachineProfile& profile, const kernels::TtgtFigur
     return bytes / std::max(ttgt.seconds - products, bytes / ttgt.lone_bytes_per_second);
 }
 
-std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
-                                                       std::span<const Shape> operands,
-                                                       const kernels::cpu::GemmPricing& pricing,
-                                                       DType dtype) {
+namespace {
+
+// A call's einsum as a matrix product: its labels and their extents; nullopt for a call that is
+// no two-operand einsum with join mul and agg add.
+struct ProductCall {
+    std::string a, b, o;
+    std::vector<std::int64_t> extent_of_letter;
+};
+
+std::optional<ProductCall> product_call(const kernels::KernelCall& call,
+                                        std::span<const Shape> operands) {
     const kernels::KernelParams& p = call.params();
     if (call.name() != "einsum" || p.join_op != "mul" || p.agg_op != "add" || operands.size() != 2)
         return std::nullopt;
     const auto comma = p.spec.find(','), arrow = p.spec.find("->");
     if (comma == std::string::npos || arrow == std::string::npos || comma > arrow)
         return std::nullopt;
-    const std::string a = p.spec.substr(0, comma), b = p.spec.substr(comma + 1, arrow - comma - 1),
-                      o = p.spec.substr(arrow + 2);
-    if (!lowercase(a + b + o) || a.size() != operands[0].size() || b.size() != operands[1].size())
+    ProductCall c{p.spec.substr(0, comma), p.spec.substr(comma + 1, arrow - comma - 1),
+                  p.spec.substr(arrow + 2), std::vector<std::int64_t>(26, 1)};
+    if (!lowercase(c.a + c.b + c.o) || c.a.size() != operands[0].size() ||
+        c.b.size() != operands[1].size())
         return std::nullopt;
-    std::vector<std::int64_t> extent_of_letter(26, 1);
-    for (std::size_t d = 0; d < a.size(); ++d)
-        extent_of_letter[static_cast<std::size_t>(a[d] - 'a')] = operands[0][d];
-    for (std::size_t d = 0; d < b.size(); ++d)
-        extent_of_letter[static_cast<std::size_t>(b[d] - 'a')] = operands[1][d];
-    // The CPU kernel's plan (not canonical: that one is the GPU's single cuBLAS call).
-    return kernels::cpu::plan_gemm(shared_labels(a, b, o), shared_labels(b, a, o), o,
-                                   extent_of_letter, pricing, dtype);
+    for (std::size_t d = 0; d < c.a.size(); ++d)
+        c.extent_of_letter[static_cast<std::size_t>(c.a[d] - 'a')] = operands[0][d];
+    for (std::size_t d = 0; d < c.b.size(); ++d)
+        c.extent_of_letter[static_cast<std::size_t>(c.b[d] - 'a')] = operands[1][d];
+    return c;
+}
+
+// The CPU kernel's plan (not canonical: that one is the GPU's single cuBLAS call).
+kernels::cpu::GemmPlan cpu_plan(const ProductCall& c, const kernels::cpu::GemmPricing& pricing,
+                                DType dtype) {
+    return kernels::cpu::plan_gemm(shared_labels(c.a, c.b, c.o), shared_labels(c.b, c.a, c.o), c.o,
+                                   c.extent_of_letter, pricing, dtype);
+}
+
+}  // namespace
+
+std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
+                                                       std::span<const Shape> operands,
+                                                       const kernels::cpu::GemmPricing& pricing,
+                                                       DType dtype) {
+    const std::optional<ProductCall> c = product_call(call, operands);
+    if (!c) return std::nullopt;
+    return cpu_plan(*c, pricing, dtype);
+}
+
+CallScratch einsum_call_scratch(const kernels::KernelCall& call, std::span<const Shape> operands,
+                                const kernels::cpu::GemmPricing& pricing, DType dtype,
+                                int threads) {
+    CallScratch out;
+    const std::optional<ProductCall> c = product_call(call, operands);
+    if (!c) return out;
+    out.kept = kernels::cpu::gemm_scratch(cpu_plan(*c, pricing, dtype), dtype, threads);
+    // An operand with labels of its own is summed over them first, into a tile of its other
+    // labels (kernels/einsum.cpp), which lives through the call.
+    for (const auto& [labels, other] : {std::pair{c->a, c->b}, std::pair{c->b, c->a}}) {
+        const std::string kept = shared_labels(labels, other, c->o);
+        if (kept.size() == labels.size()) continue;
+        std::int64_t elements = 1;
+        for (char l : kept) elements *= c->extent_of_letter[static_cast<std::size_t>(l - 'a')];
+        out.during_call += elements * static_cast<std::int64_t>(size_of(dtype));
+    }
+    return out;
 }
 
 }  // namespace tra::ia

@@ -81,4 +81,16 @@ std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall
                                                        const kernels::cpu::GemmPricing& pricing,
                                                        DType dtype);
 
+// The memory one CPU call of `call` on operands of these shapes takes beside its operands and
+// result (kernels/einsum.cpp), its GEMM plan chosen as einsum_gemm_plan chooses it: `kept`, the
+// plan's scratch (kernels::cpu::gemm_scratch on `threads` threads), buffers the calling thread
+// keeps after the call; `during_call`, an operand summed first over labels of its own, freed when
+// the call returns. Zero for a call that runs no GEMM plan.
+struct CallScratch {
+    kernels::cpu::GemmScratch kept;
+    std::int64_t during_call = 0;
+};
+CallScratch einsum_call_scratch(const kernels::KernelCall& call, std::span<const Shape> operands,
+                                const kernels::cpu::GemmPricing& pricing, DType dtype, int threads);
+
 }  // namespace tra::ia

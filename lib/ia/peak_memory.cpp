@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ia/kernel_scratch.hpp"
 #include "ia/loop_carry.hpp"
 #include "ia/output_lifetimes.hpp"
 
@@ -24,7 +25,8 @@ std::vector<std::int64_t> exchange_buffers(const Transfer& t, int sites) {
 }
 
 std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNodeId>& kept,
-                                        const std::vector<std::int64_t>& at_end) {
+                                        const std::vector<std::int64_t>& at_end,
+                                        const PlanScratch* scratch) {
     const auto S = static_cast<std::size_t>(plan.sites());
     const std::vector<std::optional<Lifetime>> lifetimes = output_lifetimes(plan, kept);
 
@@ -45,6 +47,7 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
             ending[std::min<IaNodeId>(l->last, plan.size())].push_back(i);
         }
     std::vector<std::int64_t> resident(S, 0), peak(S, 0);
+    HeldScratch held(plan, scratch);
     const auto add = [&](IaNodeId i, std::int64_t sign) {
         const std::vector<std::int64_t>& r = plan.node(i).cost.resident;
         for (std::size_t s = 0; s < S && s < r.size(); ++s) resident[s] += sign * r[s];
@@ -52,11 +55,14 @@ std::vector<std::int64_t> peak_per_site(const Plan& plan, const std::vector<IaNo
     for (IaNodeId t = 0; t <= plan.size(); ++t) {
         for (IaNodeId i : starting[t]) add(i, +1);
         if (t < plan.size()) {
+            held.run(t);
             const Transfer& x = plan.node(t).cost.transfer;
             for (std::size_t s = 0; s < S; ++s)
-                peak[s] = std::max(peak[s], resident[s] + buffer_bytes(x, s));
+                peak[s] =
+                    std::max(peak[s], resident[s] + buffer_bytes(x, s) + held.while_running(s));
         } else {
-            for (std::size_t s = 0; s < S; ++s) peak[s] = std::max(peak[s], resident[s] + after[s]);
+            for (std::size_t s = 0; s < S; ++s)
+                peak[s] = std::max(peak[s], resident[s] + after[s] + held.kept(s));
         }
         for (IaNodeId i : ending[t]) add(i, -1);
     }

@@ -80,4 +80,17 @@ GemmPlan plan_gemm(const std::string& a, const std::string& b, const std::string
 template <class T>
 void run_gemm_plan(const GemmPlan& plan, const T* a, const T* b, T* out, bool accumulate);
 
+// The scratch memory run_gemm_plan holds for a plan, in bytes: TTGT's permuted copies of A, of B
+// and of the product, and the lanes product's packed panels (lanes_gemm_scratch_bytes). Each is a
+// buffer of the calling thread per dtype, kept between calls and grown to the largest call's
+// need (fresh pages on every call cost more than the permutes), so what a rank holds after a
+// sequence of calls is, per buffer, the most any of them needed. 0 where the plan needs none.
+struct GemmScratch {
+    std::int64_t permuted_a = 0, permuted_b = 0, permuted_out = 0, panels = 0;
+    std::int64_t total() const { return permuted_a + permuted_b + permuted_out + panels; }
+    friend bool operator==(const GemmScratch&, const GemmScratch&) = default;
+};
+// On `threads` threads (the lanes product's panels depend on them; kernel_threads() in a run).
+GemmScratch gemm_scratch(const GemmPlan& plan, DType dtype, int threads);
+
 }  // namespace tra::kernels::cpu

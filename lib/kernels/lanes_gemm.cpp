@@ -285,27 +285,51 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
     }
 }
 
+// How run_tasks splits a product among `threads` threads: tasks of a block of up to kMc of C's
+// rows each, split into column ranges when blocks are fewer than threads (a split packs A's
+// block again, so ranges stay at least 64 columns); the panels' sizes, and how many task loops
+// run at once (parallel_for's chunks), each with panels of its own.
+template <class L, class T>
+struct TaskGrid {
+    std::int64_t rows, blocks, splits, span, loops;
+    Panels<L, T> sizes;
+
+    TaskGrid(const LanesGemm& g, std::int64_t threads)
+        : rows(block_rows(g, threads)),
+          blocks((g.m + rows - 1) / rows),
+          splits(std::clamp<std::int64_t>((threads + blocks - 1) / blocks, 1,
+                                          std::max<std::int64_t>(1, g.n / 64))),
+          span(((g.n + splits - 1) / splits + L::Nr - 1) / L::Nr * L::Nr),
+          loops(std::min(blocks * splits, threads)),
+          sizes(g, rows, span) {}
+
+    // Elements of scratch the product takes: B's panels and every loop's.
+    std::int64_t scratch_elements() const {
+        return sizes.vectors * sizes.b + loops * sizes.per_loop();
+    }
+
+  private:
+    static std::int64_t block_rows(const LanesGemm& g, std::int64_t threads) {
+        const std::int64_t per_thread = (g.m + threads * kMc - 1) / (threads * kMc);
+        return std::min(
+            kMc, ((g.m + threads * per_thread - 1) / (threads * per_thread) + L::Mr - 1) / L::Mr *
+                     L::Mr);
+    }
+};
+
 // Runs the product: for each group of lanes and each part of the inner indices, B's packed
-// rows, then tasks of a block of C's rows each, split into column ranges when blocks are fewer
-// than threads (a split packs A's block again, so ranges stay at least 64 columns).
+// rows, then the tasks of TaskGrid.
 template <class L, class T>
 void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile) {
-    constexpr int Mr = L::Mr, Nr = L::Nr;
-    const std::int64_t threads = kernel_threads();
-    const std::int64_t per_thread = (g.m + threads * kMc - 1) / (threads * kMc);
-    const std::int64_t rows = std::min(
-        kMc, ((g.m + threads * per_thread - 1) / (threads * per_thread) + Mr - 1) / Mr * Mr);
-    const std::int64_t blocks = (g.m + rows - 1) / rows;
-    const std::int64_t splits = std::clamp<std::int64_t>((threads + blocks - 1) / blocks, 1,
-                                                         std::max<std::int64_t>(1, g.n / 64));
-    const std::int64_t span = ((g.n + splits - 1) / splits + Nr - 1) / Nr * Nr;
-    const Panels<L, T> sizes(g, rows, span);
+    const TaskGrid<L, T> grid(g, kernel_threads());
+    const std::int64_t rows = grid.rows, blocks = grid.blocks, splits = grid.splits,
+                       span = grid.span;
+    const Panels<L, T>& sizes = grid.sizes;
     const std::int64_t group = sizes.vectors * L::W;
     const std::int64_t flops_per_task =
         2 * std::min(rows, g.m) * span * sizes.depth * std::min(group, g.lanes);
     const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
-    const std::int64_t loops = std::min(blocks * splits, threads);  // parallel_for's chunks
-    T* bp = panel_scratch<T>(sizes.vectors * sizes.b + loops * sizes.per_loop());
+    T* bp = panel_scratch<T>(grid.scratch_elements());
     T* loop_scratch = bp + sizes.vectors * sizes.b;
     for (std::int64_t l0 = 0; l0 < g.lanes; l0 += group) {
         LanesGemm part = g;  // this group's lanes, from lane l0 of every operand
@@ -332,6 +356,22 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
 }  // namespace
 
 template <class T>
+std::int64_t lanes_gemm_scratch_bytes(const LanesGemm& g, int threads, LanesIsa isa) {
+    if (g.m == 0 || g.n == 0 || g.lanes == 0 || g.k == 0) return 0;
+    std::int64_t elements = 0;
+#ifdef TRA_LANES_X86
+    if (isa == LanesIsa::best && lanes::cpu_has_avx512())
+        elements = TaskGrid<lanes::Wide<T>, T>(g, threads).scratch_elements();
+    else if (isa == LanesIsa::best && lanes::cpu_has_avx2())
+        elements = TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
+#endif
+    (void)isa;
+    if (elements == 0) elements = TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
+    // panel_scratch's alignment slack
+    return (elements + 64 / std::int64_t{sizeof(T)}) * std::int64_t{sizeof(T)};
+}
+
+template <class T>
 void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, LanesIsa isa) {
     if (g.m == 0 || g.n == 0 || g.lanes == 0) return;
     if (g.k == 0) {  // an empty sum
@@ -351,6 +391,8 @@ void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulat
     run_tasks<lanes::Narrow<T>>(g, a, b, c, accumulate, lanes::tile_portable<T, lanes::Narrow<T>>);
 }
 
+template std::int64_t lanes_gemm_scratch_bytes<float>(const LanesGemm&, int, LanesIsa);
+template std::int64_t lanes_gemm_scratch_bytes<double>(const LanesGemm&, int, LanesIsa);
 template void lanes_gemm<float>(const LanesGemm&, const float*, const float*, float*, bool,
                                 LanesIsa);
 template void lanes_gemm<double>(const LanesGemm&, const double*, const double*, double*, bool,

@@ -31,9 +31,15 @@ enum class LanesIsa { best, portable };
 // block added to C in turn), so results do not depend on either but for fused multiply-adds.
 // Packed panels take up to 32 MiB of B (shared by the threads) and per thread up to 16 MiB of A
 // and one vector of lanes' partial sums of up to 96 of C's rows (1.5 MiB where n = 256); the
-// calling thread keeps them between calls.
+// calling thread keeps them between calls, grown to the largest (lanes_gemm_scratch_bytes).
 template <class T>
 void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate,
                 LanesIsa isa = LanesIsa::best);
+
+// The bytes of panels lanes_gemm takes for `g` on `threads` threads (kernel_threads() when it
+// runs): what the calling thread's panel scratch grows to for it, for the peak-memory model.
+template <class T>
+std::int64_t lanes_gemm_scratch_bytes(const LanesGemm& g, int threads,
+                                      LanesIsa isa = LanesIsa::best);
 
 }  // namespace tra::kernels::cpu

@@ -153,6 +153,23 @@ void run_gemm_plan(const GemmPlan& p, const T* a, const T* b, T* out, bool accum
     if (permute_out) permute<T>(c, p.out.from, p.out.perm, out, accumulate);
 }
 
+GemmScratch gemm_scratch(const GemmPlan& p, DType dtype, int threads) {
+    GemmScratch out;
+    const std::int64_t total = p.batches() * p.m * p.n * p.lanes;
+    if (total == 0 || p.k == 0) return out;  // run_gemm_plan returns before any scratch
+    const auto bytes = [&](std::int64_t elements) {
+        return elements * static_cast<std::int64_t>(size_of(dtype));
+    };
+    if (!p.a.perm.empty()) out.permuted_a = bytes(p.a.from.product());
+    if (!p.b.perm.empty()) out.permuted_b = bytes(p.b.from.product());
+    if (!p.out.perm.empty()) out.permuted_out = bytes(total);
+    if (p.lanes > 1)
+        out.panels = dtype == DType::F32
+                         ? lanes_gemm_scratch_bytes<float>(lanes_geometry(p), threads)
+                         : lanes_gemm_scratch_bytes<double>(lanes_geometry(p), threads);
+    return out;
+}
+
 template void run_gemm_plan<float>(const GemmPlan&, const float*, const float*, float*, bool);
 template void run_gemm_plan<double>(const GemmPlan&, const double*, const double*, double*, bool);
 

@@ -59,11 +59,17 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
     // A tiling search plans many tilings: each keeps the narrowest beam.
     if (request.shared_costs) options.beam_extensions = 0;
     // The search returns its plans in the request's order already.
+    ia::ScratchMemo memo;  // the plans share their joins' kernels and shapes
     for (RankedPlan& plan : search_plans(p, ranked.sites, options)) {
-        if (request.memory_per_site && request.verify) {
-            const ia::VerificationPlan v = ia::plan_verification(plan.plan);
+        if (!request.memory_per_site && ranked.plans.size() >= request.top) break;  // all kept
+        // The peak with the kernels' scratch as the run's kernels will plan it (the search
+        // ranks without it), and with what --verify keeps and allocates.
+        const ia::PlanScratch scratch = ia::kernel_scratch(plan.plan, request.time.profile, &memo);
+        if (request.verify || ia::any_scratch(scratch)) {
+            const ia::VerificationPlan v =
+                request.verify ? ia::plan_verification(plan.plan) : ia::VerificationPlan{};
             const std::vector<std::int64_t> peaks =
-                ia::peak_per_site(plan.plan, v.kept, v.scratch_per_site);
+                ia::peak_per_site(plan.plan, v.kept, v.scratch_per_site, &scratch);
             plan.totals.peak_per_site = peaks;
             plan.totals.peak_bytes = *std::max_element(peaks.begin(), peaks.end());
         }
