@@ -11,6 +11,7 @@
 #include "ia/verification_plan.hpp"
 #include "kernels/blas_threads.hpp"
 #include "kernels/gemm_pricing.hpp"
+#include "kernels/parallel_for.hpp"
 #include "optimizer/tiling_search.hpp"
 #include "plan_request.hpp"
 #include "runtime/broadcast_text.hpp"
@@ -143,8 +144,10 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
     agree.step([&] {
         ia::MachineProfile profile =
             workflow::read_machine_profile_text(profile_text, "rank 0's machine profile");
-        // The peak with the kernels' scratch as they will plan it by this profile.
-        const ia::PlanScratch scratch = ia::kernel_scratch(*prep.plan, profile);
+        // The peak with the kernels' scratch as they will plan it by this profile, on this
+        // run's threads (set before: run.cpp).
+        const ia::PlanScratch scratch =
+            ia::kernel_scratch(*prep.plan, profile, nullptr, kernels::kernel_threads());
         const ia::VerificationPlan none;
         const ia::VerificationPlan& v = prep.verification ? *prep.verification : none;
         prep.totals.peak_per_site =

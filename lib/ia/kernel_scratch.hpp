@@ -33,10 +33,11 @@ using PlanScratch = std::vector<std::optional<NodeScratch>>;
 using ScratchMemo = std::map<std::tuple<std::string, Shape, Shape, DType>, CallScratch>;
 
 // Every local join's call scratch, its GEMM plans chosen by `profile` as `tra run` installs it
-// for its kernels (ProfileGemmPricing), on the profile's BLAS threads. `memo`, where given, keeps
-// what was worked out for the next plan of the same profile.
+// for its kernels (ProfileGemmPricing), on `threads` threads per rank (the lanes product's panels
+// depend on them; 0: the profile's BLAS threads, where the run's are not known). `memo`, where
+// given, keeps what was worked out for the next plan of the same profile and threads.
 PlanScratch kernel_scratch(const Plan& plan, const MachineProfile& profile,
-                           ScratchMemo* memo = nullptr);
+                           ScratchMemo* memo = nullptr, int threads = 0);
 
 // Whether any node needs scratch.
 bool any_scratch(const PlanScratch& scratch);

@@ -17,8 +17,8 @@
 // stays alive across iterations lives to the end (last_uses.hpp), and between iterations the
 // carry's buffers and new tiles join what is alive (loop_carry.hpp).
 //
-// The runtime measures the tiles and buffers (lib/runtime/executor.cpp), not the kernels'
-// scratch, so measured <= predicted.
+// This is what the runtime measures (lib/runtime/execution.cpp; the scratch as
+// kernels::scratch_bytes_held), so measured <= predicted.
 #include <cstdint>
 #include <vector>
 

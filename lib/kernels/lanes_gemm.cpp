@@ -1,11 +1,11 @@
 // The lanes product (lanes_gemm.hpp), GotoBLAS's loop nest with vectors of lanes for elements.
 // B's rows are packed once for all of C's columns and all lanes (each position's lanes read at
 // once, whole cache lines in memory order), into one panel per vector of W lanes that every
-// thread reads. A task then takes a block of up to kMc of C's rows (and a range of columns when
-// rows are few): it packs A's block for all lanes, and computes one vector of lanes at a time: Kc
-// inner indices at a time, a register tile of Mr x Nr vectors sums over them, keeping partial
-// sums in a panel of its own (one vector's, which stays in L2) between blocks, and writes C's
-// tile once at the end, fetching B's next column tile a few lines per row tile while it
+// thread reads. A task then takes a block of up to kMc (lanes_panels.hpp) of C's rows (and a range
+// of columns when rows are few): it packs A's block for all lanes, and computes one vector of lanes
+// at a time: Kc inner indices at a time, a register tile of Mr x Nr vectors sums over them, keeping
+// partial sums in a panel of its own (one vector's, which stays in L2) between blocks, and writes
+// C's tile once at the end, fetching B's next column tile a few lines per row tile while it
 // computes (B's panel comes back from memory for every block of rows). Packing pads partial vectors
 // and edge tiles with zeros, so the register tile never branches; the writes touch only real
 // elements. W, Mr and Nr are the register tile's geometry, and Kc its blocks of inner indices
@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/lanes_panels.hpp"
 #include "kernels/lanes_tiles.hpp"
 #include "kernels/parallel_for.hpp"
 #include "kernels/stream_stores.hpp"
@@ -29,15 +30,6 @@ namespace {
 
 using lanes::TileFn;
 
-// Rows per packed A block at most (a multiple of every Mr): fewer blocks read B's packed panel
-// fewer times (64 lanes x 256^3 f64 on an EPYC core: 96 rows ran 0.055-0.058 s against
-// 0.058-0.064 with 48; 8 lanes 0.051 against 0.060). Blocks are made smaller so that every
-// thread gets as many.
-constexpr std::int64_t kMc = 96;
-// Packed B (shared by the threads) and packed A (per thread), at most; more inner indices than
-// fit are summed in parts, each added to C. B of 64 lanes x 256 x 256 f64 (32 MiB) packs whole.
-constexpr std::int64_t kBPanelBytes = std::int64_t{32} << 20;
-constexpr std::int64_t kAPanelBytes = std::int64_t{16} << 20;
 constexpr std::int64_t kPackColumns = 64;  // columns of B packed per parallel item
 // Panel bytes above which packing writes with non-temporal stores (stream_stores.hpp): a panel
 // this large is read back from memory anyway (B's once per block of rows, A's vector by vector),
@@ -144,61 +136,11 @@ void write_tile(T* dst, std::int64_t row_stride, std::int64_t col_stride, const 
                               lanes, assign);
 }
 
-// Sizes of the panels, in elements: per vector of lanes, B's packed rows for all of C's columns
-// and A's block of `rows` rows for the same inner indices, and one vector's partial sums of a
-// task's block of C ([column tile][row tile][r][j][W]). Lanes are packed `vectors` at a time: all
-// of them unless Kc inner indices of that many would not fit the panels' bounds.
-template <class L, class T>
-struct Panels {
-    std::int64_t vectors, depth, a, b, c;
-    // Inner indices packed at a time depend on the extents only, not on the thread count: they
-    // decide where C's sums are split.
-    Panels(const LanesGemm& g, std::int64_t rows, std::int64_t span) {
-        const auto padded = [](std::int64_t n, std::int64_t to) { return (n + to - 1) / to * to; };
-        const std::int64_t cols = padded(g.n, L::Nr);
-        const std::int64_t most_rows = padded(std::min(kMc, g.m), L::Mr);  // whatever the threads
-        const std::int64_t vector_bytes = L::W * std::int64_t{sizeof(T)};
-        const auto fit = [&](std::int64_t per_vector_row) {  // rows of inner indices that fit
-            return std::min(kBPanelBytes / (cols * per_vector_row),
-                            kAPanelBytes / (most_rows * per_vector_row));
-        };
-        vectors =
-            std::clamp<std::int64_t>(fit(vector_bytes) / L::Kc, 1, (g.lanes + L::W - 1) / L::W);
-        depth =
-            std::min(g.k, std::max<std::int64_t>(1, fit(vectors * vector_bytes) / L::Kc) * L::Kc);
-        b = lines(cols * depth * L::W);
-        a = lines(rows * depth * L::W);
-        c = lines(rows * padded(span, L::Nr) * L::W);
-    }
-    // Elements of one task loop's panels: every vector's A block, and the sums.
-    std::int64_t per_loop() const { return vectors * a + c; }
-
-  private:
-    static std::int64_t lines(std::int64_t n) {  // whole cache lines: panels stay aligned
-        constexpr std::int64_t line = 64 / sizeof(T);
-        return (n + line - 1) / line * line;
-    }
-};
-
-// Scratch for the panels of `loops` task loops, 64-byte aligned (the register tile's loads are
-// aligned), kept between calls on the calling thread: fresh pages on every call (first-touch
-// faults of up to kBPanelBytes per loop) would cost more than packing.
-template <class T>
-T* panel_scratch(std::int64_t elements) {
-    thread_local std::vector<T> buffer;
-    const auto need = static_cast<std::size_t>(elements) + 64 / sizeof(T);
-    if (buffer.size() < need) buffer.resize(need);
-    void* p = buffer.data();
-    std::size_t space = buffer.size() * sizeof(T);
-    return static_cast<T*>(
-        std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
-}
-
 // Packs B's rows [q0, q0 + qn) for every column and lane, in items of Kc rows x kPackColumns
 // columns spread over the threads.
 template <class L, class T>
 void pack_b(const LanesGemm& g, const T* b, std::int64_t q0, std::int64_t qn,
-            const Panels<L, T>& sizes, T* bp) {
+            const lanes::Panels<L, T>& sizes, T* bp) {
     constexpr int W = L::W;
     const std::int64_t padded_n = (g.n + L::Nr - 1) / L::Nr * L::Nr;
     const std::int64_t row_blocks = (qn + L::Kc - 1) / L::Kc;
@@ -229,7 +171,7 @@ inline void prefetch_lines(const T* tile, std::int64_t from, std::int64_t to) {
 template <class L, class T>
 void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate, TileFn<T> tile,
               std::int64_t q0, std::int64_t qn, std::int64_t i0, std::int64_t i1, std::int64_t j0,
-              std::int64_t j1, const Panels<L, T>& sizes, T* ap, T* cp) {
+              std::int64_t j1, const lanes::Panels<L, T>& sizes, T* ap, T* cp) {
     constexpr int W = L::W, Mr = L::Mr, Nr = L::Nr;
     constexpr int kTile = Mr * Nr * W;
     const std::int64_t padded_n = (g.n + Nr - 1) / Nr * Nr;
@@ -285,51 +227,19 @@ void run_task(const LanesGemm& g, const T* a, const T* bp, T* c, bool accumulate
     }
 }
 
-// How run_tasks splits a product among `threads` threads: tasks of a block of up to kMc of C's
-// rows each, split into column ranges when blocks are fewer than threads (a split packs A's
-// block again, so ranges stay at least 64 columns); the panels' sizes, and how many task loops
-// run at once (parallel_for's chunks), each with panels of its own.
-template <class L, class T>
-struct TaskGrid {
-    std::int64_t rows, blocks, splits, span, loops;
-    Panels<L, T> sizes;
-
-    TaskGrid(const LanesGemm& g, std::int64_t threads)
-        : rows(block_rows(g, threads)),
-          blocks((g.m + rows - 1) / rows),
-          splits(std::clamp<std::int64_t>((threads + blocks - 1) / blocks, 1,
-                                          std::max<std::int64_t>(1, g.n / 64))),
-          span(((g.n + splits - 1) / splits + L::Nr - 1) / L::Nr * L::Nr),
-          loops(std::min(blocks * splits, threads)),
-          sizes(g, rows, span) {}
-
-    // Elements of scratch the product takes: B's panels and every loop's.
-    std::int64_t scratch_elements() const {
-        return sizes.vectors * sizes.b + loops * sizes.per_loop();
-    }
-
-  private:
-    static std::int64_t block_rows(const LanesGemm& g, std::int64_t threads) {
-        const std::int64_t per_thread = (g.m + threads * kMc - 1) / (threads * kMc);
-        return std::min(
-            kMc, ((g.m + threads * per_thread - 1) / (threads * per_thread) + L::Mr - 1) / L::Mr *
-                     L::Mr);
-    }
-};
-
 // Runs the product: for each group of lanes and each part of the inner indices, B's packed
 // rows, then the tasks of TaskGrid.
 template <class L, class T>
 void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate, TileFn<T> tile) {
-    const TaskGrid<L, T> grid(g, kernel_threads());
+    const lanes::TaskGrid<L, T> grid(g, kernel_threads());
     const std::int64_t rows = grid.rows, blocks = grid.blocks, splits = grid.splits,
                        span = grid.span;
-    const Panels<L, T>& sizes = grid.sizes;
+    const lanes::Panels<L, T>& sizes = grid.sizes;
     const std::int64_t group = sizes.vectors * L::W;
     const std::int64_t flops_per_task =
         2 * std::min(rows, g.m) * span * sizes.depth * std::min(group, g.lanes);
     const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
-    T* bp = panel_scratch<T>(grid.scratch_elements());
+    T* bp = lanes::panel_scratch<T>(grid.scratch_elements());
     T* loop_scratch = bp + sizes.vectors * sizes.b;
     for (std::int64_t l0 = 0; l0 < g.lanes; l0 += group) {
         LanesGemm part = g;  // this group's lanes, from lane l0 of every operand
@@ -361,12 +271,13 @@ std::int64_t lanes_gemm_scratch_bytes(const LanesGemm& g, int threads, LanesIsa 
     std::int64_t elements = 0;
 #ifdef TRA_LANES_X86
     if (isa == LanesIsa::best && lanes::cpu_has_avx512())
-        elements = TaskGrid<lanes::Wide<T>, T>(g, threads).scratch_elements();
+        elements = lanes::TaskGrid<lanes::Wide<T>, T>(g, threads).scratch_elements();
     else if (isa == LanesIsa::best && lanes::cpu_has_avx2())
-        elements = TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
+        elements = lanes::TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
 #endif
     (void)isa;
-    if (elements == 0) elements = TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
+    if (elements == 0)
+        elements = lanes::TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
     // panel_scratch's alignment slack
     return (elements + 64 / std::int64_t{sizeof(T)}) * std::int64_t{sizeof(T)};
 }

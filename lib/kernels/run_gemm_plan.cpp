@@ -15,6 +15,7 @@
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/lanes_gemm.hpp"
 #include "kernels/parallel_for.hpp"
+#include "kernels/scratch_held.hpp"
 #include "kernels/short_dot.hpp"
 #include "kernels/tile_permute.hpp"
 
@@ -80,11 +81,19 @@ LanesGemm lanes_geometry(const GemmPlan& p) {
 // between calls: fresh pages on every call (first-touch faults) cost more than the permutes.
 // Host tiles, so a large one is on huge pages as the tiles are (host_mappings.hpp): on 4 KiB
 // pages the permute into it ran 5-15 % slower, and the gemms reading it too.
+// Counted in scratch_bytes_held(), as gemm_scratch predicts them.
 template <class T>
 T* scratch(int use, std::int64_t elements) {
-    thread_local Tile buffers[3];
-    Tile& b = buffers[use];
-    if (b.elements() < elements) b = Tile::uninitialized(dtype_of<T>(), Shape{elements});
+    struct Kept {
+        Tile tiles[3];
+        HeldBytes held[3];
+    };
+    thread_local Kept kept;
+    Tile& b = kept.tiles[use];
+    if (b.elements() < elements) {
+        b = Tile::uninitialized(dtype_of<T>(), Shape{elements});
+        kept.held[use].set(elements * std::int64_t{sizeof(T)});
+    }
     return b.data<T>();
 }
 

@@ -11,6 +11,7 @@
 #include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/last_uses.hpp"
+#include "kernels/scratch_held.hpp"
 #include "runtime/local_step.hpp"
 #include "runtime/tile_reservation.hpp"
 
@@ -196,7 +197,8 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
         if (options_.memory.tiles == Residence::Device) device_memory().synchronize();
         if (!fused_[n.id]) check_holdings(plan_, n, where_[n.id], me_, out);
         out.count();
-        const std::int64_t needs = resident_ + out.bytes + step.buffers;
+        const std::int64_t needs =
+            resident_ + out.bytes + step.buffers + kernels::scratch_bytes_held();
         if (options_.memory_budget > 0 && needs > options_.memory_budget)
             fail("IA node #" + std::to_string(n.id) + " ('" + plan_.relation(n.id).name +
                  "') needs " + std::to_string(needs) + " bytes resident, over the memory budget " +
@@ -206,7 +208,8 @@ void Execution::run_local(const ia::IaNode& n, OperatorStep& step) {
 
 void Execution::account_memory(const ia::IaNode& n, OperatorStep& step, double started) {
     resident_ += step.out.bytes;
-    step.run.peak_bytes = resident_ + step.buffers;
+    // With the kernels' scratch, which only grows while the operator runs.
+    step.run.peak_bytes = resident_ + step.buffers + kernels::scratch_bytes_held();
     held_[n.id] = std::move(step.out);
     for (auto in : n.inputs)
         if (last_use_[in] == n.id) {

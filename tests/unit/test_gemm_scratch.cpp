@@ -11,6 +11,8 @@
 #include "core/host_mappings.hpp"
 #include "kernels/einsum_gemm.hpp"
 #include "kernels/lanes_gemm.hpp"
+#include "kernels/parallel_for.hpp"
+#include "kernels/scratch_held.hpp"
 
 using namespace tra;
 using kernels::cpu::GemmPlan;
@@ -96,11 +98,36 @@ TEST_CASE("gemm scratch: what the kernel maps for TTGT is what the figure says",
     std::vector<double> z(x.size());
     // On a thread of its own: the scratch is the calling thread's, freed when it ends.
     std::size_t live_before = 0, live_after = 0;
+    std::int64_t held_before = 0, held_after = 0;
     std::thread([&] {
         live_before = host_mappings::usage().live;
+        held_before = kernels::scratch_bytes_held();
         kernels::cpu::run_gemm_plan<double>(p, x.data(), y.data(), z.data(), false);
         live_after = host_mappings::usage().live;
+        held_after = kernels::scratch_bytes_held();
+        // A second call of the same plan takes no more.
+        kernels::cpu::run_gemm_plan<double>(p, x.data(), y.data(), z.data(), false);
+        CHECK(kernels::scratch_bytes_held() == held_after);
     }).join();
     CHECK(live_after - live_before == mapped);
+    CHECK(held_after - held_before == want.total());      // what the runtime measures
+    CHECK(kernels::scratch_bytes_held() == held_before);  // the thread's buffers went with it
     CHECK(z[0] == 16 * 16 * 0.25);  // each element sums c and d: 256 products of 0.25
+}
+
+TEST_CASE("gemm scratch: what the lanes product keeps is what the figure says", "[gemm_scratch]") {
+    const auto e = extents({{'i', 40}, {'j', 24}, {'k', 56}, {'b', 24}});
+    const GemmPlan p = kernels::cpu::plan_gemm("ijb", "jkb", "ikb", e);
+    REQUIRE(p.lanes == 24);
+    const std::vector<double> x(40 * 24 * 24, 0.5), y(24 * 56 * 24, 0.5);
+    std::vector<double> z(40 * 56 * 24);
+    std::int64_t grew = 0;
+    std::thread([&] {
+        const std::int64_t before = kernels::scratch_bytes_held();
+        kernels::cpu::run_gemm_plan<double>(p, x.data(), y.data(), z.data(), false);
+        grew = kernels::scratch_bytes_held() - before;
+    }).join();
+    CHECK(grew == kernels::cpu::gemm_scratch(p, DType::F64, kernels::kernel_threads()).total());
+    CHECK(grew > 0);
+    CHECK(z[0] == 24 * 0.25);
 }
