@@ -97,7 +97,13 @@ std::vector<std::pair<std::string, Field>> Field::entries() const {
 }
 
 void Field::allow_only(const std::set<std::string>& keys) const {
+    if (is_null()) return;  // no fields at all (whether any are required is asked apart)
+    // A list or a scalar has no fields to check, and yaml-cpp throws its own exceptions for
+    // the keys of one: say what was expected (a list where a map belongs made the plan-file
+    // fuzzer abort).
+    if (!node_.IsMap()) fail("expected a map");
     for (auto it = node_.begin(); it != node_.end(); ++it) {
+        if (!it->first.IsScalar()) fail("map keys must be names");
         const std::string key = it->first.Scalar();
         if (keys.count(key)) continue;
         std::string expected;

@@ -334,6 +334,14 @@ TEST_CASE("plan file: invalid edits are refused at the node", "[plan_file]") {
         const std::string p = dir.write("bad.yaml", t);
         expect_error(p, loc(p, t, "  - {id: 0,", "-"), "no node computes 'C'");
     }
+    SECTION("a list where a map of fields belongs") {
+        // workflow: {path, hash} as a list of one such map; the fuzzer's `ranked_by:` followed
+        // by a list made yaml-cpp throw past tra's errors.
+        std::string t = edit(text, "workflow:\n  path:", "workflow:\n  - path:");
+        t = edit(t, "\n  hash:", "\n    hash:");
+        const std::string p = dir.write("bad.yaml", t);
+        expect_error(p, loc(p, t, "  - path:", "-"), "expected a map");
+    }
     SECTION("a wrong format version") {
         bad("format: tra-plan/1", "format: tra-plan/2", "format:", "tra-plan/2",
             "unsupported plan format 'tra-plan/2': this tra reads tra-plan/1");
