@@ -263,21 +263,28 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
     }
 }
 
+// Calls run(L{}, tile) with the register tile's geometry L and kernel that `isa` picks on this
+// CPU: one choice for the product and for the scratch it reports taking.
+template <class T, class Run>
+auto on_isa(LanesIsa isa, Run&& run) {
+#ifdef TRA_LANES_X86
+    if (isa == LanesIsa::best && lanes::cpu_has_avx512())
+        return run(lanes::Wide<T>{}, TileFn<T>{lanes::tile_avx512<T>});
+    if (isa == LanesIsa::best && lanes::cpu_has_avx2())
+        return run(lanes::Narrow<T>{}, TileFn<T>{lanes::tile_avx2<T>});
+#endif
+    (void)isa;
+    return run(lanes::Narrow<T>{}, TileFn<T>{lanes::tile_portable<T, lanes::Narrow<T>>});
+}
+
 }  // namespace
 
 template <class T>
 std::int64_t lanes_gemm_scratch_bytes(const LanesGemm& g, int threads, LanesIsa isa) {
     if (g.m == 0 || g.n == 0 || g.lanes == 0 || g.k == 0) return 0;
-    std::int64_t elements = 0;
-#ifdef TRA_LANES_X86
-    if (isa == LanesIsa::best && lanes::cpu_has_avx512())
-        elements = lanes::TaskGrid<lanes::Wide<T>, T>(g, threads).scratch_elements();
-    else if (isa == LanesIsa::best && lanes::cpu_has_avx2())
-        elements = lanes::TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
-#endif
-    (void)isa;
-    if (elements == 0)
-        elements = lanes::TaskGrid<lanes::Narrow<T>, T>(g, threads).scratch_elements();
+    const std::int64_t elements = on_isa<T>(isa, [&](auto geometry, TileFn<T>) {
+        return lanes::TaskGrid<decltype(geometry), T>(g, threads).scratch_elements();
+    });
     // panel_scratch's alignment slack
     return (elements + 64 / std::int64_t{sizeof(T)}) * std::int64_t{sizeof(T)};
 }
@@ -292,14 +299,9 @@ void lanes_gemm(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulat
                     std::fill_n(c + i * g.c_rows + j * g.c_cols, g.lanes, T(0));
         return;
     }
-#ifdef TRA_LANES_X86
-    if (isa == LanesIsa::best && lanes::cpu_has_avx512())
-        return run_tasks<lanes::Wide<T>>(g, a, b, c, accumulate, lanes::tile_avx512<T>);
-    if (isa == LanesIsa::best && lanes::cpu_has_avx2())
-        return run_tasks<lanes::Narrow<T>>(g, a, b, c, accumulate, lanes::tile_avx2<T>);
-#endif
-    (void)isa;
-    run_tasks<lanes::Narrow<T>>(g, a, b, c, accumulate, lanes::tile_portable<T, lanes::Narrow<T>>);
+    on_isa<T>(isa, [&](auto geometry, TileFn<T> tile) {
+        run_tasks<decltype(geometry)>(g, a, b, c, accumulate, tile);
+    });
 }
 
 template std::int64_t lanes_gemm_scratch_bytes<float>(const LanesGemm&, int, LanesIsa);
