@@ -140,13 +140,13 @@ void write_tile(T* dst, std::int64_t row_stride, std::int64_t col_stride, const 
 // columns spread over the threads.
 template <class L, class T>
 void pack_b(const LanesGemm& g, const T* b, std::int64_t q0, std::int64_t qn,
-            const lanes::Panels<L, T>& sizes, T* bp) {
+            const lanes::Panels<L, T>& sizes, int threads, T* bp) {
     constexpr int W = L::W;
     const std::int64_t padded_n = (g.n + L::Nr - 1) / L::Nr * L::Nr;
     const std::int64_t row_blocks = (qn + L::Kc - 1) / L::Kc;
     const std::int64_t col_blocks = (g.n + kPackColumns - 1) / kPackColumns;
     const bool stream = sizes.vectors * sizes.b * std::int64_t{sizeof(T)} > kStreamBytes;
-    parallel_for(row_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    parallel_for_on(threads, row_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t item = begin; item < end; ++item) {
             const std::int64_t p0 = item / col_blocks * L::Kc,
                                j0 = item % col_blocks * kPackColumns;
@@ -236,9 +236,6 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
                        span = grid.span;
     const lanes::Panels<L, T>& sizes = grid.sizes;
     const std::int64_t group = sizes.vectors * L::W;
-    const std::int64_t flops_per_task =
-        2 * std::min(rows, g.m) * span * sizes.depth * std::min(group, g.lanes);
-    const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 24) / flops_per_task);
     T* bp = lanes::panel_scratch<T>(grid.scratch_elements());
     T* loop_scratch = bp + sizes.vectors * sizes.b;
     for (std::int64_t l0 = 0; l0 < g.lanes; l0 += group) {
@@ -246,19 +243,21 @@ void run_tasks(const LanesGemm& g, const T* a, const T* b, T* c, bool accumulate
         part.lanes = std::min(group, g.lanes - l0);
         for (std::int64_t q0 = 0; q0 < g.k; q0 += sizes.depth) {
             const std::int64_t qn = std::min(sizes.depth, g.k - q0);
-            pack_b<L>(part, b + l0 * g.b_lanes, q0, qn, sizes, bp);
+            pack_b<L>(part, b + l0 * g.b_lanes, q0, qn, sizes, static_cast<int>(grid.threads), bp);
             std::atomic<std::int64_t> next_loop{0};
-            parallel_for(blocks * splits, grain, [&](std::int64_t begin, std::int64_t end) {
-                T* ap = loop_scratch + next_loop++ * sizes.per_loop();
-                T* cp = ap + sizes.vectors * sizes.a;
-                for (std::int64_t t = begin; t < end; ++t) {
-                    const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
-                    const std::int64_t i0 = (t / splits) * rows, i1 = std::min(g.m, i0 + rows);
-                    if (j0 < j1)
-                        run_task<L>(part, a + l0 * g.a_lanes, bp, c + l0, accumulate, tile, q0, qn,
-                                    i0, i1, j0, j1, sizes, ap, cp);
-                }
-            });
+            parallel_for_on(
+                static_cast<int>(grid.threads), blocks * splits, 1,
+                [&](std::int64_t begin, std::int64_t end) {
+                    T* ap = loop_scratch + next_loop++ * sizes.per_loop();
+                    T* cp = ap + sizes.vectors * sizes.a;
+                    for (std::int64_t t = begin; t < end; ++t) {
+                        const std::int64_t j0 = (t % splits) * span, j1 = std::min(g.n, j0 + span);
+                        const std::int64_t i0 = (t / splits) * rows, i1 = std::min(g.m, i0 + rows);
+                        if (j0 < j1)
+                            run_task<L>(part, a + l0 * g.a_lanes, bp, c + l0, accumulate, tile, q0,
+                                        qn, i0, i1, j0, j1, sizes, ap, cp);
+                    }
+                });
         }
     }
 }

@@ -76,17 +76,27 @@ T* panel_scratch(std::int64_t elements) {
         std::align(64, static_cast<std::size_t>(elements) * sizeof(T), p, space));
 }
 
-// How run_tasks splits a product among `threads` threads: tasks of a block of up to kMc of C's
+// Flops a thread must get for a product to be split (a fork and B's packing on more threads cost
+// tens of microseconds), and rows per block below which a small product stays whole. f64, 2
+// threads of a Zen 4 EPYC, GFLOP/s (one thread: 35 at 64^3 x 8 lanes, 29 at 32^3 x 64): 64^3 x 8
+// lanes 35 -> 50-54 with 2^21 against the 2^24 of before; 96^3 x 8 40 -> 61-72; 32^3 x 64 lanes
+// (16-row blocks) 29 -> 20-25 split, so it is not (kThreadRows).
+constexpr std::int64_t kThreadFlops = std::int64_t{1} << 21;
+constexpr std::int64_t kThreadRows = 24;
+
+// How run_tasks splits a product among up to `most_threads` threads (threads_for: fewer where the
+// product is small): tasks of a block of up to kMc of C's
 // rows each, split into column ranges when blocks are fewer than threads (a split packs A's
 // block again, so ranges stay at least 64 columns); the panels' sizes, and how many task loops
 // run at once (parallel_for's chunks), each with panels of its own.
 template <class L, class T>
 struct TaskGrid {
-    std::int64_t rows, blocks, splits, span, loops;
+    std::int64_t threads, rows, blocks, splits, span, loops;
     Panels<L, T> sizes;
 
-    TaskGrid(const LanesGemm& g, std::int64_t threads)
-        : rows(block_rows(g, threads)),
+    TaskGrid(const LanesGemm& g, std::int64_t most_threads)
+        : threads(threads_for(g, most_threads)),
+          rows(block_rows(g, threads)),
           blocks((g.m + rows - 1) / rows),
           splits(std::clamp<std::int64_t>((threads + blocks - 1) / blocks, 1,
                                           std::max<std::int64_t>(1, g.n / 64))),
@@ -100,6 +110,15 @@ struct TaskGrid {
     }
 
   private:
+    // Threads that pay: each gets kThreadFlops at least, and while the product is small, also
+    // a block of kThreadRows of C's rows (fewer ran slower on two threads than whole on one).
+    static std::int64_t threads_for(const LanesGemm& g, std::int64_t most) {
+        const double flops = 2.0 * double(g.m) * double(g.n) * double(g.k) * double(g.lanes);
+        std::int64_t threads = static_cast<std::int64_t>(flops / double(kThreadFlops));
+        if (flops < 16.0 * double(kThreadFlops))
+            threads = std::min(threads, g.m / kThreadRows);
+        return std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(1, most));
+    }
     static std::int64_t block_rows(const LanesGemm& g, std::int64_t threads) {
         const std::int64_t per_thread = (g.m + threads * kMc - 1) / (threads * kMc);
         return std::min(

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "kernels/lanes_gemm.hpp"
+#include "kernels/lanes_panels.hpp"
+#include "kernels/lanes_tiles.hpp"
 #include "kernels/parallel_for.hpp"
 
 using tra::kernels::cpu::LanesGemm;
@@ -112,10 +114,31 @@ TEST_CASE("lanes product: extents around the register tile and packing blocks", 
     check_dense<double>(49, 6, 129, 4);
     check_dense<float>(50, 13, 260, 16);
     check_dense<double>(97, 70, 3, 12);
-    // AVX-512: 3 blocks of 66 rows on one thread, 4 of 54 on two.
     check_dense<double>(193, 9, 5, 8);
+    // 8.6 Mflop: two threads take a block of C's rows each (AVX-512: 2 blocks of 66 rows and
+    // one of 61 on one thread, 4 of 54 on two).
+    check_dense<double>(193, 40, 70, 8);
     check_dense<double>(11, 3, 2, 8);  // rows 6 + 5: one full AVX-512 tile and one short one
     check_dense<float>(13, 5, 7, 16);
+}
+
+TEST_CASE("lanes product: threads only where each gets enough work", "[lanes]") {
+    using tra::kernels::cpu::lanes::TaskGrid;
+    using Geometry = tra::kernels::cpu::lanes::Narrow<double>;
+    const auto threads = [](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lanes,
+                            std::int64_t most) {
+        return TaskGrid<Geometry, double>(dense(m, n, k, lanes), most).threads;
+    };
+    CHECK(threads(64, 64, 64, 8, 2) == 2);    // 4.2 Mflop: 2 x 2^21
+    CHECK(threads(64, 64, 32, 8, 2) == 1);    // 2.1 Mflop
+    CHECK(threads(32, 32, 32, 64, 2) == 1);   // 4.2 Mflop, but blocks of 16 rows
+    CHECK(threads(32, 32, 512, 64, 2) == 2);  // 67 Mflop: rows no longer matter
+    CHECK(threads(2, 2048, 600, 8, 4) == 4);  // 39 Mflop in column ranges
+    CHECK(threads(256, 256, 256, 64, 16) == 16);
+    CHECK(threads(256, 256, 256, 64, 1) == 1);
+    // The scratch figure follows: one loop's panels where the product runs on one thread.
+    CHECK(tra::kernels::cpu::lanes_gemm_scratch_bytes<double>(dense(64, 64, 32, 8), 2) ==
+          tra::kernels::cpu::lanes_gemm_scratch_bytes<double>(dense(64, 64, 32, 8), 1));
 }
 
 TEST_CASE("lanes product: transposed operands and a batch label outside the lanes", "[lanes]") {
