@@ -164,7 +164,7 @@ int run_distributed(const RunOptions& opt) {
         }
         std::optional<std::int64_t> plan_memory;
         if (!opt.memory_per_site && budget.bytes > 0) plan_memory = budget.bytes;
-        prep = prepare(opt, agree, comm, plan_memory, hosts);
+        prep = prepare(opt, agree, comm, plan_memory, hosts, device.tiles());
         if (rank == 0) warn_if_profile_differs(prep.profile, threads);
         agree.step([&] {
             check_memory(budget, prep.name,

@@ -59,7 +59,8 @@ void warn_if_profile_differs(const ia::MachineProfile& profile, int threads) {
 }
 
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
-                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts) {
+                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts,
+                 Residence tiles) {
     workflow::LoadOptions load;
     load.output_dir = opt.out_dir;
     load.max_tuples = opt.max_tuples;
@@ -88,6 +89,7 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         request.time = model;
         request.memory_per_site = plan_memory;
         request.verify = opt.verify;
+        request.tiles = tiles;
         // Only the chosen plan is needed: the tiling search keeps no more than that.
         request.top = request.rank.value_or(1);
         const optimizer::RankedPlans ranked = [&] {
@@ -145,9 +147,9 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
         ia::MachineProfile profile =
             workflow::read_machine_profile_text(profile_text, "rank 0's machine profile");
         // The peak with the kernels' scratch as they will plan it by this profile, on this
-        // run's threads (set before: run.cpp).
+        // run's threads (set before: run.cpp) or its GPU.
         const ia::PlanScratch scratch =
-            ia::kernel_scratch(*prep.plan, profile, nullptr, kernels::kernel_threads());
+            ia::kernel_scratch(*prep.plan, profile, nullptr, kernels::kernel_threads(), tiles);
         const ia::VerificationPlan none;
         const ia::VerificationPlan& v = prep.verification ? *prep.verification : none;
         prep.totals.peak_per_site =

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
 #include "ia/verification_plan.hpp"
@@ -39,8 +40,11 @@ void warn_if_profile_differs(const ia::MachineProfile& profile, int threads);
 // Makes every rank hold the same plan (docs/runtime.md, "How a plan runs", step 2): a plan file
 // is read by every rank; for a workflow, rank 0 alone plans and sends the chosen plan as
 // plan-file text, which every rank (rank 0 too) decodes and validates, so no other rank searches.
-// `plan_memory`: plans must fit it (a default budget), else no limit.
+// `plan_memory`: plans must fit it (a default budget), else no limit. `tiles`: where the run
+// keeps its tiles (on the device for --device gpu), which decides whose kernel scratch the peaks
+// count.
 Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI_Comm comm,
-                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts);
+                 std::optional<std::int64_t> plan_memory, const runtime::HostLayout& hosts,
+                 Residence tiles);
 
 }  // namespace tra::cli

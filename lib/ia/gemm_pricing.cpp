@@ -165,6 +165,20 @@ kernels::cpu::GemmPlan cpu_plan(const ProductCall& c, const kernels::cpu::GemmPr
                                    c.extent_of_letter, pricing, dtype);
 }
 
+// An operand with labels of its own is summed over them first, into a tile of its other labels
+// (kernels/einsum.cpp, kernels/cuda/einsum.cu), which lives through the call: those bytes.
+std::int64_t summed_first_bytes(const ProductCall& c, DType dtype) {
+    std::int64_t bytes = 0;
+    for (const auto& [labels, other] : {std::pair{c.a, c.b}, std::pair{c.b, c.a}}) {
+        const std::string kept = shared_labels(labels, other, c.o);
+        if (kept.size() == labels.size()) continue;
+        std::int64_t elements = 1;
+        for (char l : kept) elements *= c.extent_of_letter[static_cast<std::size_t>(l - 'a')];
+        bytes += elements * static_cast<std::int64_t>(size_of(dtype));
+    }
+    return bytes;
+}
+
 }  // namespace
 
 std::optional<kernels::cpu::GemmPlan> einsum_gemm_plan(const kernels::KernelCall& call,
@@ -183,15 +197,21 @@ CallScratch einsum_call_scratch(const kernels::KernelCall& call, std::span<const
     const std::optional<ProductCall> c = product_call(call, operands);
     if (!c) return out;
     out.kept = kernels::cpu::gemm_scratch(cpu_plan(*c, pricing, dtype), dtype, threads);
-    // An operand with labels of its own is summed over them first, into a tile of its other
-    // labels (kernels/einsum.cpp), which lives through the call.
-    for (const auto& [labels, other] : {std::pair{c->a, c->b}, std::pair{c->b, c->a}}) {
-        const std::string kept = shared_labels(labels, other, c->o);
-        if (kept.size() == labels.size()) continue;
-        std::int64_t elements = 1;
-        for (char l : kept) elements *= c->extent_of_letter[static_cast<std::size_t>(l - 'a')];
-        out.during_call += elements * static_cast<std::int64_t>(size_of(dtype));
-    }
+    out.during_call = summed_first_bytes(*c, dtype);
+    return out;
+}
+
+CallScratch einsum_call_scratch_on_gpu(const kernels::KernelCall& call,
+                                       std::span<const Shape> operands, DType dtype) {
+    CallScratch out;
+    const std::optional<ProductCall> c = product_call(call, operands);
+    if (!c) return out;
+    const kernels::cpu::GemmPlan canonical =
+        kernels::cpu::plan_gemm(shared_labels(c->a, c->b, c->o), shared_labels(c->b, c->a, c->o),
+                                c->o, c->extent_of_letter, true);
+    // A canonical plan permutes, never packs lanes: its scratch is the three copies.
+    out.during_call =
+        kernels::cpu::gemm_scratch(canonical, dtype, 1).total() + summed_first_bytes(*c, dtype);
     return out;
 }
 

@@ -93,4 +93,11 @@ struct CallScratch {
 CallScratch einsum_call_scratch(const kernels::KernelCall& call, std::span<const Shape> operands,
                                 const kernels::cpu::GemmPricing& pricing, DType dtype, int threads);
 
+// The same for one GPU call (kernels/cuda/einsum.cu), in device memory: its one cuBLAS call
+// reads operands in canonical order (kernels::cpu::plan_gemm's `canonical`), so operands and
+// product out of that order are permuted into device buffers of their own, which live through
+// the call with an operand summed first (`during_call`); the call keeps nothing after it.
+CallScratch einsum_call_scratch_on_gpu(const kernels::KernelCall& call,
+                                       std::span<const Shape> operands, DType dtype);
+
 }  // namespace tra::ia

@@ -19,7 +19,7 @@ bool computes_on(const IaNode& n, std::size_t site) {
 }  // namespace
 
 PlanScratch kernel_scratch(const Plan& plan, const MachineProfile& profile, ScratchMemo* shared,
-                           int threads) {
+                           int threads, Residence tiles) {
     if (threads <= 0) threads = profile.blas_threads;
     PlanScratch out(plan.size());
     const ProfileGemmPricing pricing(profile);
@@ -37,8 +37,10 @@ PlanScratch kernel_scratch(const Plan& plan, const MachineProfile& profile, Scra
         const auto key = std::tuple{join->kernel.str(), shapes[0], shapes[1], dtype};
         auto found = memo.find(key);
         if (found == memo.end())
-            found = memo.emplace(key,
-                                 einsum_call_scratch(join->kernel, shapes, pricing, dtype, threads))
+            found = memo.emplace(key, tiles == Residence::Device
+                                          ? einsum_call_scratch_on_gpu(join->kernel, shapes, dtype)
+                                          : einsum_call_scratch(join->kernel, shapes, pricing,
+                                                                dtype, threads))
                         .first;
         const CallScratch& call = found->second;
         if (call.kept.total() > 0 || call.during_call > 0) out[i] = NodeScratch{dtype, call};

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/device_memory.hpp"
 #include "core/dtype.hpp"
 #include "ia/gemm_pricing.hpp"
 #include "ia/machine_profile.hpp"
@@ -34,10 +35,14 @@ using ScratchMemo = std::map<std::tuple<std::string, Shape, Shape, DType>, CallS
 
 // Every local join's call scratch, its GEMM plans chosen by `profile` as `tra run` installs it
 // for its kernels (ProfileGemmPricing), on `threads` threads per rank (the lanes product's panels
-// depend on them; 0: the profile's BLAS threads, where the run's are not known). `memo`, where
-// given, keeps what was worked out for the next plan of the same profile and threads.
+// depend on them; 0: the profile's BLAS threads, where the run's are not known). With `tiles` on
+// the device (`tra run --device gpu`) the GPU's kernels run the joins: their scratch is
+// einsum_call_scratch_on_gpu's, in the device memory that holds the tiles, and nothing is kept.
+// `memo`, where given, keeps what was worked out for the next plan of the same profile, threads
+// and residence.
 PlanScratch kernel_scratch(const Plan& plan, const MachineProfile& profile,
-                           ScratchMemo* memo = nullptr, int threads = 0);
+                           ScratchMemo* memo = nullptr, int threads = 0,
+                           Residence tiles = Residence::Host);
 
 // Whether any node needs scratch.
 bool any_scratch(const PlanScratch& scratch);

@@ -64,7 +64,8 @@ RankedPlans rank_plans(Program program, const PlanRequest& request) {
         if (!request.memory_per_site && ranked.plans.size() >= request.top) break;  // all kept
         // The peak with the kernels' scratch as the run's kernels will plan it (the search
         // ranks without it), and with what --verify keeps and allocates.
-        const ia::PlanScratch scratch = ia::kernel_scratch(plan.plan, request.time.profile, &memo);
+        const ia::PlanScratch scratch =
+            ia::kernel_scratch(plan.plan, request.time.profile, &memo, 0, request.tiles);
         if (request.verify || ia::any_scratch(scratch)) {
             const ia::VerificationPlan v =
                 request.verify ? ia::plan_verification(plan.plan) : ia::VerificationPlan{};

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_memory.hpp"
 #include "ia/placement.hpp"
 #include "ia/time_estimate.hpp"
 #include "optimizer/logical_rewrites.hpp"
@@ -40,6 +41,10 @@ struct PlanRequest {
     // The run checks its outputs (`tra run --verify`): peaks count the operands the check keeps
     // and its scratch (ia::plan_verification), so the budget drops the plans it would not fit.
     bool verify = false;
+    // Where the run keeps its tiles (`tra run --device gpu`: on the device): the einsum kernels'
+    // scratch in the peaks is the CPU's kept buffers or the GPU's per-call copies
+    // (ia::kernel_scratch).
+    Residence tiles = Residence::Host;
     std::size_t top = static_cast<std::size_t>(-1);  // how many ranked plans to keep
     // Threads planning `tile: auto` tilings at once (tiling_search.hpp); 0: one per hardware
     // thread, at most 8 (each holds one tiling's search). The plans do not depend on it.

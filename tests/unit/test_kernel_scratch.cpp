@@ -185,3 +185,50 @@ TEST_CASE("kernel scratch: the planner's peaks and memory budget count it", "[sc
     CHECK_THROWS_WITH(optimizer::rank_plans(four_d(), request),
                       Catch::Contains("no plan fits in --memory-per-site"));
 }
+
+TEST_CASE("kernel scratch: on the GPU, the canonical plan's copies through each call",
+          "[scratch]") {
+    // acbd,dcef->feab on 8^4 tiles: cuBLAS writes Z in place as the product [fe][ab] of B read
+    // as [fe][cd] and A as [cd][ab]: both operands are permuted into device buffers of 8^4 f64.
+    const std::int64_t copy = 8 * 8 * 8 * 8 * 8;
+    kernels::KernelParams params;
+    params.spec = "acbd,dcef->feab";
+    const Shape shapes[] = {Shape{8, 8, 8, 8}, Shape{8, 8, 8, 8}};
+    const CallScratch gpu =
+        einsum_call_scratch_on_gpu(kernels::KernelCall("einsum", params), shapes, DType::F64);
+    CHECK(gpu.kept == kernels::cpu::GemmScratch{});
+    CHECK(gpu.during_call == 2 * copy);
+    // In canonical order nothing is copied; an operand summed first still lives through the call.
+    params.spec = "ijx,jk->ik";
+    const Shape summed[] = {Shape{4, 5, 3}, Shape{5, 6}};
+    CHECK(einsum_call_scratch_on_gpu(kernels::KernelCall("einsum", params), summed, DType::F32)
+              .during_call == 4 * 5 * 4);
+
+    // The planner's peaks for tiles on the device: each join's copies on top of what the sites
+    // hold while it runs, none kept after.
+    optimizer::PlanRequest request;
+    request.sites = 2;
+    request.tiles = Residence::Device;
+    const optimizer::RankedPlans ranked = optimizer::rank_plans(four_d(), request);
+    REQUIRE(!ranked.plans.empty());
+    int unlike_cpu = 0;  // plans whose peaks with the CPU kernels' scratch differ
+    for (const optimizer::RankedPlan& r : ranked.plans) {
+        INFO(r.name);
+        const PlanScratch on_cpu = kernel_scratch(r.plan, request.time.profile);
+        unlike_cpu += r.totals.peak_per_site != peak_per_site(r.plan, {}, {}, &on_cpu);
+        const PlanScratch on_gpu =
+            kernel_scratch(r.plan, request.time.profile, nullptr, 0, Residence::Device);
+        for (const std::optional<NodeScratch>& s : on_gpu)
+            if (s) {
+                CHECK(s->call.kept.total() == 0);
+                CHECK(s->call.during_call == 2 * copy);
+            }
+        CHECK(r.totals.peak_per_site == peak_per_site(r.plan, {}, {}, &on_gpu));
+        const std::vector<std::int64_t> plain = peak_per_site(r.plan);
+        for (std::size_t s = 0; s < plain.size(); ++s) {
+            CHECK(r.totals.peak_per_site[s] >= plain[s]);
+            CHECK(r.totals.peak_per_site[s] <= plain[s] + 2 * copy);
+        }
+    }
+    CHECK(unlike_cpu > 0);
+}
