@@ -2,121 +2,20 @@
 // batch labels anywhere, transposed, runs of labels as one dimension in any order, dot and outer
 // products, labels summed inside one operand) equals a naive sum over all labels, in f64 and
 // f32, applied and accumulated; operands are used in place where BLAS can read them.
-#include <algorithm>
 #include <catch2/catch.hpp>
-#include <cmath>
 #include <map>
-#include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "core/tile.hpp"
+#include "einsum_gemm_fixtures.hpp"
 #include "kernels/einsum_gemm.hpp"
-#include "kernels/gemm_pricing.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/parallel_for.hpp"
 
 using namespace tra;
 using namespace tra::kernels;
-
-namespace {
-
-// Tiles for the operands of `spec` with every label's extent from `extents`.
-Shape shape_of(const std::string& labels, const std::map<char, std::int64_t>& extents) {
-    Shape s;
-    for (char c : labels) s.push_back(extents.at(c));
-    return s;
-}
-
-Tile random_tile(DType d, Shape shape, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    Tile t(d, std::move(shape));
-    for (std::int64_t i = 0; i < t.elements(); ++i) t.set(i, dist(gen));
-    return t;
-}
-
-std::int64_t flat(const std::string& labels, const std::map<char, std::int64_t>& extents,
-                  const std::map<char, std::int64_t>& at) {
-    std::int64_t f = 0;
-    for (char c : labels) f = f * extents.at(c) + at.at(c);
-    return f;
-}
-
-// out[o] = sum over every other label of a[..] * b[..], by visiting every label assignment.
-std::vector<double> naive(const std::string& a, const std::string& b, const std::string& o,
-                          const std::map<char, std::int64_t>& extents, const Tile& ta,
-                          const Tile& tb) {
-    std::int64_t out_size = 1;
-    for (char c : o) out_size *= extents.at(c);
-    std::vector<double> out(static_cast<std::size_t>(out_size), 0.0);
-    std::map<char, std::int64_t> at;
-    for (const auto& [c, e] : extents) {
-        if (e == 0) return out;  // nothing to sum: zeros (or an empty output)
-        at[c] = 0;
-    }
-    for (;;) {
-        out[flat(o, extents, at)] += ta.get(flat(a, extents, at)) * tb.get(flat(b, extents, at));
-        auto it = at.begin();
-        for (; it != at.end(); ++it) {
-            if (++it->second < extents.at(it->first)) break;
-            it->second = 0;
-        }
-        if (it == at.end()) return out;
-    }
-}
-
-void check_spec(const std::string& a, const std::string& b, const std::string& o,
-                const std::map<char, std::int64_t>& all_extents) {
-    std::map<char, std::int64_t> extents;  // only the spec's labels: the others are not summed
-    for (char c : a + b) extents[c] = all_extents.at(c);
-    for (DType d : {DType::F64, DType::F32}) {
-        INFO(a + "," + b + "->" + o << (d == DType::F32 ? " f32" : " f64"));
-        Tile ta = random_tile(d, shape_of(a, extents), 1);
-        Tile tb = random_tile(d, shape_of(b, extents), 2);
-        KernelParams p;
-        p.spec = a + "," + b + "->" + o;
-        Tile out = KernelCall("einsum", p).apply(std::vector<const Tile*>{&ta, &tb}, {});
-        REQUIRE(out.shape() == shape_of(o, extents));
-        std::vector<double> want = naive(a, b, o, extents, ta, tb);
-        const double tol = d == DType::F32 ? 1e-4 : 1e-12;
-        for (std::int64_t i = 0; i < out.elements(); ++i)
-            REQUIRE(std::abs(out.get(i) - want[i]) <= tol * (1 + std::abs(want[i])));
-        // acc += the product, as a fused join + aggregate does.
-        Tile acc = random_tile(d, shape_of(o, extents), 3);
-        const Tile before = acc;
-        REQUIRE(KernelCall("einsum", p).accumulate(acc, std::vector<const Tile*>{&ta, &tb}));
-        for (std::int64_t i = 0; i < acc.elements(); ++i)
-            REQUIRE(std::abs(acc.get(i) - before.get(i) - want[i]) <=
-                    tol * (2 + std::abs(want[i])));
-    }
-}
-
-// Every order of `labels`.
-std::vector<std::string> orders_of(std::string labels) {
-    std::sort(labels.begin(), labels.end());
-    std::vector<std::string> out;
-    do out.push_back(labels);
-    while (std::next_permutation(labels.begin(), labels.end()));
-    return out;
-}
-
-// The GEMM plan of a spec (`canonical`: the GPU's).
-kernels::cpu::GemmPlan plan(const std::string& a, const std::string& b, const std::string& o,
-                            const std::map<char, std::int64_t>& extents, bool canonical = false) {
-    std::vector<std::int64_t> e(26, 1);
-    for (const auto& [c, x] : extents) e[static_cast<std::size_t>(c - 'a')] = x;
-    return kernels::cpu::plan_gemm(a, b, o, e, canonical);
-}
-
-// How many elements the GEMM plan of a spec permutes.
-std::int64_t permuted(const std::string& a, const std::string& b, const std::string& o,
-                      const std::map<char, std::int64_t>& extents) {
-    return plan(a, b, o, extents).permuted_elements();
-}
-
-}  // namespace
+using namespace tra::testing;
 
 TEST_CASE("einsum: 2-D matrix products with every transpose", "[einsum][gemm]") {
     std::map<char, std::int64_t> e{{'i', 5}, {'k', 7}, {'j', 3}};
@@ -315,94 +214,6 @@ TEST_CASE("einsum: batch labels innermost everywhere run as SIMD lanes", "[einsu
     check_spec("ikcb", "kjbc", "icjb", e);     // lanes of an operand, the others permuted
     std::map<char, std::int64_t> tail{{'b', 11}, {'i', 50}, {'j', 13}, {'k', 130}};
     check_spec("ikb", "kjb", "ijb", tail);  // a lane tail, edge tiles, two inner blocks
-}
-
-namespace {
-
-// A machine on which the lanes product runs at `lanes_speed` times BLAS's rate (1 flop per
-// second) and a permute moves 1 element per second; counts how often it was asked.
-class HandPricing final : public kernels::cpu::GemmPricing {
-  public:
-    explicit HandPricing(double lanes_speed) : lanes_speed_(lanes_speed) {}
-    double seconds(const kernels::cpu::GemmPlan& p, DType) const override {
-        ++asked;
-        const auto flops = static_cast<double>(2 * p.batches() * p.lanes * p.m * p.n * p.k);
-        return flops / (p.lanes > 1 ? lanes_speed_ : 1.0) +
-               static_cast<double>(p.permuted_elements());
-    }
-    mutable int asked = 0;
-
-  private:
-    double lanes_speed_;
-};
-
-kernels::cpu::GemmPlan priced_plan(const std::string& a, const std::string& b, const std::string& o,
-                                   const std::map<char, std::int64_t>& extents,
-                                   const kernels::cpu::GemmPricing& pricing) {
-    std::vector<std::int64_t> e(26, 1);
-    for (const auto& [c, x] : extents) e[static_cast<std::size_t>(c - 'a')] = x;
-    return kernels::cpu::plan_gemm(a, b, o, e, pricing, DType::F64);
-}
-
-// Installs a pricing for this process's kernels until the end of the scope.
-struct InstalledPricing {
-    explicit InstalledPricing(std::shared_ptr<const kernels::cpu::GemmPricing> p) {
-        kernels::cpu::use_gemm_pricing(std::move(p));
-    }
-    ~InstalledPricing() { kernels::cpu::use_gemm_pricing(nullptr); }
-};
-
-}  // namespace
-
-TEST_CASE("einsum: a machine's pricing chooses between lanes and permutes for BLAS",
-          "[einsum][gemm]") {
-    const std::map<char, std::int64_t> e{{'i', 5}, {'j', 6}, {'k', 7}, {'b', 8}};
-    // ikb,kjb->ijb: 2*5*6*7*8 = 3360 flops; lanes permute nothing, BLAS all three tensors
-    // (5*7*8 + 7*6*8 + 5*6*8 = 856 elements). Lanes at half BLAS's rate: 6720 s against 3360 + 856
-    // s, so BLAS; at BLAS's rate, 3360 s against 4216 s, so lanes.
-    const HandPricing slow_lanes(0.5), even(1.0);
-    CHECK(priced_plan("ikb", "kjb", "ijb", e, slow_lanes).lanes == 1);
-    CHECK(priced_plan("ikb", "kjb", "ijb", e, slow_lanes).permuted_elements() == 856);
-    CHECK(priced_plan("ikb", "kjb", "ijb", e, even).lanes == 8);
-    // Only where both exist is the pricing asked: BLAS reads bik,bkj->bij in place.
-    const HandPricing counting(1.0);
-    CHECK(priced_plan("bik", "bkj", "bij", e, counting).lanes == 1);
-    CHECK(counting.asked == 0);
-    // ikb,kjb->ibj: the lanes plan permutes the product (5*6*8 = 240), BLAS both operands (280 +
-    // 336 = 616). Lanes at 0.9x: 3733 + 240 s against 3360 + 616 s, so lanes, barely; at 0.8x BLAS.
-    CHECK(priced_plan("ikb", "kjb", "ibj", e, HandPricing(0.9)).lanes == 8);
-    CHECK(priced_plan("ikb", "kjb", "ibj", e, HandPricing(0.8)).lanes == 1);
-
-    // The kernel asks the installed pricing, and either plan gives the product.
-    for (const double speed : {0.5, 1.0}) {
-        INFO("lanes at " << speed << "x BLAS");
-        const auto pricing = std::make_shared<HandPricing>(speed);
-        const InstalledPricing installed(pricing);
-        check_spec("ikb", "kjb", "ijb", e);
-        check_spec("ikb", "kjb", "ibj", e);
-        CHECK(pricing->asked > 0);
-    }
-}
-
-TEST_CASE("einsum: every matrix product counts as GEMM calls, one per batch index",
-          "[einsum][gemm]") {
-    auto calls = [](const std::string& spec, std::vector<Shape> shapes,
-                    const std::string& agg = "add") {
-        KernelParams p;
-        p.spec = spec;
-        p.agg_op = agg;
-        return KernelCall("einsum", p).gemm_calls(shapes);
-    };
-    using G = kernels::GemmCalls;  // {count, m, n, k}
-    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}) == G{1, 4, 6, 5});
-    CHECK(calls("shd,thd->hst", {Shape{8, 3, 4}, Shape{7, 3, 4}}) == G{3, 8, 7, 4});
-    CHECK(calls("bij,jbk->bik", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{2, 3, 5, 4});
-    CHECK(calls("bic,cbj->jci", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{4, 3, 5, 2});  // b summed
-    CHECK(calls("bic,cbj->cjbi", {Shape{2, 3, 4}, Shape{4, 2, 5}}) == G{8, 3, 5, 1});
-    // j is summed inside the first operand alone, before the GEMM: not one of its extents.
-    CHECK(calls("ikj,k->i", {Shape{2, 3, 4}, Shape{3}}) == G{1, 2, 1, 3});
-    CHECK(calls("ik,kj->ij", {Shape{4, 5}, Shape{5, 6}}, "max") == std::nullopt);
-    CHECK(calls("ij->i", {Shape{4, 5}}) == std::nullopt);
 }
 
 TEST_CASE("einsum: empty extents give zeros or empty tiles", "[einsum][gemm]") {
