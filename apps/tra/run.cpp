@@ -70,7 +70,7 @@ int finish_on_rank0(const RunOptions& opt, Prepared& prep, const runtime::Execut
     summary.iterations = result.iterations_run;
     if (device.tiles() == Residence::Host) {  // device tiles reserve nothing
         summary.predicted_reserved_bytes = runtime::reserved_bytes_at_peak(
-            *prep.plan, prep.verification ? &*prep.verification : nullptr);
+            *prep.plan, prep.verification ? &*prep.verification : nullptr, &prep.scratch);
         const double rate = prep.profile.first_touch_bytes_per_second;
         if (rate > 0)
             summary.predicted_reserve_seconds =
@@ -197,6 +197,7 @@ int run_distributed(const RunOptions& opt) {
         // peers wait on this rank, so it ends the whole job.
         runtime::ExecuteOptions exec;
         exec.memory = device.exchange_memory();  // with the run's message buffers
+        exec.kernel_scratch = &prep.scratch;
         for (std::size_t i = 0; i < prep.program->outputs.size(); ++i) {
             std::string path = rank == 0 ? paths.at(i) : "";
             runtime::broadcast_text(path, comm);

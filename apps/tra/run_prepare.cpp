@@ -148,12 +148,12 @@ Prepared prepare(const RunOptions& opt, const runtime::RankAgreement& agree, MPI
             workflow::read_machine_profile_text(profile_text, "rank 0's machine profile");
         // The peak with the kernels' scratch as they will plan it by this profile, on this
         // run's threads (set before: run.cpp) or its GPU.
-        const ia::PlanScratch scratch =
+        prep.scratch =
             ia::kernel_scratch(*prep.plan, profile, nullptr, kernels::kernel_threads(), tiles);
         const ia::VerificationPlan none;
         const ia::VerificationPlan& v = prep.verification ? *prep.verification : none;
         prep.totals.peak_per_site =
-            ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site, &scratch);
+            ia::peak_per_site(*prep.plan, v.kept, v.scratch_per_site, &prep.scratch);
         prep.totals.peak_bytes =
             *std::max_element(prep.totals.peak_per_site.begin(), prep.totals.peak_per_site.end());
         kernels::cpu::use_gemm_pricing(ia::ProfileGemmPricing::holding(std::move(profile)));

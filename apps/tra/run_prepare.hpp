@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/device_memory.hpp"
+#include "ia/kernel_scratch.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/time_estimate.hpp"
 #include "ia/verification_plan.hpp"
@@ -28,8 +29,9 @@ struct Prepared {
     std::string plan_hash;  // rank 0: content hash of the plan-file text (run_provenance)
     ia::PlanTotals totals;
     std::optional<ia::VerificationPlan> verification;  // --verify: what the checks keep and need
-    std::unique_ptr<runtime::OutputFiles> files;       // rank 0
-    ia::MachineProfile profile;                        // rank 0: the time model's
+    ia::PlanScratch scratch;  // the kernels' scratch, as this run's kernels will plan it
+    std::unique_ptr<runtime::OutputFiles> files;  // rank 0
+    ia::MachineProfile profile;                   // rank 0: the time model's
     // Per IA node (run_report, per-operator limits): rank 0's time model's, on every rank.
     std::vector<double> predicted_seconds;
 };

@@ -81,4 +81,17 @@ void HeldScratch::run(IaNodeId t) {
     }
 }
 
+HeldScratch::Kept HeldScratch::kept_buffers(std::size_t site) const {
+    Kept out;
+    if (!scratch_) return out;
+    for (std::size_t b = 0; b < kept_[site].size(); ++b) {
+        const std::int64_t bytes = kept_[site][b];
+        if (b % 4 == 3)  // panels (run() files them fourth per dtype)
+            out.panels += bytes;
+        else if (bytes > 0)
+            out.copies.push_back(bytes);
+    }
+    return out;
+}
+
 }  // namespace tra::ia

@@ -60,6 +60,14 @@ class HeldScratch {
         return scratch_ ? kept_total_[site] + during_[site] : 0;
     }
     std::int64_t kept(std::size_t site) const { return scratch_ ? kept_total_[site] : 0; }
+    // The buffers `site` keeps by then: TTGT's permuted copies (host tiles as far as their size
+    // makes them one, kernels/run_gemm_plan.cpp; the run reserves their mappings with the tiles')
+    // and the lanes product's panels (kernel memory of its own).
+    struct Kept {
+        std::vector<std::int64_t> copies;  // bytes of each copy held
+        std::int64_t panels = 0;
+    };
+    Kept kept_buffers(std::size_t site) const;
 
   private:
     // Per site, the kept buffers by dtype (f32, f64) and kind (A, B, product, panels).

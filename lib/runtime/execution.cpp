@@ -111,7 +111,8 @@ void Execution::reserve_tiles() {
     if (options_.memory.tiles == Residence::Host)
         agree_.step([&] {
             reserved_ = static_cast<std::int64_t>(host_mappings::reserve(tile_mappings_at_peak(
-                plan_, me_, options_.verify ? &verification_.checks() : nullptr)));
+                plan_, me_, options_.verify ? &verification_.checks() : nullptr,
+                options_.kernel_scratch)));
         });
     reserve_seconds_ = MPI_Wtime() - start;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/relation.hpp"
+#include "ia/kernel_scratch.hpp"
 #include "ia/plan.hpp"
 #include "ia/transfer.hpp"
 #include "runtime/exchange.hpp"
@@ -100,6 +101,9 @@ struct ExecuteOptions {
     // `--verify`: check every output against its producing operator's inputs before writing it
     // (output_verification.hpp); a failed check fails the run (agreed, exit 1).
     bool verify = false;
+    // The plan's kernel scratch on this rank's threads (ia::kernel_scratch), reserved with the
+    // tiles before the first operator (tile_reservation.hpp); null: tiles alone.
+    const ia::PlanScratch* kernel_scratch = nullptr;
     // Loops: the iteration to start from (`--resume`: the one after the checkpoint's), and where
     // the carried inputs are read from then instead of their workflow source (by TRA node id:
     // the checkpoint's datasets). Outputs observed before it are not written by this run.

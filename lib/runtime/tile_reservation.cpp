@@ -6,13 +6,15 @@
 #include <optional>
 
 #include "core/host_mappings.hpp"
+#include "ia/kernel_scratch.hpp"
 #include "ia/output_lifetimes.hpp"
 #include "ia/peak_memory.hpp"
 
 namespace tra::runtime {
 
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
-                                               const ia::VerificationPlan* verification) {
+                                               const ia::VerificationPlan* verification,
+                                               const ia::PlanScratch* scratch) {
     const auto s = static_cast<std::size_t>(site);
     const std::vector<std::optional<ia::Lifetime>> lifetimes =
         ia::output_lifetimes(plan, verification ? verification->kept : std::vector<ia::IaNodeId>{});
@@ -49,8 +51,13 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
     // reserved by length maxima shortest first, left its 2.4 MB tiles short by a fifth.
     std::map<std::size_t, std::int64_t> most, at_busiest;
     std::int64_t busiest = -1;
+    ia::HeldScratch held(plan, scratch);  // the kernels' copies kept from their first join on
     for (std::size_t step = 0; step < steps; ++step) {
         std::map<std::size_t, std::int64_t> alive = alive_at(step);
+        if (step < plan.size()) held.run(step);
+        for (const std::int64_t bytes : held.kept_buffers(s).copies)
+            if (const std::size_t l = host_mappings::length_for(static_cast<std::size_t>(bytes)))
+                ++alive[l];
         std::int64_t bytes = 0;
         for (const auto& [l, n] : alive) {
             most[l] = std::max(most[l], n);
@@ -62,9 +69,16 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
         }
     }
     const std::vector<std::int64_t> peak =
-        verification ? ia::peak_per_site(plan, verification->kept, verification->scratch_per_site)
-                     : ia::peak_per_site(plan);
-    std::int64_t room = s < peak.size() ? peak[s] : 0;
+        verification
+            ? ia::peak_per_site(plan, verification->kept, verification->scratch_per_site, scratch)
+            : ia::peak_per_site(plan, {}, {}, scratch);
+    // The peak less the scratch the kernels take outside these mappings (the lanes product's
+    // panels, copies too small for a mapping of their own), as much as they hold at the end.
+    const ia::HeldScratch::Kept at_end = held.kept_buffers(s);
+    std::int64_t outside = at_end.panels;
+    for (const std::int64_t bytes : at_end.copies)
+        if (host_mappings::length_for(static_cast<std::size_t>(bytes)) == 0) outside += bytes;
+    std::int64_t room = s < peak.size() ? peak[s] - outside : 0;
     std::vector<std::size_t> out;
     const auto take = [&](std::size_t l, std::int64_t n) {
         for (std::int64_t k = 0; k < n && room >= static_cast<std::int64_t>(l); ++k) {
@@ -77,12 +91,12 @@ std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
     return out;
 }
 
-std::int64_t reserved_bytes_at_peak(const ia::Plan& plan,
-                                    const ia::VerificationPlan* verification) {
+std::int64_t reserved_bytes_at_peak(const ia::Plan& plan, const ia::VerificationPlan* verification,
+                                    const ia::PlanScratch* scratch) {
     std::int64_t most = 0;
     for (int site = 0; site < plan.sites(); ++site) {
         std::int64_t bytes = 0;
-        for (std::size_t length : tile_mappings_at_peak(plan, site, verification))
+        for (std::size_t length : tile_mappings_at_peak(plan, site, verification, scratch))
             bytes += static_cast<std::int64_t>(length);
         most = std::max(most, bytes);
     }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ia/kernel_scratch.hpp"
 #include "ia/plan.hpp"
 #include "ia/verification_plan.hpp"
 
@@ -21,12 +22,19 @@ namespace tra::runtime {
 // last node each output recomputed whole (ia::OutputCheck::in_chunks unset) is allocated in turn
 // beside what is alive then, so the checks find their pages ready too (a check that faulted in
 // its recomputed tiles took five times the operator it repeats). Chunks reuse each other's.
+// With `scratch` (ia::kernel_scratch, as the run's kernels plan it), as the peak counts it: the
+// einsum kernel's permuted copies are host tiles kept from the first join that needs them to the
+// end, reserved with the tiles (else the first such join takes a reserved tile's mapping, or
+// maps fresh pages and evicts cached ones, and the tiles after it fault); the scratch held
+// outside mappings (the lanes product's panels) is left out of the room.
 std::vector<std::size_t> tile_mappings_at_peak(const ia::Plan& plan, int site,
-                                               const ia::VerificationPlan* verification = nullptr);
+                                               const ia::VerificationPlan* verification = nullptr,
+                                               const ia::PlanScratch* scratch = nullptr);
 
 // The most bytes any site reserves (the sum of its tile_mappings_at_peak), what a run of `plan`
 // takes before its first operator on its busiest rank.
 std::int64_t reserved_bytes_at_peak(const ia::Plan& plan,
-                                    const ia::VerificationPlan* verification = nullptr);
+                                    const ia::VerificationPlan* verification = nullptr,
+                                    const ia::PlanScratch* scratch = nullptr);
 
 }  // namespace tra::runtime

@@ -8,6 +8,7 @@
 #include "core/host_mappings.hpp"
 #include "ia/fused_joins.hpp"
 #include "ia/initial_plan.hpp"
+#include "ia/kernel_scratch.hpp"
 #include "ia/peak_memory.hpp"
 #include "ia/plan_costs.hpp"
 #include "ia/verification_plan.hpp"
@@ -113,4 +114,35 @@ TEST_CASE("a verifying rank also reserves what its checks keep and recompute who
         CHECK(static_cast<std::int64_t>(10 * tile) <= peak[static_cast<std::size_t>(site)]);
     }
     CHECK(runtime::reserved_bytes_at_peak(plan, &v) == static_cast<std::int64_t>(8 * tile));
+}
+
+TEST_CASE("a rank reserves the einsum kernel's kept copies with its tiles") {
+    // The plan of the first test case, its join given made-up scratch: a permuted copy of 8 MiB
+    // (a host tile, kept from the join on), or 8 MiB of lanes panels (memory of their own).
+    const Program prog = matmul(2048, 1024);
+    ia::Plan plan = ia::compile_initial(prog, 2);
+    ia::annotate_costs(plan);
+    ia::IaNodeId join = plan.size();
+    for (ia::IaNodeId i = 0; i < plan.size(); ++i)
+        if (plan.node(i).op == ia::IaOp::LocalJoin) join = i;
+    REQUIRE(join < plan.size());
+    const std::int64_t bytes = 1024 * 1024 * 8;
+    const std::size_t tile = host_mappings::length_for(static_cast<std::size_t>(bytes));
+    ia::PlanScratch copy(plan.size()), panels(plan.size());
+    copy[join] = ia::NodeScratch{DType::F64, {{bytes, 0, 0, 0}, 0}};
+    panels[join] = ia::NodeScratch{DType::F64, {{0, 0, 0, bytes}, 0}};
+    for (int site = 0; site < 2; ++site) {
+        // At the join, the busiest step: its 10 tiles and the copy.
+        CHECK(runtime::tile_mappings_at_peak(plan, site, nullptr, &copy) ==
+              std::vector<std::size_t>(11, tile));
+        CHECK(static_cast<std::int64_t>(11 * tile) <=
+              ia::peak_per_site(plan, {}, {}, &copy)[static_cast<std::size_t>(site)]);
+        // Panels are not tiles: the tiles alone, within the peak less the panels.
+        const auto lengths = runtime::tile_mappings_at_peak(plan, site, nullptr, &panels);
+        CHECK(lengths == std::vector<std::size_t>(10, tile));
+        CHECK(static_cast<std::int64_t>(10 * tile) <=
+              ia::peak_per_site(plan, {}, {}, &panels)[static_cast<std::size_t>(site)] - bytes);
+    }
+    CHECK(runtime::reserved_bytes_at_peak(plan, nullptr, &copy) ==
+          static_cast<std::int64_t>(11 * tile));
 }
