@@ -209,7 +209,7 @@ CallScratch einsum_call_scratch_on_gpu(const kernels::KernelCall& call,
     const kernels::cpu::GemmPlan canonical =
         kernels::cpu::plan_gemm(shared_labels(c->a, c->b, c->o), shared_labels(c->b, c->a, c->o),
                                 c->o, c->extent_of_letter, true);
-    // A canonical plan permutes, never packs lanes: its scratch is the three copies.
+    // A canonical plan permutes, never packs lanes: its scratch is its copies (up to three).
     out.during_call =
         kernels::cpu::gemm_scratch(canonical, dtype, 1).total() + summed_first_bytes(*c, dtype);
     return out;

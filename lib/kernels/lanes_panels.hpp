@@ -85,10 +85,10 @@ constexpr std::int64_t kThreadFlops = std::int64_t{1} << 21;
 constexpr std::int64_t kThreadRows = 24;
 
 // How run_tasks splits a product among up to `most_threads` threads (threads_for: fewer where the
-// product is small): tasks of a block of up to kMc of C's
-// rows each, split into column ranges when blocks are fewer than threads (a split packs A's
-// block again, so ranges stay at least 64 columns); the panels' sizes, and how many task loops
-// run at once (parallel_for's chunks), each with panels of its own.
+// product is small): tasks of a block of up to kMc of C's rows each, split into column ranges
+// when blocks are fewer than threads (a split packs A's block again, so ranges stay at least 64
+// columns); the panels' sizes, and how many task loops run at once (parallel_for's chunks), each
+// with panels of its own. B's packing runs on the same threads.
 template <class L, class T>
 struct TaskGrid {
     std::int64_t threads, rows, blocks, splits, span, loops;
