@@ -68,12 +68,12 @@ void HeldScratch::run(IaNodeId t) {
     if (t >= scratch_->size() || !(*scratch_)[t]) return;
     const NodeScratch& s = *(*scratch_)[t];
     const kernels::cpu::GemmScratch& k = s.call.kept;
-    const std::size_t first = s.dtype == DType::F32 ? 0 : 4;
+    const std::size_t first = s.dtype == DType::F32 ? 0 : kKinds;
     const std::int64_t needs[] = {k.permuted_a, k.permuted_b, k.permuted_out, k.panels};
     const IaNode& n = plan_.node(t);
     for (std::size_t site = 0; site < kept_.size(); ++site) {
         if (!computes_on(n, site)) continue;
-        for (std::size_t b = 0; b < 4; ++b)
+        for (std::size_t b = 0; b < kKinds; ++b)
             kept_[site][first + b] = std::max(kept_[site][first + b], needs[b]);
         kept_total_[site] =
             std::accumulate(kept_[site].begin(), kept_[site].end(), std::int64_t{0});
@@ -86,7 +86,7 @@ HeldScratch::Kept HeldScratch::kept_buffers(std::size_t site) const {
     if (!scratch_) return out;
     for (std::size_t b = 0; b < kept_[site].size(); ++b) {
         const std::int64_t bytes = kept_[site][b];
-        if (b % 4 == 3)  // panels (run() files them fourth per dtype)
+        if (b % kKinds == kPanels)
             out.panels += bytes;
         else if (bytes > 0)
             out.copies.push_back(bytes);

@@ -71,7 +71,8 @@ class HeldScratch {
 
   private:
     // Per site, the kept buffers by dtype (f32, f64) and kind (A, B, product, panels).
-    using Buffers = std::array<std::int64_t, 8>;
+    static constexpr std::size_t kKinds = 4, kPanels = 3;  // per dtype; panels the fourth kind
+    using Buffers = std::array<std::int64_t, 2 * kKinds>;
     const Plan& plan_;
     const PlanScratch* scratch_;
     std::vector<Buffers> kept_;
